@@ -1,15 +1,556 @@
 //! `graphbreak check`: compile each shipped config for real, in its own subprocess, and report.
-//! (Owned by the check work stream; see issue 3.)
+//!
+//! Flow: resolve options (CLI over `[tool.graphbreak.check]`), resolve targets into cases (parsing, never
+//! importing), provision `--torch` venvs, probe each interpreter (`harness.py env`), then run every
+//! (case, interpreter) sequentially — compiles are CPU-heavy and timings must not interfere — appending each
+//! result to the JSONL stream the moment it finishes, and finally render the report and compare to a baseline.
+//! The Rust ⇄ harness contract is /work/notes/CHECK_PROTOCOL.md.
+//!
+//! Exit codes: 0 every case ran with status `ok` (graph breaks and recompiles are findings, not failures, unless
+//! `--fail-on-break`); 1 a case did not run cleanly (compile/eager/factory error, parity failure, crash, timeout,
+//! oom, no torch, harness error), a baseline regression, or a break under `--fail-on-break`; 2 usage or
+//! configuration errors (bad target, unknown pyproject key, missing interpreter, unreadable baseline);
+//! 130 interrupted (results finished so far stay in the JSONL file and are reported).
 
+mod baseline;
+mod config;
+mod execute;
+mod provision;
+mod report;
+mod runner;
+mod targets;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+use clap::ValueEnum;
+use serde_json::{Value, json};
+
+use config::{CaseEntry, FileOptions};
 
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
-    /// Targets: `file.py::factory`, a file (all `case_*` factories), or none (pyproject cases).
+    /// Cases: `file.py::factory`, `file.py::factory[k=v,...]`, or `file.py` (every top-level `def case_*`).
+    /// None: the `cases` of `[tool.graphbreak.check]` in the nearest pyproject.toml.
     pub targets: Vec<String>,
+    // Boxed so `Command::Check(CheckArgs)` stays small (clippy::large_enum_variant in main.rs).
+    #[command(flatten)]
+    pub flags: Box<CheckFlags>,
 }
 
-pub fn run(_args: CheckArgs) -> ExitCode {
-    eprintln!("graphbreak check: not implemented yet");
-    ExitCode::from(2)
+#[derive(clap::Args, Debug)]
+pub struct CheckFlags {
+    /// Python interpreter to run the cases with (repeatable: one report column per interpreter).
+    /// Default: $GRAPHBREAK_PYTHON, else `python3` on PATH.
+    #[arg(long = "python", value_name = "PATH")]
+    pub python: Vec<PathBuf>,
+    /// Torch versions to test, each in a cached venv (created once with venv+pip or uv): `--torch 2.5,2.11`.
+    #[arg(long, value_delimiter = ',', value_name = "X.Y[,X.Y...]")]
+    pub torch: Vec<String>,
+    /// Requirements file installed into `--torch` venvs instead of `pip install -e <project root>`.
+    #[arg(long, value_name = "FILE")]
+    pub requirements: Option<PathBuf>,
+    /// Device to run on (auto = cuda when available).
+    #[arg(long, value_enum)]
+    pub device: Option<Device>,
+    /// torch.compile backend (inductor, eager, aot_eager, ...); default: the case's own, else inductor.
+    #[arg(long)]
+    pub backend: Option<String>,
+    /// torch.compile `dynamic=` (none = explicitly None).
+    #[arg(long, value_enum)]
+    pub dynamic: Option<Dynamic>,
+    /// torch.compile `mode=`.
+    #[arg(long, value_enum)]
+    pub mode: Option<Mode>,
+    /// torch.compile `fullgraph=` (`--fullgraph` alone means true).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub fullgraph: Option<bool>,
+    /// Untimed warm-up steps before timing (default 3).
+    #[arg(long, value_name = "N")]
+    pub warmup: Option<u32>,
+    /// Timed steps; the report shows the median (default 10).
+    #[arg(long, value_name = "N")]
+    pub steps: Option<u32>,
+    /// Per-case time limit in seconds; the case's whole process group is killed (default 600).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Dynamo facts only (graphs, breaks, recompiles, errors): no timings, no parity.
+    #[arg(long)]
+    pub no_measure: bool,
+    /// Report format.
+    #[arg(long, value_enum)]
+    pub output_format: Option<OutputFormat>,
+    /// Write the report to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Results stream, one JSON line per finished case (default .graphbreak/check-results.jsonl).
+    #[arg(long, value_name = "FILE")]
+    pub jsonl: Option<PathBuf>,
+    /// Compare against a report written by --write-baseline; exit 1 on regressions.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Record this run as a baseline (JSON).
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+    /// Compiled ms/step slowdown (percent) that counts as a regression (default 10).
+    #[arg(long, value_name = "PCT")]
+    pub regression_threshold: Option<f64>,
+    /// Exit 1 when any case has a graph break.
+    #[arg(long)]
+    pub fail_on_break: bool,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Device {
+    Auto,
+    Cuda,
+    Cpu,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dynamic {
+    True,
+    False,
+    None,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Default,
+    ReduceOverhead,
+    MaxAutotune,
+    MaxAutotuneNoCudagraphs,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    Text,
+    Json,
+    Markdown,
+}
+
+/// Everything a run needs, after merging CLI flags over the pyproject's defaults.
+#[derive(Debug)]
+pub struct Options {
+    pub pythons: Vec<PathBuf>,
+    pub torch: Vec<String>,
+    pub requirements: Option<PathBuf>,
+    pub device: String,
+    pub backend: Option<String>,
+    pub dynamic: Value,
+    pub mode: Option<String>,
+    pub fullgraph: Option<bool>,
+    pub warmup: u32,
+    pub steps: u32,
+    pub timeout: f64,
+    pub measure: bool,
+    pub output_format: OutputFormat,
+    pub output: Option<PathBuf>,
+    pub jsonl: PathBuf,
+    pub baseline: Option<PathBuf>,
+    pub write_baseline: Option<PathBuf>,
+    pub regression_threshold: f64,
+    pub fail_on_break: bool,
+}
+
+impl Options {
+    /// The options as recorded in the JSON report and shown in the text header.
+    fn to_json(&self) -> Value {
+        json!({
+            "device": self.device, "backend": self.backend, "dynamic": self.dynamic, "mode": self.mode,
+            "fullgraph": self.fullgraph, "warmup": self.warmup, "steps": self.steps, "timeout": self.timeout,
+            "measure": self.measure, "regression_threshold": self.regression_threshold,
+            "fail_on_break": self.fail_on_break,
+        })
+    }
+}
+
+pub fn run(args: CheckArgs) -> ExitCode {
+    match run_checked(args) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("graphbreak check: error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
+    runner::install_interrupt_handler();
+    let cwd =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let project = match config::find_pyproject(&cwd) {
+        Some(path) => Some(config::load(&path)?),
+        None => None,
+    };
+    let file_options = project
+        .as_ref()
+        .map(|p| p.options.clone())
+        .unwrap_or_default();
+    let project_root = project.as_ref().map(|p| p.root.clone());
+    let options = merge_options(&args.flags, &file_options, project_root.as_deref(), &cwd)?;
+
+    // Targets: CLI ones resolve against the current directory; configured ones against the pyproject's.
+    let mut cases = Vec::new();
+    if args.targets.is_empty() {
+        let Some(project) = &project else {
+            return Err(
+                "no targets given and no pyproject.toml found (give `file.py::factory` or a file)"
+                    .into(),
+            );
+        };
+        let Some(entries) = &project.cases else {
+            return Err(format!(
+                "no targets given and no [tool.graphbreak.check] `cases` in {}",
+                project.path.display()
+            ));
+        };
+        for entry in entries {
+            cases.extend(
+                targets::resolve(entry, &project.root, &project.root)
+                    .map_err(|e| format!("{}: {e}", project.path.display()))?,
+            );
+        }
+    } else {
+        let run_dir = project_root.clone().unwrap_or_else(|| cwd.clone());
+        for target in &args.targets {
+            let entry = CaseEntry {
+                target: target.clone(),
+                params: Vec::new(),
+            };
+            cases.extend(targets::resolve(&entry, &cwd, &run_dir)?);
+        }
+    }
+    if cases.is_empty() {
+        return Err("no cases to run".into());
+    }
+
+    let cache = cache_dir();
+    let harness = execute::install_harness(&cache)?;
+
+    // Interpreters: explicit ones first, then one provisioned venv per --torch version.
+    let mut interpreter_paths = options.pythons.clone();
+    if !options.torch.is_empty() {
+        let provisioner = provision::Provisioner {
+            venvs_dir: cache.join("venvs"),
+            project_root: provision::installable_project_root(
+                project_root.as_deref().unwrap_or(&cwd),
+            ),
+            requirements: options.requirements.clone(),
+        };
+        for version in &options.torch {
+            interpreter_paths.push(provisioner.ensure(version)?);
+        }
+    }
+    if interpreter_paths.is_empty() {
+        interpreter_paths.push(default_python());
+    }
+    let mut interpreters = Vec::new();
+    for path in &interpreter_paths {
+        interpreters.push(execute::probe(path, &harness)?);
+        if runner::interrupted() {
+            return Ok(ExitCode::from(130));
+        }
+    }
+    execute::label_interpreters(&mut interpreters);
+
+    let jsonl = open_jsonl(&options.jsonl)?;
+    let total = cases.len() * interpreters.len();
+    let settings = execute::RunSettings {
+        harness: harness.clone(),
+        cache: cache.clone(),
+        options: &options,
+    };
+    let scratch = execute::Scratch::new()?;
+    let mut results: Vec<Value> = Vec::new();
+    let mut was_interrupted = false;
+    'cases: for case in &cases {
+        for interpreter in &interpreters {
+            if runner::interrupted() {
+                was_interrupted = true;
+                break 'cases;
+            }
+            eprint!(
+                "[{}/{total}] {} · {} … ",
+                results.len() + 1,
+                case.node_id,
+                interpreter.label
+            );
+            let _ = std::io::stderr().flush();
+            let Some(result) =
+                execute::run_case(case, interpreter, &settings, &scratch, results.len())?
+            else {
+                eprintln!("interrupted");
+                was_interrupted = true;
+                break 'cases;
+            };
+            eprintln!("{}", report::progress_summary(&result));
+            append_jsonl(&jsonl, &options.jsonl, &result)?;
+            results.push(result);
+        }
+    }
+    drop(scratch);
+
+    let environment: Vec<Value> = interpreters.iter().map(|i| i.environment.clone()).collect();
+    let regressions = match &options.baseline {
+        Some(path) if !was_interrupted => {
+            let baseline = baseline::load(path)?;
+            baseline::compare(&baseline, &results, options.regression_threshold, &cwd)
+        }
+        _ => Vec::new(),
+    };
+    let document = report::Document {
+        environment: &environment,
+        results: &results,
+        options: options.to_json(),
+        regressions: &regressions,
+        baseline: options.baseline.as_deref(),
+        interrupted: was_interrupted,
+        cwd: &cwd,
+    };
+    let rendered = match options.output_format {
+        OutputFormat::Text => report::render_text(&document),
+        OutputFormat::Markdown => report::render_markdown(&document),
+        OutputFormat::Json => report::render_json(&document),
+    };
+    match &options.output {
+        Some(path) => {
+            write_file(path, &rendered)?;
+            eprintln!("graphbreak: report written to {}", path.display());
+        }
+        None => print!("{rendered}"),
+    }
+    if let Some(path) = &options.write_baseline {
+        if was_interrupted {
+            eprintln!("graphbreak: interrupted, baseline not written (it would be incomplete)");
+        } else {
+            write_file(path, &baseline::render(&document))?;
+            eprintln!("graphbreak: baseline written to {}", path.display());
+        }
+    }
+    if was_interrupted {
+        eprintln!(
+            "graphbreak: interrupted; {} finished result(s) kept in {}",
+            results.len(),
+            options.jsonl.display()
+        );
+        return Ok(ExitCode::from(130));
+    }
+
+    let failed = results.iter().filter(|r| r["status"] != "ok").count();
+    let with_breaks = results
+        .iter()
+        .filter(|r| r["graph_break_count"].as_u64().unwrap_or(0) > 0)
+        .count();
+    if !regressions.is_empty() {
+        eprintln!(
+            "graphbreak: {} regression(s) against the baseline",
+            regressions.len()
+        );
+    }
+    let exit_one =
+        failed > 0 || !regressions.is_empty() || (options.fail_on_break && with_breaks > 0);
+    Ok(if exit_one {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn merge_options(
+    args: &CheckFlags,
+    file: &FileOptions,
+    project_root: Option<&Path>,
+    cwd: &Path,
+) -> Result<Options, String> {
+    // Paths in the pyproject are relative to its directory; CLI paths to the current directory.
+    let from_file = |p: &str| project_root.unwrap_or(cwd).join(p);
+    let value_enum = |key: &str, text: &str, allowed: &[&str]| -> Result<String, String> {
+        if allowed.contains(&text) {
+            Ok(text.to_owned())
+        } else {
+            Err(format!(
+                "[tool.graphbreak.check] {key} = \"{text}\": expected one of {}",
+                allowed.join(", ")
+            ))
+        }
+    };
+    let device = match args.device {
+        Some(d) => enum_name(d),
+        None => match &file.device {
+            Some(d) => value_enum("device", d, &["auto", "cuda", "cpu"])?,
+            None => "auto".into(),
+        },
+    };
+    let dynamic = match args.dynamic.map(enum_name).or_else(|| file.dynamic.clone()) {
+        None => Value::Null,
+        Some(text) => match text.as_str() {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            "none" | "None" => Value::from("none"),
+            other => {
+                return Err(format!(
+                    "dynamic = \"{other}\": expected true, false or none"
+                ));
+            }
+        },
+    };
+    let mode = match args.mode {
+        Some(m) => Some(enum_name(m)),
+        None => match &file.mode {
+            Some(m) => Some(value_enum(
+                "mode",
+                m,
+                &[
+                    "default",
+                    "reduce-overhead",
+                    "max-autotune",
+                    "max-autotune-no-cudagraphs",
+                ],
+            )?),
+            None => None,
+        },
+    };
+    let output_format = match args.output_format {
+        Some(f) => f,
+        None => match file.output_format.as_deref() {
+            None => OutputFormat::Text,
+            Some(text) => OutputFormat::from_str(text, true).map_err(|_| {
+                format!("output-format = \"{text}\": expected text, json or markdown")
+            })?,
+        },
+    };
+    let pythons = if !args.python.is_empty() {
+        args.python.clone()
+    } else {
+        file.python
+            .iter()
+            .map(|p| resolve_program(p, project_root.unwrap_or(cwd)))
+            .collect()
+    };
+    let timeout = args.timeout.or(file.timeout).unwrap_or(600.0);
+    if !(timeout.is_finite() && timeout > 0.0) {
+        return Err(format!(
+            "--timeout {timeout}: must be a positive number of seconds"
+        ));
+    }
+    let steps = args.steps.or(file.steps).unwrap_or(10);
+    if steps == 0 {
+        return Err("--steps must be at least 1".into());
+    }
+    let regression_threshold = args
+        .regression_threshold
+        .or(file.regression_threshold)
+        .unwrap_or(10.0);
+    if !(regression_threshold.is_finite() && regression_threshold >= 0.0) {
+        return Err(format!(
+            "--regression-threshold {regression_threshold}: must be a percentage >= 0"
+        ));
+    }
+    let torch = if args.torch.is_empty() {
+        file.torch.clone()
+    } else {
+        args.torch.clone()
+    };
+    for version in &torch {
+        provision::torch_requirement(version)?;
+    }
+    Ok(Options {
+        pythons,
+        torch,
+        requirements: args
+            .requirements
+            .clone()
+            .or_else(|| file.requirements.as_deref().map(from_file)),
+        device,
+        backend: args.backend.clone().or_else(|| file.backend.clone()),
+        dynamic,
+        mode,
+        fullgraph: args.fullgraph.or(file.fullgraph),
+        warmup: args.warmup.or(file.warmup).unwrap_or(3),
+        steps,
+        timeout,
+        measure: !args.no_measure && file.measure.unwrap_or(true),
+        output_format,
+        output: args
+            .output
+            .clone()
+            .or_else(|| file.output.as_deref().map(from_file)),
+        jsonl: args
+            .jsonl
+            .clone()
+            .or_else(|| file.jsonl.as_deref().map(from_file))
+            .unwrap_or_else(|| cwd.join(".graphbreak").join("check-results.jsonl")),
+        baseline: args
+            .baseline
+            .clone()
+            .or_else(|| file.baseline.as_deref().map(from_file)),
+        write_baseline: args.write_baseline.clone(),
+        regression_threshold,
+        fail_on_break: args.fail_on_break || file.fail_on_break.unwrap_or(false),
+    })
+}
+
+/// A configured interpreter: a bare name (`python3.12`) is looked up on PATH, a path is relative to the project.
+fn resolve_program(text: &str, base: &Path) -> PathBuf {
+    if text.contains('/') || text.contains(std::path::MAIN_SEPARATOR) {
+        base.join(text)
+    } else {
+        PathBuf::from(text)
+    }
+}
+
+fn enum_name(value: impl ValueEnum) -> String {
+    value
+        .to_possible_value()
+        .map(|v| v.get_name().to_owned())
+        .unwrap_or_default()
+}
+
+fn default_python() -> PathBuf {
+    match std::env::var_os("GRAPHBREAK_PYTHON") {
+        Some(path) if !path.is_empty() => PathBuf::from(path),
+        _ => PathBuf::from("python3"),
+    }
+}
+
+/// `$XDG_CACHE_HOME/graphbreak`, else `~/.cache/graphbreak`, else a temp directory.
+fn cache_dir() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|v| !v.is_empty())
+                .map(|h| PathBuf::from(h).join(".cache"))
+        })
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("graphbreak")
+}
+
+fn open_jsonl(path: &Path) -> Result<std::fs::File, String> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// One line per finished case, flushed and synced before the next case starts: an interrupt or a crash of
+/// graphbreak itself loses at most the case that was running.
+fn append_jsonl(mut file: &std::fs::File, path: &Path, result: &Value) -> Result<(), String> {
+    let mut line = serde_json::to_string(result).map_err(|e| e.to_string())?;
+    line.push('\n');
+    file.write_all(line.as_bytes())
+        .and_then(|()| file.sync_data())
+        .map_err(|e| format!("cannot append to {}: {e}", path.display()))
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), String> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

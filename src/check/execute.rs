@@ -1,0 +1,443 @@
+//! One (case, interpreter) run: write request.json, start the embedded harness in its own process group, and
+//! turn whatever happened — a result file, a signal, a timeout, silence — into one result object
+//! (protocol: /work/notes/CHECK_PROTOCOL.md).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use super::Options;
+use super::provision::fnv1a;
+use super::runner::{self, Finished};
+use super::targets::Case;
+
+const HARNESS_SOURCE: &str = include_str!("harness.py");
+/// Bytes of each of the case's stdout/stderr kept in memory (the rest is counted and dropped).
+const TAIL_LIMIT: usize = 64 * 1024;
+/// Tails kept in the result of a case that ran fine: enough for warnings, small enough for committed baselines.
+const OK_TAIL_LIMIT: usize = 4 * 1024;
+/// Importing torch can take a while on a cold disk; a probe slower than this is a broken interpreter.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(180);
+
+/// Fields every result carries, even when Rust synthesises it (crash before the harness wrote anything).
+const RESULT_FIELDS: &[&str] = &[
+    "case",
+    "python",
+    "python_executable",
+    "torch_version",
+    "device",
+    "status",
+    "graph_count",
+    "graph_break_count",
+    "graph_breaks",
+    "recompiles",
+    "recompile_reasons",
+    "cache_limit_hit",
+    "error",
+    "compile_seconds",
+    "eager_ms",
+    "compiled_ms",
+    "speedup",
+    "payback_steps",
+    "max_abs_diff",
+    "max_rel_diff",
+    "parity_ok",
+];
+
+/// Writes the embedded harness under the cache once per harness version and returns its path.
+pub fn install_harness(cache: &Path) -> Result<PathBuf, String> {
+    let path = cache.join(format!(
+        "harness-{:016x}.py",
+        fnv1a(HARNESS_SOURCE.as_bytes())
+    ));
+    if std::fs::read_to_string(&path).is_ok_and(|existing| existing == HARNESS_SOURCE) {
+        return Ok(path);
+    }
+    std::fs::create_dir_all(cache)
+        .map_err(|e| format!("cannot create cache directory {}: {e}", cache.display()))?;
+    // Write-then-rename: two concurrent graphbreak runs never see a half-written harness.
+    let partial = cache.join(format!(".harness-{}.tmp", std::process::id()));
+    std::fs::write(&partial, HARNESS_SOURCE)
+        .and_then(|()| std::fs::rename(&partial, &path))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(path)
+}
+
+pub struct Interpreter {
+    /// As the user named it (`--python`, GRAPHBREAK_PYTHON, a provisioned venv).
+    pub path: PathBuf,
+    /// The `harness.py env` object, plus `python_arg`.
+    pub environment: Value,
+    /// Short name for tables: the torch version, qualified with the Python version when two share it.
+    pub label: String,
+}
+
+impl Interpreter {
+    pub fn torch_version(&self) -> Option<&str> {
+        self.environment["torch_version"].as_str()
+    }
+}
+
+/// Runs `<python> harness.py env`. A missing or broken interpreter is a usage error (exit 2); a Python without
+/// torch is not: its cases are reported as `no_torch`.
+pub fn probe(python: &Path, harness: &Path) -> Result<Interpreter, String> {
+    let mut command = Command::new(python);
+    command.arg(harness).arg("env").env("PYTHONUNBUFFERED", "1");
+    let finished = runner::run_bounded(&mut command, PROBE_TIMEOUT, TAIL_LIMIT).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            format!(
+                "Python interpreter not found: {} (set --python or GRAPHBREAK_PYTHON)",
+                python.display()
+            )
+        } else {
+            format!("cannot run Python interpreter {}: {e}", python.display())
+        }
+    })?;
+    let parsed = finished
+        .stdout_tail
+        .lines()
+        .rev()
+        .find(|line| line.trim_start().starts_with('{'))
+        .and_then(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(Value::is_object);
+    let Some(mut environment) = parsed.filter(|_| finished.status.is_some_and(|s| s.success()))
+    else {
+        let why = if finished.timed_out {
+            format!("no answer within {} s", PROBE_TIMEOUT.as_secs())
+        } else {
+            last_lines(&finished.stderr_tail, 3)
+        };
+        return Err(format!(
+            "{} is not a usable Python interpreter: {why}",
+            python.display()
+        ));
+    };
+    environment["python_arg"] = Value::from(python.display().to_string());
+    Ok(Interpreter {
+        path: python.to_path_buf(),
+        environment,
+        label: String::new(),
+    })
+}
+
+pub fn label_interpreters(interpreters: &mut [Interpreter]) {
+    let torch_of = |i: &Interpreter| i.torch_version().unwrap_or("no torch").to_owned();
+    let labels: Vec<String> = interpreters
+        .iter()
+        .map(|interpreter| {
+            let torch = torch_of(interpreter);
+            let shared = interpreters
+                .iter()
+                .filter(|other| torch_of(other) == torch)
+                .count()
+                > 1;
+            if shared {
+                let python = interpreter.environment["python"].as_str().unwrap_or("?");
+                format!("torch {torch} (py{python}, {})", interpreter.path.display())
+            } else {
+                format!("torch {torch}")
+            }
+        })
+        .collect();
+    for (interpreter, label) in interpreters.iter_mut().zip(labels) {
+        interpreter.label = label;
+    }
+}
+
+pub struct RunSettings<'a> {
+    pub harness: PathBuf,
+    pub cache: PathBuf,
+    pub options: &'a Options,
+}
+
+/// Private temp directory for request/result files, removed on drop.
+pub struct Scratch {
+    dir: PathBuf,
+}
+
+impl Scratch {
+    pub fn new() -> Result<Self, String> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let dir =
+            std::env::temp_dir().join(format!("graphbreak-check-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        Ok(Scratch { dir })
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Runs one case on one interpreter. `Ok(None)` = interrupted (the case is not recorded).
+pub fn run_case(
+    case: &Case,
+    interpreter: &Interpreter,
+    settings: &RunSettings,
+    scratch: &Scratch,
+    index: usize,
+) -> Result<Option<Value>, String> {
+    let options = settings.options;
+    if interpreter.torch_version().is_none() {
+        let why = interpreter.environment["torch_error"]
+            .as_str()
+            .unwrap_or("torch is not importable");
+        let mut result = base_result(case, interpreter);
+        result["status"] = Value::from("no_torch");
+        result["error"] = json!({
+            "type": "NoTorch",
+            "message": format!("{} cannot import torch: {why}", interpreter.path.display()),
+            "filename": null, "line": null, "phase": null, "traceback_tail": "",
+        });
+        result["wall_seconds"] = Value::from(0.0);
+        return Ok(Some(result));
+    }
+
+    let request = json!({
+        "node_id": case.node_id,
+        "file": case.file.display().to_string(),
+        "factory": case.factory,
+        "params": case.params,
+        "device": options.device,
+        "compile": {
+            "backend": options.backend, "dynamic": options.dynamic, "mode": options.mode,
+            "fullgraph": options.fullgraph,
+        },
+        "warmup": options.warmup,
+        "steps": options.steps,
+        "measure": options.measure,
+    });
+    let request_path = scratch.dir.join(format!("request-{index}.json"));
+    let result_path = scratch.dir.join(format!("result-{index}.json"));
+    std::fs::write(&request_path, request.to_string())
+        .map_err(|e| format!("cannot write {}: {e}", request_path.display()))?;
+    let _ = std::fs::remove_file(&result_path);
+
+    let torch_dir = settings.cache.join(format!(
+        "torch-{}",
+        sanitize(interpreter.torch_version().unwrap_or("none"))
+    ));
+    let mut command = Command::new(&interpreter.path);
+    command
+        .arg("-X")
+        .arg("faulthandler")
+        .arg(&settings.harness)
+        .arg("run")
+        .arg(&request_path)
+        .arg(&result_path)
+        .current_dir(&case.cwd)
+        .env("PYTHONUNBUFFERED", "1")
+        .env("TORCHINDUCTOR_CACHE_DIR", torch_dir.join("inductor"))
+        .env("TRITON_CACHE_DIR", torch_dir.join("triton"));
+    let finished = runner::run_bounded(
+        &mut command,
+        Duration::from_secs_f64(options.timeout),
+        TAIL_LIMIT,
+    )
+    .map_err(|e| format!("cannot run {}: {e}", interpreter.path.display()))?;
+    if finished.interrupted {
+        return Ok(None);
+    }
+    let written = std::fs::read_to_string(&result_path)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .filter(Value::is_object);
+    Ok(Some(classify(
+        case,
+        interpreter,
+        written,
+        &finished,
+        options.timeout,
+    )))
+}
+
+/// The result of a run: the harness's own when it finished; otherwise the process's fate decides the status,
+/// keeping any facts the harness had already written.
+fn classify(
+    case: &Case,
+    interpreter: &Interpreter,
+    written: Option<Value>,
+    finished: &Finished,
+    timeout: f64,
+) -> Value {
+    let had_result = written.is_some();
+    let mut result = written.unwrap_or_else(|| base_result(case, interpreter));
+    for field in RESULT_FIELDS {
+        if result.get(field).is_none() {
+            result[*field] = base_result(case, interpreter)[*field].clone();
+        }
+    }
+    let previous_phase = result["error"]["phase"].clone();
+    let fate = if finished.timed_out {
+        Some((
+            "timeout",
+            "Timeout".to_owned(),
+            format!("no result within --timeout {timeout} s; the case's process group was killed"),
+        ))
+    } else if let Some(signal) = finished.signal() {
+        let name = runner::signal_name(signal);
+        if signal == 9 {
+            Some((
+                "oom",
+                "Killed".to_owned(),
+                format!("killed by {name} (signal {signal}), most likely the out-of-memory killer"),
+            ))
+        } else {
+            Some((
+                "crash",
+                "Crash".to_owned(),
+                format!("process died of {name} (signal {signal})"),
+            ))
+        }
+    } else if !had_result {
+        let code = finished
+            .status
+            .and_then(|s| s.code())
+            .map_or("unknown".to_owned(), |c| c.to_string());
+        Some((
+            "harness_error",
+            "HarnessError".to_owned(),
+            format!(
+                "exited with code {code} without writing a result: {}",
+                last_lines(&finished.stderr_tail, 3)
+            ),
+        ))
+    } else {
+        None
+    };
+    if let Some((status, error_type, message)) = fate {
+        // A crash report names the innermost user frame faulthandler printed, when there is one.
+        let (filename, line) = faulthandler_frame(&finished.stderr_tail, &case.file).unzip();
+        result["status"] = Value::from(status);
+        result["error"] = json!({
+            "type": error_type, "message": message, "filename": filename, "line": line,
+            "phase": previous_phase, "traceback_tail": last_lines(&finished.stderr_tail, 30),
+        });
+    }
+    let keep = if result["status"] == "ok" {
+        OK_TAIL_LIMIT
+    } else {
+        TAIL_LIMIT
+    };
+    result["wall_seconds"] = Value::from((finished.wall_seconds * 1000.0).round() / 1000.0);
+    result["stdout_tail"] = Value::from(tail_chars(&finished.stdout_tail, keep));
+    result["stderr_tail"] = Value::from(tail_chars(&finished.stderr_tail, keep));
+    result
+}
+
+fn base_result(case: &Case, interpreter: &Interpreter) -> Value {
+    let env = &interpreter.environment;
+    let mut result = Map::new();
+    for field in RESULT_FIELDS {
+        result.insert((*field).to_owned(), Value::Null);
+    }
+    result.insert("case".into(), Value::from(case.node_id.clone()));
+    result.insert("python".into(), env["python"].clone());
+    result.insert("python_executable".into(), env["python_executable"].clone());
+    result.insert("torch_version".into(), env["torch_version"].clone());
+    result.insert("status".into(), Value::from("harness_error"));
+    result.insert("graph_breaks".into(), json!([]));
+    result.insert("recompile_reasons".into(), json!([]));
+    Value::Object(result)
+}
+
+/// `File "/x/case.py", line 12 in case_segfault` — the first (innermost) frame in the case's file, else the
+/// first frame outside the harness.
+fn faulthandler_frame(stderr: &str, case_file: &Path) -> Option<(String, u64)> {
+    let frames: Vec<(String, u64)> = stderr
+        .lines()
+        .filter_map(|line| {
+            let rest = line.trim_start().strip_prefix("File \"")?;
+            let (file, rest) = rest.split_once('"')?;
+            let number = rest
+                .trim_start_matches(", line ")
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()?;
+            Some((file.to_owned(), number))
+        })
+        .collect();
+    let case_file = case_file.display().to_string();
+    frames
+        .iter()
+        .find(|(file, _)| *file == case_file)
+        .or_else(|| {
+            frames
+                .iter()
+                .find(|(file, _)| !file.contains("graphbreak/harness-"))
+        })
+        .cloned()
+}
+
+fn last_lines(text: &str, count: usize) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let start = lines.len().saturating_sub(count);
+    let joined = lines[start..].join("\n");
+    if joined.is_empty() {
+        "(no output)".to_owned()
+    } else {
+        joined
+    }
+}
+
+fn tail_chars(text: &str, limit: usize) -> String {
+    if text.len() <= limit {
+        return text.to_owned();
+    }
+    let mut start = text.len() - limit;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    text[start..].to_owned()
+}
+
+fn sanitize(version: &str) -> String {
+    version
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_case_frame_in_faulthandler_output() {
+        let stderr = "Fatal Python error: Segmentation fault\n\nCurrent thread 0x1 (most recent call first):\n  \
+                      File \"/usr/lib/python3.11/ctypes/__init__.py\", line 519 in string_at\n  \
+                      File \"/p/cases.py\", line 12 in case_segfault\n  \
+                      File \"/home/u/.cache/graphbreak/harness-1.py\", line 80 in run\n";
+        assert_eq!(
+            faulthandler_frame(stderr, Path::new("/p/cases.py")),
+            Some(("/p/cases.py".into(), 12))
+        );
+        assert_eq!(
+            faulthandler_frame(stderr, Path::new("/elsewhere.py")).map(|f| f.1),
+            Some(519),
+            "falls back to the innermost non-harness frame"
+        );
+        assert_eq!(faulthandler_frame("nothing here", Path::new("/p.py")), None);
+    }
+
+    #[test]
+    fn tails_cut_on_char_boundaries() {
+        assert_eq!(tail_chars("héllo", 4), "llo");
+        assert_eq!(last_lines("a\n\nb\nc\n", 2), "b\nc");
+    }
+}
