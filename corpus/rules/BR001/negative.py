@@ -1,0 +1,60 @@
+"""BR001 negatives: branches on static facts (shapes, dims, None, isinstance, len, self.training,
+plain Python params), tensor branches that only run eagerly, and tensor branches outside any
+compiled region. Nothing here may be reported; the region code compiles with 0 graph breaks."""
+
+import torch
+from torch import nn
+
+
+class ShapeAwareBlock(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, x: torch.Tensor, mask=None, extras=(), use_residual=True):
+        if x.dim() == 3:  # rank is static metadata, guarded, no break
+            x = x.flatten(0, 1)
+        if x.shape[-1] != 8 or x.size(0) == 0:  # shape comparisons are static
+            raise ValueError("expected (N, 8) input")
+        if x.numel() > 0 and x.dtype == torch.float32:
+            x = self.proj(x)
+        if mask is not None:  # `is None`, not a tensor value
+            x = x.masked_fill(mask, 0.0)
+        if isinstance(extras, (list, tuple)) and len(extras) > 0:
+            x = x + sum(extras)
+        if self.training:  # module flag, a Python bool
+            x = self.drop(x)
+        if use_residual:  # plain Python parameter (unannotated: not treated as a tensor)
+            x = x + 1
+        return x
+
+
+class EagerOnlyCheck(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not torch.compiler.is_compiling():
+            # Eager-only sanity check: never traced.
+            if torch.isnan(x).any():
+                raise FloatingPointError("NaN input")
+        return x * 2
+
+
+def train_step(model, x, y, optimizer, best_loss):
+    # Training loop code: eager, so tensor branches here are fine for compile.
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    if torch.isnan(loss):
+        return best_loss
+    loss.backward()
+    optimizer.step()
+    return loss.detach() if loss < best_loss else best_loss
+
+
+def cases():
+    """Region code for the proofs: name -> (module, example args)."""
+    x = torch.randn(2, 4, 8)
+    mask = torch.zeros(8, 8, dtype=torch.bool)
+    return {
+        "static_branches_train": (ShapeAwareBlock().train(), (x, mask, [torch.ones(8)])),
+        "static_branches_eval": (ShapeAwareBlock().eval(), (x,)),
+        "eager_only_check": (EagerOnlyCheck(), (torch.randn(4),)),
+    }

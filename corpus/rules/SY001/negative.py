@@ -1,0 +1,56 @@
+"""SY001 negatives: constants built directly on the device, non_blocking copies, moves of tensors
+that already live on the device, dtype-only conversions, and host->device copies outside any
+compiled region (data loading, training loop). Nothing here may be reported."""
+
+import torch
+from torch import nn
+
+
+class BoxScaler(nn.Module):
+    def forward(self, boxes):
+        h, w = boxes.shape[-2], boxes.shape[-1]
+        # Built on the device: no host->device copy at all.
+        scale = torch.tensor([w, h, w, h], dtype=boxes.dtype, device=boxes.device)
+        steps = torch.arange(4, device=boxes.device)
+        return boxes * scale + steps
+
+
+class AsyncOffsets(nn.Module):
+    def __init__(self, offsets=(0.5, 0.25)):
+        super().__init__()
+        self.offsets = list(offsets)
+
+    def forward(self, x, prior):
+        # non_blocking=True: the copy is queued, the host does not wait.
+        offsets = torch.as_tensor(self.offsets).to(x.device, non_blocking=True)
+        # `prior` is an input, not host-built; dtype-only conversion is not a device copy.
+        prior = prior.to(x.device)
+        half = torch.tensor([0.5]).to(dtype=x.dtype)
+        if not torch.compiler.is_compiling():
+            # Eager-only debugging path.
+            prior = prior + torch.tensor([0.0]).to(x.device)
+        return x + offsets.sum() + prior + half
+
+
+def collate(samples, device):
+    # Data loading: host tensors moved to the device outside the model.
+    labels = torch.tensor([label for _, label in samples]).to(device)
+    images = torch.stack([img for img, _ in samples]).to(device)
+    return images, labels
+
+
+def train_epoch(model, loader, optimizer, device):
+    for samples in loader:
+        images, labels = collate(samples, device)
+        loss = torch.nn.functional.cross_entropy(model(images), labels)
+        loss.backward()
+        optimizer.step()
+
+
+def cases(device):
+    """Region code for the proofs (0 breaks; on CUDA no sync error): name -> (module, args)."""
+    boxes = torch.rand(2, 4, device=device)
+    return {
+        "built_on_device": (BoxScaler(), (boxes,)),
+        "non_blocking_and_dtype_only": (AsyncOffsets(), (boxes, torch.rand(2, 4, device=device))),
+    }

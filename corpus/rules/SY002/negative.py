@@ -1,0 +1,65 @@
+"""SY002 negatives: int() of plain ints and shapes, reads outside any compiled region (training
+loop, logging via helpers.py), and reads that only run eagerly. Nothing here may be reported;
+the region code compiles with 0 graph breaks."""
+
+import torch
+from torch import nn
+
+from .helpers import loss_for_logging
+
+
+class SliceHead(nn.Module):
+    def forward(self, x: torch.Tensor, k: int = 2) -> torch.Tensor:
+        # int() of a plain int parameter and of shapes: no tensor involved.
+        n = int(k)
+        rows = int(x.shape[0])
+        scale = float(x.numel())
+        return x[:rows, :n] / scale
+
+
+@torch.compiler.disable
+def record_stats(stats, x):
+    # Disabled function: never traced, so the .item() is an eager read outside the graph.
+    stats.append(x.mean().item())
+
+
+class LoggedBlock(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stats = []
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not torch.compiler.is_compiling():
+            # Eager-only diagnostics.
+            self.stats.append(x.abs().max().tolist())
+        y = torch.relu(x)
+        if torch.compiler.is_compiling():
+            return y
+        # After `if is_compiling(): return`, eager only.
+        self.stats.append(y.sum().cpu())
+        return y
+
+
+class StatsBlock(LoggedBlock):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # Calls the disabled function: a deliberate graph break, not a hazard in traced code.
+        record_stats(self.stats, x)
+        return x * 2
+
+
+def train_step(model, x, y, optimizer, history):
+    # Training loop: host reads for logging are fine here.
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+    history.append(loss_for_logging(loss))
+    history.append(int(loss.detach() > 1.0))
+
+
+def cases():
+    """Region code for the proofs: name -> (module, example args)."""
+    return {
+        "int_of_plain_int_and_shapes": (SliceHead(), (torch.randn(4, 4),)),
+        "eager_only_reads": (LoggedBlock(), (torch.randn(4, 4),)),
+        "disabled_helper": (StatsBlock(), (torch.randn(4, 4),)),
+    }

@@ -1,0 +1,73 @@
+"""SY002 positives: device->host reads inside compiled regions.
+
+Why: `.item()`, `.tolist()`, `int()/float()/bool()` of a tensor need the value on the host: a
+host sync, and under Dynamo a graph break (torch 2.11: GB0124 "Unsupported Tensor.item() call with
+capture_scalar_outputs=False"; `.tolist()` of an integer tensor: "Data dependent operator").
+`.cpu()` / `.numpy()` / `torch.cuda.synchronize()` sync the device; `.cpu()` traces without a
+graph break on 2.11, it is a stall, not a break.
+"""
+
+import torch
+import torch as T
+from torch import nn
+
+from . import helpers
+from .helpers import count_valid, top_score
+
+
+class ScoreGate(nn.Module):
+    def forward(self, scores: torch.Tensor) -> torch.Tensor:
+        # Both helpers live in helpers.py; their lines carry the markers.
+        best = top_score(scores)
+        n = count_valid(scores > 0)
+        return scores / best + n
+
+
+class TopK(nn.Module):
+    def forward(self, scores):
+        # Module alias `helpers.`; the `.tolist()` line is in helpers.py.
+        keep = helpers.top_indices(scores, 3)
+        return scores[keep]
+
+
+class HostCopy(nn.Module):
+    def forward(self, scores):
+        # `.cpu()` on a forward parameter: a blocking device->host copy (no graph break).
+        host = scores.cpu()  # expect: SY002
+        return host * 2
+
+
+@torch.compile
+def normalized(x: torch.Tensor) -> torch.Tensor:
+    return x / float(x.abs().max())  # expect: SY002
+
+
+@torch.compile
+def gate_flag(x: torch.Tensor):
+    flag = bool((x > 0).all())  # expect: SY002
+    return x * 2, flag
+
+
+class ExportScores(nn.Module):
+    def forward(self, scores):
+        # `.numpy()` needs a host copy (not run by the proofs: numpy may be absent).
+        return scores.detach().numpy()  # expect: SY002
+
+
+class TimedBlock(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        T.cuda.synchronize()  # expect: SY002
+        return y
+
+
+def cases():
+    """Entry points runnable on CPU: name -> (callable as written, example args)."""
+    scores = torch.rand(6) + 0.1
+    return {
+        "item_via_helper": (ScoreGate(), (scores,)),
+        "tolist_via_module_alias": (TopK(), (scores,)),
+        "cpu_copy": (HostCopy(), (scores,)),
+        "float_of_tensor": (normalized, (scores,)),
+        "bool_of_tensor": (gate_flag, (scores,)),
+    }
