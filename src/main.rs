@@ -2,12 +2,26 @@
 //! compiling the project's real configs (`check`).
 
 mod check;
+mod config;
+mod diagnostics;
+mod fix;
+mod output;
+mod rules;
+mod scan;
+mod semantic;
+mod source;
 
 use clap::{Parser, Subcommand};
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
-#[command(name = "graphbreak", version, about = "What torch.compile will break, recompile or stall in your code")]
+#[command(
+    name = "graphbreak",
+    version,
+    about = "What torch.compile will break, recompile or stall in your code — and proof from real compiles"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -16,15 +30,214 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Statically scan Python source for torch.compile hazards (never imports or runs it).
-    Scan,
+    Scan(ScanArgs),
     /// Compile each case for real in a subprocess and report breaks, recompiles, timings and parity.
     Check(check::CheckArgs),
+    /// List every rule: code, name, family, fix, torch versions, summary.
+    Rules,
+    /// Show the documentation of one rule.
+    Rule {
+        /// Rule code, e.g. CR001.
+        code: String,
+    },
+    /// Write `rules/<CODE>.md` and `rules/README.md` from the rule declarations.
+    #[command(hide = true)]
+    GenerateDocs {
+        #[arg(default_value = "rules")]
+        dir: PathBuf,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+struct ScanArgs {
+    /// Files or directories to scan (default: the current directory).
+    paths: Vec<PathBuf>,
+    /// Only these rule codes or prefixes (comma-separated), replacing the configured selection.
+    #[arg(long, value_delimiter = ',')]
+    select: Option<Vec<String>>,
+    /// Skip these rule codes or prefixes (comma-separated), on top of the configuration.
+    #[arg(long, value_delimiter = ',')]
+    ignore: Vec<String>,
+    /// Skip files matching this glob (repeatable).
+    #[arg(long)]
+    exclude: Vec<String>,
+    /// The oldest torch the project supports (overrides the floor from pyproject.toml), e.g. 2.2.
+    #[arg(long, value_name = "X.Y")]
+    torch_version: Option<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    output_format: output::OutputFormat,
+    /// Print diagnostics only, no summary line.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Ignore every configuration file.
+    #[arg(long, conflicts_with = "config")]
+    no_config: bool,
+    /// Use this configuration file (pyproject.toml or graphbreak.toml) for every file.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Also scan `.pyi` stubs.
+    #[arg(long)]
+    include_stubs: bool,
+    /// Apply the available fixes in place.
+    #[arg(long)]
+    fix: bool,
+    /// Print the available fixes as a unified diff instead of applying them.
+    #[arg(long, conflicts_with = "fix")]
+    diff: bool,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Scan => ExitCode::SUCCESS,
+        Command::Scan(args) => run_scan(args),
         Command::Check(args) => check::run(args),
+        Command::Rules => {
+            print_rules();
+            ExitCode::SUCCESS
+        }
+        Command::Rule { code } => match rules::by_code(&code) {
+            Some(rule) => {
+                print!("{}", rule.page());
+                ExitCode::SUCCESS
+            }
+            None => {
+                eprintln!("graphbreak: unknown rule code `{code}` (see `graphbreak rules`)");
+                ExitCode::from(2)
+            }
+        },
+        Command::GenerateDocs { dir } => match generate_docs(&dir) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("graphbreak: {err}");
+                ExitCode::from(2)
+            }
+        },
     }
+}
+
+fn run_scan(args: ScanArgs) -> ExitCode {
+    let fail = |message: String| {
+        eprintln!("graphbreak: error: {message}");
+        ExitCode::from(2)
+    };
+    for code in args.select.iter().flatten().chain(args.ignore.iter()) {
+        if !rules::is_known_selector(code) {
+            return fail(format!(
+                "unknown rule code or prefix `{code}` (see `graphbreak rules`)"
+            ));
+        }
+    }
+    let torch_version = match &args.torch_version {
+        None => None,
+        Some(text) if text == "latest" => None,
+        Some(text) => match config::TorchVersion::parse(text) {
+            Some(version) => Some(version),
+            None => {
+                return fail(format!(
+                    "--torch-version `{text}` is not a version like 2.4"
+                ));
+            }
+        },
+    };
+    let options = scan::ScanOptions {
+        paths: args.paths,
+        select: args.select,
+        ignore: args.ignore,
+        exclude: args.exclude,
+        torch_version,
+        include_stubs: args.include_stubs,
+        no_config: args.no_config,
+        config_file: args.config,
+    };
+    let result = match scan::run(&options) {
+        Ok(result) => result,
+        Err(message) => return fail(message),
+    };
+    let mut diagnostics = result.diagnostics;
+    let mut stdout = std::io::stdout().lock();
+    if args.diff || args.fix {
+        let outcome = fix::apply(&diagnostics, args.diff, &mut stdout);
+        match outcome {
+            Ok(fixed) => {
+                if args.fix {
+                    diagnostics.retain(|d| {
+                        d.fix.is_none() || !fixed.contains(&(d.path.clone(), d.location))
+                    });
+                } else {
+                    let _ = stdout.flush();
+                    return if fixed.is_empty() {
+                        ExitCode::SUCCESS
+                    } else {
+                        ExitCode::from(1)
+                    };
+                }
+            }
+            Err(message) => return fail(message),
+        }
+    }
+    let written = output::write(
+        &mut stdout,
+        args.output_format,
+        &diagnostics,
+        result.files_scanned,
+        args.quiet,
+    );
+    if let Err(err) = written.and_then(|()| stdout.flush())
+        && err.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return fail(format!("cannot write output: {err}"));
+    }
+    if diagnostics.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn print_rules() {
+    println!(
+        "{:<6} {:<26} {:<8} {:<4} {:<26} summary",
+        "code", "name", "family", "fix", "torch"
+    );
+    for rule in rules::ALL {
+        println!(
+            "{:<6} {:<26} {:<8} {:<4} {:<26} {}",
+            rule.code,
+            rule.name,
+            rule.family.as_str(),
+            if rule.fix_available { "yes" } else { "-" },
+            rule.torch_versions,
+            rule.summary
+        );
+    }
+}
+
+/// The rule index page, shared by `generate-docs` and the docs-are-current test.
+pub fn rules_index() -> String {
+    let mut out = String::from(
+        "# graphbreak rules\n\nGenerated from the rule declarations in `src/rules/` by `graphbreak generate-docs`; do not edit.\n\n| code | name | family | fix | torch versions | summary |\n|---|---|---|---|---|---|\n",
+    );
+    for rule in rules::ALL {
+        out.push_str(&format!(
+            "| [{code}]({code}.md) | {name} | {family} | {fix} | {torch} | {summary} |\n",
+            code = rule.code,
+            name = rule.name,
+            family = rule.family.as_str(),
+            fix = if rule.fix_available { "yes" } else { "" },
+            torch = rule.torch_versions,
+            summary = rule.summary.replace('|', "\\|"),
+        ));
+    }
+    out.push_str("\nData tables: [`data/torch_api_versions.toml`](data/torch_api_versions.toml) (used by VR001).\n");
+    out
+}
+
+fn generate_docs(dir: &std::path::Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for rule in rules::ALL {
+        let path = dir.join(format!("{}.md", rule.code));
+        std::fs::write(&path, rule.page()).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    let index = dir.join("README.md");
+    std::fs::write(&index, rules_index()).map_err(|e| format!("{}: {e}", index.display()))
 }

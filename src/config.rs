@@ -1,0 +1,226 @@
+//! Configuration: `[tool.graphbreak]` in the nearest `pyproject.toml` (or a `graphbreak.toml`), and
+//! the project's torch floor from `[project].dependencies`.
+
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A torch `major.minor` version; patch releases never add APIs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TorchVersion {
+    pub major: u32,
+    pub minor: u32,
+}
+
+impl TorchVersion {
+    pub fn parse(text: &str) -> Option<TorchVersion> {
+        let text = text.trim();
+        let mut parts = text.split('.');
+        let major = parts.next()?.trim().parse().ok()?;
+        let minor = parts
+            .next()
+            .map(|m| {
+                m.chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect::<String>()
+            })
+            .filter(|m| !m.is_empty())
+            .map_or(Some(0), |m| m.parse().ok())?;
+        Some(TorchVersion { major, minor })
+    }
+}
+
+impl fmt::Display for TorchVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+/// Lowest torch version allowed by a PEP 508 requirement on `torch`, if the string is one.
+/// `torch>=2.2.0` → 2.2; `torch==2.4.*` → 2.4; `torch~=2.3` → 2.3; bare `torch` → None (no floor).
+pub fn torch_floor_from_requirement(requirement: &str) -> Option<Option<TorchVersion>> {
+    let requirement = requirement.split(';').next()?.trim();
+    let name_end = requirement
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.'))
+        .unwrap_or(requirement.len());
+    if !requirement[..name_end].eq_ignore_ascii_case("torch") {
+        return None;
+    }
+    let mut rest = requirement[name_end..].trim();
+    if let Some(after_extras) = rest.strip_prefix('[') {
+        rest = after_extras.split_once(']').map_or("", |(_, r)| r).trim();
+    }
+    let rest = rest.trim_start_matches('(').trim_end_matches(')');
+    let mut floor: Option<TorchVersion> = None;
+    for clause in rest.split(',') {
+        let clause = clause.trim();
+        let version = [">=", "==", "~=", "==="]
+            .iter()
+            .find_map(|op| clause.strip_prefix(op))
+            .or_else(|| clause.strip_prefix('>').filter(|v| !v.starts_with('=')));
+        if let Some(version) = version.and_then(TorchVersion::parse) {
+            floor = Some(floor.map_or(version, |f| f.max(version)));
+        }
+    }
+    Some(floor)
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RawSettings {
+    pub select: Option<Vec<String>>,
+    pub ignore: Option<Vec<String>>,
+    pub extend_select: Option<Vec<String>>,
+    pub per_file_ignores: Option<HashMap<String, Vec<String>>>,
+    pub exclude: Option<Vec<String>>,
+    pub torch_version: Option<String>,
+    /// `[tool.graphbreak.check]` belongs to `graphbreak check`; scan only tolerates it.
+    #[allow(dead_code)]
+    pub check: Option<toml::Value>,
+}
+
+/// Settings in force for the files under one configuration file.
+#[derive(Clone, Debug, Default)]
+pub struct Settings {
+    pub select: Vec<String>,
+    pub ignore: Vec<String>,
+    pub per_file_ignores: Vec<(globset::GlobMatcher, Vec<String>)>,
+    pub exclude: Vec<globset::GlobMatcher>,
+    pub torch_floor: Option<TorchVersion>,
+    pub torch_floor_origin: String,
+}
+
+#[derive(Debug)]
+pub struct ConfigError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+/// Parses one configuration file. `pyproject.toml` without `[tool.graphbreak]` still yields the
+/// torch floor from `[project].dependencies`.
+pub fn load_settings(path: &Path) -> Result<Settings, ConfigError> {
+    let error = |message: String| ConfigError {
+        path: path.to_path_buf(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| error(format!("cannot read: {e}")))?;
+    let document: toml::Table =
+        toml::from_str(&text).map_err(|e| error(format!("invalid TOML: {e}")))?;
+    let is_pyproject = path.file_name().is_some_and(|n| n == "pyproject.toml");
+    let table = if is_pyproject {
+        document
+            .get("tool")
+            .and_then(|t| t.get("graphbreak"))
+            .cloned()
+    } else {
+        Some(toml::Value::Table(document.clone()))
+    };
+    let raw: RawSettings = match table {
+        Some(value) => value.try_into().map_err(|e: toml::de::Error| {
+            error(format!("in [tool.graphbreak]: {}", e.message()))
+        })?,
+        None => RawSettings::default(),
+    };
+    let root = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let mut settings = Settings {
+        select: raw.select.unwrap_or_else(|| vec!["ALL".to_owned()]),
+        ignore: raw.ignore.unwrap_or_default(),
+        ..Settings::default()
+    };
+    if let Some(extend) = raw.extend_select {
+        settings.select.extend(extend);
+    }
+    for code in settings.select.iter().chain(settings.ignore.iter()) {
+        if !crate::rules::is_known_selector(code) {
+            return Err(error(format!(
+                "unknown rule code or prefix `{code}` in select/ignore"
+            )));
+        }
+    }
+    for (pattern, codes) in raw.per_file_ignores.unwrap_or_default() {
+        for code in &codes {
+            if !crate::rules::is_known_selector(code) {
+                return Err(error(format!(
+                    "unknown rule code `{code}` in per-file-ignores for `{pattern}`"
+                )));
+            }
+        }
+        settings
+            .per_file_ignores
+            .push((glob(&pattern, &root).map_err(error)?, codes));
+    }
+    for pattern in raw.exclude.unwrap_or_default() {
+        settings.exclude.push(glob(&pattern, &root).map_err(error)?);
+    }
+    if let Some(version) = raw.torch_version {
+        if version != "latest" {
+            settings.torch_floor = Some(TorchVersion::parse(&version).ok_or_else(|| {
+                error(format!(
+                    "torch-version = \"{version}\" is not a version like \"2.4\" (or \"latest\")"
+                ))
+            })?);
+            settings.torch_floor_origin = format!("torch-version in {}", file_name(path));
+        }
+    } else if is_pyproject {
+        let dependencies = document
+            .get("project")
+            .and_then(|p| p.get("dependencies"))
+            .and_then(|d| d.as_array());
+        for dependency in dependencies.into_iter().flatten() {
+            let Some(text) = dependency.as_str() else {
+                continue;
+            };
+            if let Some(floor) = torch_floor_from_requirement(text) {
+                settings.torch_floor = floor;
+                settings.torch_floor_origin = format!("`{text}` in {}", file_name(path));
+                break;
+            }
+        }
+    }
+    Ok(settings)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// A glob relative to the config root; a bare pattern (`tests/*`, `*.py`) also matches at any depth
+/// below the root, like ruff's per-file-ignores.
+fn glob(pattern: &str, root: &Path) -> Result<globset::GlobMatcher, String> {
+    let absolute = if Path::new(pattern).is_absolute() {
+        pattern.to_owned()
+    } else {
+        format!("{}/{}", root.display(), pattern.trim_start_matches("./"))
+    };
+    globset::GlobBuilder::new(&absolute)
+        .literal_separator(false)
+        .build()
+        .map(|g| g.compile_matcher())
+        .map_err(|e| format!("bad glob `{pattern}`: {e}"))
+}
+
+/// Finds the configuration file that governs `dir`: the nearest `graphbreak.toml`, or
+/// `pyproject.toml` (one with `[tool.graphbreak]` or a `torch` dependency), walking upwards.
+pub fn find_config_file(dir: &Path) -> Option<PathBuf> {
+    for ancestor in dir.ancestors() {
+        let dedicated = ancestor.join("graphbreak.toml");
+        if dedicated.is_file() {
+            return Some(dedicated);
+        }
+        let pyproject = ancestor.join("pyproject.toml");
+        if pyproject.is_file() {
+            return Some(pyproject);
+        }
+    }
+    None
+}

@@ -1,0 +1,131 @@
+//! Phase 6: diagnostics to text (flake8/ruff style), JSON (ruff's `--output-format json` shape) or
+//! GitHub Actions annotations.
+
+use crate::diagnostics::Diagnostic;
+use crate::rules;
+use std::io::Write;
+use std::path::Path;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    Json,
+    Github,
+}
+
+pub fn write(
+    out: &mut dyn Write,
+    format: OutputFormat,
+    diagnostics: &[Diagnostic],
+    files: usize,
+    quiet: bool,
+) -> std::io::Result<()> {
+    match format {
+        OutputFormat::Text => write_text(out, diagnostics, files, quiet),
+        OutputFormat::Json => write_json(out, diagnostics),
+        OutputFormat::Github => write_github(out, diagnostics),
+    }
+}
+
+fn display_path(path: &Path) -> String {
+    let cwd = std::env::current_dir().ok();
+    cwd.and_then(|cwd| path.strip_prefix(cwd).ok().map(|p| p.display().to_string()))
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+fn write_text(
+    out: &mut dyn Write,
+    diagnostics: &[Diagnostic],
+    files: usize,
+    quiet: bool,
+) -> std::io::Result<()> {
+    for d in diagnostics {
+        let fixable = if d.fix.is_some() { " [*]" } else { "" };
+        writeln!(
+            out,
+            "{}:{}:{}: {}{} {}",
+            display_path(&d.path),
+            d.location.row,
+            d.location.column,
+            d.code,
+            fixable,
+            d.message
+        )?;
+    }
+    if quiet {
+        return Ok(());
+    }
+    let fixable = diagnostics.iter().filter(|d| d.fix.is_some()).count();
+    if diagnostics.is_empty() {
+        writeln!(out, "All checks passed! ({files} files scanned)")?;
+    } else {
+        let noun = if diagnostics.len() == 1 {
+            "finding"
+        } else {
+            "findings"
+        };
+        write!(
+            out,
+            "Found {} {noun} in {files} files scanned.",
+            diagnostics.len()
+        )?;
+        if fixable > 0 {
+            write!(out, " [*] {fixable} fixable with `--fix`.")?;
+        }
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+fn location_json(location: crate::source::Location) -> serde_json::Value {
+    serde_json::json!({ "row": location.row, "column": location.column })
+}
+
+fn write_json(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> std::io::Result<()> {
+    let items: Vec<serde_json::Value> = diagnostics
+        .iter()
+        .map(|d| {
+            let fix = d.fix.as_ref().map(|fix| {
+                serde_json::json!({
+                    "applicability": "safe",
+                    "message": fix.message,
+                    "edits": fix.edits.iter().map(|e| serde_json::json!({
+                        "content": e.content,
+                        "location": location_json(e.location),
+                        "end_location": location_json(e.end_location),
+                    })).collect::<Vec<_>>(),
+                })
+            });
+            serde_json::json!({
+                "cell": null,
+                "code": d.code,
+                "message": d.message,
+                "filename": d.path.display().to_string(),
+                "location": location_json(d.location),
+                "end_location": location_json(d.end_location),
+                "fix": fix,
+                "url": rules::by_code(d.code).map(|r| r.url()),
+                "noqa_row": d.location.row,
+            })
+        })
+        .collect();
+    serde_json::to_writer_pretty(&mut *out, &items)?;
+    writeln!(out)
+}
+
+fn write_github(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> std::io::Result<()> {
+    for d in diagnostics {
+        writeln!(
+            out,
+            "::error title=graphbreak ({code}),file={file},line={row},col={col},endLine={erow},endColumn={ecol}::{file}:{row}:{col}: {code} {message}",
+            code = d.code,
+            file = display_path(&d.path),
+            row = d.location.row,
+            col = d.location.column,
+            erow = d.end_location.row,
+            ecol = d.end_location.column,
+            message = d.message.replace('%', "%25").replace('\n', "%0A"),
+        )?;
+    }
+    Ok(())
+}

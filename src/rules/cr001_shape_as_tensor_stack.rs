@@ -1,0 +1,89 @@
+use crate::rules::declare_rule;
+use crate::scan::analyze::Analyzer;
+use crate::semantic::summary::Scope;
+use ruff_python_ast::{self as ast, Expr};
+use ruff_text_size::Ranged;
+
+declare_rule! {
+    /// ## What it does
+    /// Flags `torch._shape_as_tensor(x)` results (or slices of them) passed in a list to
+    /// `torch.stack`, `torch.cat`, `torch.tensor` or `torch.as_tensor` inside code Dynamo traces.
+    ///
+    /// ## Why is this bad?
+    /// Dynamo models `torch._shape_as_tensor(x)` as a `torch.Size`, not a tensor. The stack then
+    /// receives a list of sizes and tracing fails with
+    /// `TypeError: expected Tensor as element 0 in argument 0, but got torch.Size`.
+    /// Eager mode works, so the bug only appears once `torch.compile` is switched on, and
+    /// `torch._dynamo.config.suppress_errors = True` does not help: the error is raised by user code.
+    ///
+    /// ## Example
+    /// ```python
+    /// def forward(self, feats):
+    ///     sizes = torch.stack([torch._shape_as_tensor(f)[2:4] for f in feats])
+    /// ```
+    ///
+    /// ## Fix
+    /// Build the sizes from `f.shape`, which Dynamo tracks symbolically:
+    /// ```python
+    ///     sizes = torch.tensor([list(f.shape[2:4]) for f in feats], device=feats[0].device)
+    /// ```
+    /// or keep `_shape_as_tensor` for export only, behind
+    /// `if torch.compiler.is_exporting() and not torch.compiler.is_compiling():`.
+    ///
+    /// ## Torch versions
+    /// Measured on torch 2.9 and 2.11 (and reported on 2.13); applies to every version with Dynamo.
+    pub struct ShapeAsTensorStack {
+        code: "CR001",
+        name: "shape-as-tensor-stack",
+        family: Crash,
+        torch_versions: ">=2.0",
+        fix_available: false,
+        summary: "`torch._shape_as_tensor` fed to torch.stack/cat/tensor crashes Dynamo (it becomes a torch.Size)",
+    }
+}
+
+const STACKERS: &[&str] = &[
+    "torch.stack",
+    "torch.cat",
+    "torch.concat",
+    "torch.concatenate",
+    "torch.hstack",
+    "torch.vstack",
+    "torch.tensor",
+    "torch.as_tensor",
+];
+
+pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall) {
+    if !analyzer.in_function() {
+        return;
+    }
+    let (Expr::Attribute(_) | Expr::Name(_)) = &*call.func else {
+        return;
+    };
+    let Some(qualified) = analyzer.qualified(&call.func) else {
+        return;
+    };
+    if !STACKERS.contains(&qualified.as_str()) {
+        return;
+    }
+    let sequence = call
+        .arguments
+        .args
+        .first()
+        .or_else(|| call.arguments.find_keyword("tensors").map(|k| &k.value))
+        .or_else(|| call.arguments.find_keyword("data").map(|k| &k.value));
+    let Some(sequence) = sequence else { return };
+    if !analyzer.is_shape_tensor_sequence(sequence) {
+        return;
+    }
+    analyzer.report(
+        &ShapeAsTensorStack::META,
+        call.range(),
+        format!(
+            "`{qualified}` of `torch._shape_as_tensor(...)` results: Dynamo turns them into `torch.Size` and tracing fails with `TypeError: expected Tensor ... got torch.Size`"
+        ),
+        None,
+        Scope::CompiledRegion,
+        true,
+    );
+}

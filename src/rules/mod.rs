@@ -1,0 +1,151 @@
+//! The rule registry. Each rule lives in its own file: a doc comment (What it does / Why is this bad? /
+//! Example / Fix / Torch versions) that is the single source of `graphbreak rule CODE` and `rules/CODE.md`,
+//! plus the checker the analyzer calls at the node kind the rule cares about.
+
+pub mod br001_tensor_truthiness_branch;
+pub mod cf001_suppress_errors;
+pub mod cr001_shape_as_tensor_stack;
+pub mod cr002_export_only_guard;
+pub mod meta;
+pub mod sy001_blocking_host_to_device;
+pub mod sy002_device_to_host_read;
+pub mod ts001_patched_torch_compile;
+pub mod vr001_api_newer_than_floor;
+
+/// Which kind of trouble a rule predicts; the code prefix says the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    Crash,
+    Break,
+    Sync,
+    Version,
+    Config,
+    Test,
+    Meta,
+}
+
+impl Family {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::Crash => "crash",
+            Family::Break => "break",
+            Family::Sync => "sync",
+            Family::Version => "version",
+            Family::Config => "config",
+            Family::Test => "test",
+            Family::Meta => "meta",
+        }
+    }
+}
+
+/// Everything the CLI and the doc generator know about a rule, taken from its declaration.
+#[derive(Debug)]
+pub struct RuleMeta {
+    pub code: &'static str,
+    pub name: &'static str,
+    pub family: Family,
+    /// Torch versions the rule's claim holds for, as a PEP 440-ish range ("all", ">=2.0,<2.7", ...).
+    pub torch_versions: &'static str,
+    pub fix_available: bool,
+    pub summary: &'static str,
+    /// Raw doc comment lines joined with '\n' (each still carries the leading space of `/// `).
+    pub raw_doc: &'static str,
+}
+
+impl RuleMeta {
+    /// The rule's documentation as markdown (doc comment with the `/// ` prefix removed).
+    pub fn doc(&self) -> String {
+        let mut out = String::with_capacity(self.raw_doc.len());
+        for line in self.raw_doc.lines() {
+            out.push_str(line.strip_prefix(' ').unwrap_or(line));
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The full page: header table plus the doc, used by `graphbreak rule` and `rules/CODE.md`.
+    pub fn page(&self) -> String {
+        format!(
+            "# {code} {name}\n\n| family | torch versions | fix |\n|---|---|---|\n| {family} | {torch} | {fix} |\n\n{summary}\n\n{doc}",
+            code = self.code,
+            name = self.name,
+            family = self.family.as_str(),
+            torch = self.torch_versions,
+            fix = if self.fix_available {
+                "available"
+            } else {
+                "none"
+            },
+            summary = self.summary,
+            doc = self.doc(),
+        )
+    }
+
+    pub fn url(&self) -> String {
+        format!(
+            "https://github.com/graphbreak/graphbreak/blob/main/rules/{}.md",
+            self.code
+        )
+    }
+}
+
+/// Declares a rule: the doc comment becomes both rustdoc and the rule's user-facing documentation.
+macro_rules! declare_rule {
+    (
+        $(#[doc = $doc:literal])*
+        pub struct $name:ident {
+            code: $code:literal,
+            name: $kebab:literal,
+            family: $family:ident,
+            torch_versions: $torch:literal,
+            fix_available: $fix:literal,
+            summary: $summary:literal $(,)?
+        }
+    ) => {
+        $(#[doc = $doc])*
+        pub struct $name;
+        impl $name {
+            pub const META: $crate::rules::RuleMeta = $crate::rules::RuleMeta {
+                code: $code,
+                name: $kebab,
+                family: $crate::rules::Family::$family,
+                torch_versions: $torch,
+                fix_available: $fix,
+                summary: $summary,
+                raw_doc: concat!($($doc, "\n"),*),
+            };
+        }
+    };
+}
+pub(crate) use declare_rule;
+
+/// Every rule, in the order `graphbreak rules` lists them.
+pub const ALL: &[&RuleMeta] = &[
+    &cr001_shape_as_tensor_stack::ShapeAsTensorStack::META,
+    &cr002_export_only_guard::ExportOnlyGuard::META,
+    &br001_tensor_truthiness_branch::TensorTruthinessBranch::META,
+    &sy001_blocking_host_to_device::BlockingHostToDevice::META,
+    &sy002_device_to_host_read::DeviceToHostRead::META,
+    &vr001_api_newer_than_floor::ApiNewerThanFloor::META,
+    &cf001_suppress_errors::SuppressErrors::META,
+    &ts001_patched_torch_compile::PatchedTorchCompile::META,
+    &meta::SyntaxError::META,
+    &meta::UnreadableFile::META,
+    &meta::TooDeeplyNested::META,
+];
+
+pub fn by_code(code: &str) -> Option<&'static RuleMeta> {
+    ALL.iter()
+        .copied()
+        .find(|r| r.code.eq_ignore_ascii_case(code))
+}
+
+/// Does `pattern` (a full code or a prefix such as `SY` or `CR0`) select at least one rule?
+pub fn is_known_selector(pattern: &str) -> bool {
+    pattern.eq_ignore_ascii_case("ALL") || ALL.iter().any(|r| selector_matches(pattern, r.code))
+}
+
+pub fn selector_matches(pattern: &str, code: &str) -> bool {
+    pattern.eq_ignore_ascii_case("ALL")
+        || (code.len() >= pattern.len() && code[..pattern.len()].eq_ignore_ascii_case(pattern))
+}

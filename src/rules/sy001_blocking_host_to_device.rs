@@ -1,0 +1,156 @@
+use crate::diagnostics::Fix;
+use crate::rules::declare_rule;
+use crate::scan::analyze::Analyzer;
+use crate::semantic::summary::Scope;
+use ruff_python_ast::{self as ast, Expr};
+use ruff_text_size::{Ranged, TextRange, TextSize};
+
+declare_rule! {
+    /// ## What it does
+    /// Flags a tensor built on the host — `torch.tensor(...)` / `torch.as_tensor(...)` without
+    /// `device=`, `torch.from_numpy(...)`, `torch._shape_as_tensor(...)`, stacks of those — that is
+    /// then moved with `.to(device)` or `.cuda()` without `non_blocking=True`, in code that runs
+    /// every step (forward and what it calls, compiled functions).
+    ///
+    /// ## Why is this bad?
+    /// A blocking host→device copy waits for the copy to finish, and from pageable memory the
+    /// CUDA driver first waits for the stream's queued work. In a forward pass that is otherwise
+    /// asynchronous, even a 16-byte tensor of sizes drains the whole queue: the host stops
+    /// launching kernels until the GPU catches up. On a host-bound model that is a measurable
+    /// share of the step (on a GPU-bound one it may change nothing: measure).
+    ///
+    /// ## Example
+    /// ```python
+    /// def forward(self, x):
+    ///     scale = torch.tensor([w, h]).to(x.device)
+    /// ```
+    ///
+    /// ## Fix
+    /// Pass `non_blocking=True` (the fix graphbreak applies), or avoid host data entirely by
+    /// building from device tensors or shapes (`x.new_tensor` still copies).
+    /// ```python
+    ///     scale = torch.tensor([w, h]).to(x.device, non_blocking=True)
+    /// ```
+    ///
+    /// ## Torch versions
+    /// All versions; the cost is on CUDA (and other async devices), not on CPU.
+    pub struct BlockingHostToDevice {
+        code: "SY001",
+        name: "blocking-host-to-device",
+        family: Sync,
+        torch_versions: "all",
+        fix_available: true,
+        summary: "host-built tensor moved to the device without non_blocking=True: drains the CUDA queue",
+    }
+}
+
+pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall) {
+    if !analyzer.in_function() {
+        return;
+    }
+    let Expr::Attribute(attribute) = &*call.func else {
+        return;
+    };
+    let method = attribute.attr.id.as_str();
+    if method != "to" && method != "cuda" {
+        return;
+    }
+    if !analyzer.is_host_built(&attribute.value) {
+        return;
+    }
+    if method == "to" && !moves_to_device(analyzer, &call.arguments) {
+        return;
+    }
+    let non_blocking = call.arguments.find_keyword("non_blocking");
+    if let Some(keyword) = non_blocking
+        && !matches!(&keyword.value, Expr::BooleanLiteral(b) if !b.value)
+    {
+        // non_blocking=True, or a variable we can't see: don't guess.
+        return;
+    }
+    let fix = non_blocking_fix(analyzer, call);
+    analyzer.report(
+        &BlockingHostToDevice::META,
+        call.range(),
+        format!(
+            "host-built tensor copied to the device with a blocking `.{method}()`: the host waits for the device queue to drain; pass `non_blocking=True` or build it on the device"
+        ),
+        Some(fix),
+        Scope::CompiledRegion,
+        false,
+    );
+}
+
+/// `.to(dtype)` converts in place on the same device; anything else (a device, a tensor, a
+/// `device=` keyword) is a move.
+fn moves_to_device(analyzer: &Analyzer<'_>, arguments: &ast::Arguments) -> bool {
+    if arguments.find_keyword("device").is_some() {
+        return true;
+    }
+    let Some(first) = arguments.args.first() else {
+        return false;
+    };
+    match first {
+        Expr::StringLiteral(_) => true,
+        Expr::Attribute(attribute) if attribute.attr.id.as_str() == "dtype" => false,
+        Expr::Name(name) if name.id.as_str().contains("dtype") => false,
+        other => match analyzer.qualified(other) {
+            Some(qualified) => !is_torch_dtype(&qualified),
+            None => true,
+        },
+    }
+}
+
+fn is_torch_dtype(qualified: &str) -> bool {
+    matches!(
+        qualified,
+        "torch.float"
+            | "torch.float32"
+            | "torch.float64"
+            | "torch.double"
+            | "torch.float16"
+            | "torch.half"
+            | "torch.bfloat16"
+            | "torch.int"
+            | "torch.int8"
+            | "torch.int16"
+            | "torch.int32"
+            | "torch.int64"
+            | "torch.long"
+            | "torch.short"
+            | "torch.uint8"
+            | "torch.bool"
+            | "torch.complex64"
+            | "torch.complex128"
+            | "torch.float8_e4m3fn"
+            | "torch.float8_e5m2"
+    )
+}
+
+fn non_blocking_fix(analyzer: &Analyzer<'_>, call: &ast::ExprCall) -> Fix {
+    if let Some(keyword) = call.arguments.find_keyword("non_blocking") {
+        return Fix {
+            message: "Set `non_blocking=True`".to_owned(),
+            edits: vec![analyzer.edit(keyword.value.range(), "True")],
+        };
+    }
+    let close = call.arguments.range().end() - TextSize::from(1);
+    let source = analyzer.source_text();
+    let before =
+        source[usize::from(call.arguments.range().start()) + 1..usize::from(close)].trim_end();
+    let content = if call.arguments.args.is_empty() && call.arguments.keywords.is_empty() {
+        "non_blocking=True"
+    } else if before.ends_with(',') {
+        " non_blocking=True"
+    } else {
+        ", non_blocking=True"
+    };
+    // Insert right after the last non-blank character before `)` so trailing newlines stay put.
+    let insert_at =
+        TextSize::try_from(usize::from(call.arguments.range().start()) + 1 + before.len())
+            .unwrap_or(close);
+    Fix {
+        message: "Pass `non_blocking=True`".to_owned(),
+        edits: vec![analyzer.edit(TextRange::empty(insert_at), content)],
+    }
+}

@@ -1,0 +1,166 @@
+use crate::rules::declare_rule;
+use crate::scan::analyze::Analyzer;
+use crate::semantic::summary::Scope;
+use ruff_python_ast::{self as ast, Expr};
+use ruff_text_size::Ranged;
+
+declare_rule! {
+    /// ## What it does
+    /// Flags tests that replace `torch.compile` — `mock.patch("torch.compile", ...)`,
+    /// `mock.patch.object(torch, "compile", ...)`, `monkeypatch.setattr(torch, "compile", ...)`,
+    /// or `torch.compile = ...` — with an identity function or a mock.
+    ///
+    /// ## Why is this bad?
+    /// Such a test asserts that `torch.compile` was *called*, never that the model *compiles*.
+    /// It passes while Dynamo crashes on the model, so it proves nothing about the compile path.
+    /// A spy that still compiles (`wraps=torch.compile`, or a replacement that calls
+    /// `torch.compile(..., backend="eager")`) is not flagged.
+    ///
+    /// ## Example
+    /// ```python
+    /// with mock.patch("torch.compile", side_effect=lambda m, **_: m):
+    ///     trainer.fit(model)
+    /// ```
+    ///
+    /// ## Fix
+    /// Compile for real with a cheap backend and assert on the result:
+    /// ```python
+    /// compiled = torch.compile(model, backend="eager", fullgraph=True)
+    /// torch.testing.assert_close(compiled(x), model(x))
+    /// ```
+    /// or run `graphbreak check` on the model's factory.
+    ///
+    /// ## Torch versions
+    /// All versions.
+    pub struct PatchedTorchCompile {
+        code: "TS001",
+        name: "patched-torch-compile",
+        family: Test,
+        torch_versions: "all",
+        fix_available: false,
+        summary: "test replaces torch.compile with a mock/identity: it can never see a compile failure",
+    }
+}
+
+const MESSAGE: &str = "`torch.compile` is replaced by a mock or identity here: the test can never see a compile failure; compile for real with `backend=\"eager\"`";
+
+pub fn check_assign(analyzer: &mut Analyzer<'_>, assign: &ast::StmtAssign) {
+    for target in &assign.targets {
+        if analyzer.qualified(target).as_deref() == Some("torch.compile")
+            && !references_compile(analyzer, &assign.value)
+        {
+            report(analyzer, assign.range());
+        }
+    }
+}
+
+pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall) {
+    let args = &call.arguments.args;
+    let qualified = analyzer.qualified(&call.func);
+    let replacement: Option<Option<&Expr>> = match qualified.as_deref() {
+        Some("unittest.mock.patch" | "mock.patch") => match args.first() {
+            Some(Expr::StringLiteral(target))
+                if target.value.to_str().ends_with("torch.compile") =>
+            {
+                Some(
+                    args.get(1)
+                        .or_else(|| keyword(call, "new"))
+                        .or_else(|| keyword(call, "side_effect")),
+                )
+            }
+            _ => None,
+        },
+        Some("unittest.mock.patch.object" | "mock.patch.object") => match &**args {
+            [object, Expr::StringLiteral(attr), ..]
+                if attr.value.to_str() == "compile"
+                    && analyzer.qualified(object).as_deref() == Some("torch") =>
+            {
+                Some(
+                    args.get(2)
+                        .or_else(|| keyword(call, "new"))
+                        .or_else(|| keyword(call, "side_effect")),
+                )
+            }
+            _ => None,
+        },
+        _ => {
+            // monkeypatch.setattr(torch, "compile", f) / monkeypatch.setattr("torch.compile", f) / setattr(torch, "compile", f)
+            let is_setattr = matches!(&*call.func, Expr::Attribute(a) if a.attr.id.as_str() == "setattr")
+                || analyzer.is_builtin(&call.func, "setattr");
+            if !is_setattr {
+                return;
+            }
+            match &**args {
+                [object, Expr::StringLiteral(attr), value, ..]
+                    if attr.value.to_str() == "compile"
+                        && analyzer.qualified(object).as_deref() == Some("torch") =>
+                {
+                    Some(Some(value))
+                }
+                [Expr::StringLiteral(target), value, ..]
+                    if target.value.to_str() == "torch.compile" =>
+                {
+                    Some(Some(value))
+                }
+                _ => None,
+            }
+        }
+    };
+    let Some(replacement) = replacement else {
+        return;
+    };
+    // `wraps=torch.compile` is a spy; a replacement that itself calls torch.compile still compiles.
+    if keyword(call, "wraps").is_some_and(|w| references_compile(analyzer, w)) {
+        return;
+    }
+    if replacement.is_some_and(|r| references_compile(analyzer, r)) {
+        return;
+    }
+    report(analyzer, call.range());
+}
+
+fn keyword<'b>(call: &'b ast::ExprCall, name: &str) -> Option<&'b Expr> {
+    call.arguments.find_keyword(name).map(|k| &k.value)
+}
+
+/// Does the replacement expression mention the real `torch.compile` (so it still compiles)?
+fn references_compile(analyzer: &Analyzer<'_>, expr: &Expr) -> bool {
+    struct Finder<'x, 'y> {
+        analyzer: &'x Analyzer<'y>,
+        found: bool,
+        budget: u32,
+    }
+    impl<'a> ruff_python_ast::visitor::Visitor<'a> for Finder<'_, '_> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if self.found || self.budget == 0 {
+                return;
+            }
+            self.budget -= 1;
+            if matches!(expr, Expr::Attribute(_) | Expr::Name(_))
+                && self.analyzer.qualified(expr).as_deref() == Some("torch.compile")
+            {
+                self.found = true;
+                return;
+            }
+            ruff_python_ast::visitor::walk_expr(self, expr);
+        }
+    }
+    let mut finder = Finder {
+        analyzer,
+        found: false,
+        budget: 256,
+    };
+    ruff_python_ast::visitor::Visitor::visit_expr(&mut finder, expr);
+    finder.found
+}
+
+fn report(analyzer: &mut Analyzer<'_>, range: ruff_text_size::TextRange) {
+    analyzer.report(
+        &PatchedTorchCompile::META,
+        range,
+        MESSAGE.to_owned(),
+        None,
+        Scope::Anywhere,
+        false,
+    );
+}

@@ -1,0 +1,214 @@
+//! Phase 1 of `scan`: walk the given paths (honouring .gitignore), pick Python files, attach the
+//! configuration that governs each, and name each file's module (`pkg/sub/mod.py` → `pkg.sub.mod`).
+
+use super::ScanOptions;
+use crate::config::{self, Settings};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub struct DiscoveredFile {
+    pub path: PathBuf,
+    pub module: String,
+    pub is_package_init: bool,
+    pub settings: Arc<Settings>,
+}
+
+/// Directories never worth scanning (virtual environments, build outputs, caches).
+const DEFAULT_EXCLUDED_DIRS: &[&str] = &[
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    "__pycache__",
+    "__pypackages__",
+    "node_modules",
+    "site-packages",
+    "build",
+    "dist",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+];
+
+pub fn discover(options: &ScanOptions) -> Result<Vec<DiscoveredFile>, String> {
+    let paths: Vec<PathBuf> = if options.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        options.paths.clone()
+    };
+    let cli_excludes = options
+        .exclude
+        .iter()
+        .map(|pattern| {
+            globset::GlobBuilder::new(pattern)
+                .literal_separator(false)
+                .build()
+                .map(|g| g.compile_matcher())
+                .map_err(|e| format!("--exclude: bad glob `{pattern}`: {e}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut configs = ConfigCache::new(options)?;
+    let mut packages = PackageCache::default();
+    let mut found = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+
+    for root in &paths {
+        let metadata = std::fs::metadata(root).map_err(|e| format!("{}: {e}", root.display()))?;
+        if metadata.is_file() {
+            // Explicitly named files are always scanned, whatever their extension or ignores.
+            let path = absolute(root);
+            if seen.insert(path.clone()) {
+                let settings = configs.for_file(&path)?;
+                found.push(describe(path, settings, &mut packages));
+            }
+            continue;
+        }
+        let walker = ignore::WalkBuilder::new(root)
+            .hidden(true)
+            .follow_links(false)
+            .require_git(false)
+            .filter_entry(|entry| {
+                !(entry.file_type().is_some_and(|t| t.is_dir())
+                    && entry.depth() > 0
+                    && DEFAULT_EXCLUDED_DIRS
+                        .contains(&entry.file_name().to_string_lossy().as_ref()))
+            })
+            .build();
+        for entry in walker {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(err) => {
+                    // An unreadable directory or a broken link: say so, keep going.
+                    eprintln!("graphbreak: warning: {err}");
+                    continue;
+                }
+            };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            let path = entry.path();
+            let wanted = match path.extension().and_then(|e| e.to_str()) {
+                Some("py") => true,
+                Some("pyi") => options.include_stubs,
+                _ => false,
+            };
+            if !wanted {
+                continue;
+            }
+            let path = absolute(path);
+            if cli_excludes.iter().any(|g| g.is_match(&path)) {
+                continue;
+            }
+            let settings = configs.for_file(&path)?;
+            if settings.exclude.iter().any(|g| g.is_match(&path)) {
+                continue;
+            }
+            if seen.insert(path.clone()) {
+                found.push(describe(path, settings, &mut packages));
+            }
+        }
+    }
+    Ok(found)
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+fn describe(path: PathBuf, settings: Arc<Settings>, packages: &mut PackageCache) -> DiscoveredFile {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let is_package_init = stem == "__init__";
+    let mut parts: Vec<String> = Vec::new();
+    if !is_package_init {
+        parts.push(stem);
+    }
+    let mut dir = path.parent();
+    while let Some(current) = dir {
+        if !packages.is_package(current) {
+            break;
+        }
+        parts.push(
+            current
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        );
+        dir = current.parent();
+    }
+    parts.reverse();
+    DiscoveredFile {
+        path,
+        module: parts.join("."),
+        is_package_init,
+        settings,
+    }
+}
+
+#[derive(Default)]
+struct PackageCache {
+    is_package: HashMap<PathBuf, bool>,
+}
+
+impl PackageCache {
+    fn is_package(&mut self, dir: &Path) -> bool {
+        if let Some(&known) = self.is_package.get(dir) {
+            return known;
+        }
+        let known = dir.join("__init__.py").is_file();
+        self.is_package.insert(dir.to_path_buf(), known);
+        known
+    }
+}
+
+struct ConfigCache {
+    fixed: Option<Arc<Settings>>,
+    by_dir: HashMap<PathBuf, Arc<Settings>>,
+    by_file: HashMap<PathBuf, Arc<Settings>>,
+}
+
+impl ConfigCache {
+    fn new(options: &ScanOptions) -> Result<ConfigCache, String> {
+        let fixed = if options.no_config {
+            Some(super::default_settings())
+        } else if let Some(file) = &options.config_file {
+            Some(super::load_config(file)?)
+        } else {
+            None
+        };
+        Ok(ConfigCache {
+            fixed,
+            by_dir: HashMap::new(),
+            by_file: HashMap::new(),
+        })
+    }
+
+    fn for_file(&mut self, path: &Path) -> Result<Arc<Settings>, String> {
+        if let Some(fixed) = &self.fixed {
+            return Ok(fixed.clone());
+        }
+        let dir = path.parent().unwrap_or(Path::new("/")).to_path_buf();
+        if let Some(settings) = self.by_dir.get(&dir) {
+            return Ok(settings.clone());
+        }
+        let settings = match config::find_config_file(&dir) {
+            Some(file) => match self.by_file.get(&file) {
+                Some(settings) => settings.clone(),
+                None => {
+                    let settings = super::load_config(&file)?;
+                    self.by_file.insert(file, settings.clone());
+                    settings
+                }
+            },
+            None => super::default_settings(),
+        };
+        self.by_dir.insert(dir, settings.clone());
+        Ok(settings)
+    }
+}

@@ -1,0 +1,447 @@
+//! Phase 4 of `scan`: one global step over all file summaries. Resolves names across files, finds
+//! the nn.Module classes, the compiled-region roots and everything they call, the project's own
+//! `is_compiling` helpers — and then decides which candidate findings are real.
+
+use super::Sym;
+use super::cond::{Assumptions, Cond, Truth};
+use super::summary::{Candidate, FileId, FileSummary, FuncIdx, Scope};
+use crate::rules;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::Path;
+
+/// A function anywhere in the project.
+pub type FuncRef = (FileId, FuncIdx);
+/// A class anywhere in the project.
+pub type ClassRef = (FileId, u32);
+
+/// Third-party base classes known to be `torch.nn.Module` subclasses.
+const EXTERNAL_MODULE_BASES: &[&str] = &[
+    "torch.nn.Module",
+    "torch.nn.modules.module.Module",
+    "pytorch_lightning.LightningModule",
+    "lightning.LightningModule",
+    "lightning.pytorch.LightningModule",
+    "transformers.PreTrainedModel",
+    "transformers.modeling_utils.PreTrainedModel",
+];
+
+enum Target {
+    Function(FuncRef),
+    Class(ClassRef),
+    PredicateAlias(FileId, String),
+}
+
+pub struct Project<'a> {
+    pub files: &'a [FileSummary],
+    modules: HashMap<&'a str, Vec<FileId>>,
+    module_classes: HashSet<ClassRef>,
+    subclasses: HashMap<ClassRef, Vec<ClassRef>>,
+    pub in_region: HashSet<FuncRef>,
+}
+
+impl<'a> Project<'a> {
+    pub fn link(files: &'a [FileSummary]) -> Project<'a> {
+        let mut modules: HashMap<&str, Vec<FileId>> = HashMap::new();
+        for (id, file) in files.iter().enumerate() {
+            modules
+                .entry(file.module.as_str())
+                .or_default()
+                .push(id as FileId);
+        }
+        let mut project = Project {
+            files,
+            modules,
+            module_classes: HashSet::new(),
+            subclasses: HashMap::new(),
+            in_region: HashSet::new(),
+        };
+        project.find_module_classes();
+        project.compute_regions();
+        project
+    }
+
+    // ----- name resolution ------------------------------------------------------------------
+
+    fn file_for_module(&self, module: &str, from: FileId) -> Option<FileId> {
+        let candidates = self.modules.get(module)?;
+        if candidates.len() == 1 {
+            return Some(candidates[0]);
+        }
+        // Several top-level scripts share a name (e.g. one `helpers.py` per directory): prefer the
+        // one next to the importer, then the one sharing the longest path prefix.
+        let from_path = &self.files[from as usize].path;
+        candidates
+            .iter()
+            .copied()
+            .max_by_key(|&id| common_prefix_len(&self.files[id as usize].path, from_path))
+    }
+
+    fn resolve_dotted(&self, dotted: &str, from: FileId, depth: u32) -> Option<Target> {
+        if depth > 6 {
+            return None;
+        }
+        let segments: Vec<&str> = dotted.split('.').collect();
+        for split in (1..=segments.len()).rev() {
+            let module = segments[..split].join(".");
+            let Some(file) = self.file_for_module(&module, from) else {
+                continue;
+            };
+            let rest = &segments[split..];
+            if rest.is_empty() {
+                return None;
+            }
+            return self.resolve_in_file(file, &rest.join("."), depth);
+        }
+        None
+    }
+
+    fn resolve_in_file(&self, file: FileId, local: &str, depth: u32) -> Option<Target> {
+        let summary = &self.files[file as usize];
+        if let Some(&idx) = summary.function_by_name.get(local) {
+            return Some(Target::Function((file, idx)));
+        }
+        if let Some(&idx) = summary.class_by_name.get(local) {
+            return Some(Target::Class((file, idx)));
+        }
+        if summary.predicate_aliases.contains_key(local) {
+            return Some(Target::PredicateAlias(file, local.to_owned()));
+        }
+        // A re-export: `from .utils import helper` in a package's __init__.py.
+        let (first, rest) = local.split_once('.').map_or((local, ""), |(f, r)| (f, r));
+        let target = summary.imports.get(first)?;
+        let dotted = if rest.is_empty() {
+            target.clone()
+        } else {
+            format!("{target}.{rest}")
+        };
+        self.resolve_dotted(&dotted, file, depth + 1)
+    }
+
+    fn resolve_sym(&self, sym: &Sym, file: FileId) -> Vec<Target> {
+        match sym {
+            Sym::Dotted(dotted) => self.resolve_dotted(dotted, file, 0).into_iter().collect(),
+            Sym::Local(local) => self.resolve_in_file(file, local, 0).into_iter().collect(),
+            Sym::SelfAttr { class, attr } => {
+                let Some(&idx) = self.files[file as usize].class_by_name.get(class) else {
+                    return Vec::new();
+                };
+                self.methods_named((file, idx), attr)
+                    .into_iter()
+                    .map(Target::Function)
+                    .collect()
+            }
+            Sym::SuperAttr { class, attr } => {
+                let Some(&idx) = self.files[file as usize].class_by_name.get(class) else {
+                    return Vec::new();
+                };
+                let mut found = Vec::new();
+                for base in self.project_bases((file, idx)) {
+                    if let Some(method) = self.lookup_method(base, attr, 0) {
+                        found.push(Target::Function(method));
+                        break;
+                    }
+                }
+                found
+            }
+        }
+    }
+
+    fn project_bases(&self, class: ClassRef) -> Vec<ClassRef> {
+        let info = &self.files[class.0 as usize].classes[class.1 as usize];
+        info.bases
+            .iter()
+            .flat_map(|base| self.resolve_sym(base, class.0))
+            .filter_map(|target| match target {
+                Target::Class(c) => Some(c),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Method lookup through project base classes (depth-first, like a simple MRO).
+    fn lookup_method(&self, class: ClassRef, name: &str, depth: u32) -> Option<FuncRef> {
+        if depth > 16 {
+            return None;
+        }
+        let file = &self.files[class.0 as usize];
+        let qual = format!("{}.{name}", file.classes[class.1 as usize].qualname);
+        if let Some(&idx) = file.function_by_name.get(&qual) {
+            return Some((class.0, idx));
+        }
+        self.project_bases(class)
+            .into_iter()
+            .find_map(|base| self.lookup_method(base, name, depth + 1))
+    }
+
+    /// `self.name(...)` may run the class's own (or inherited) method, or an override in any
+    /// project subclass — Dynamo traces whichever the instance has.
+    fn methods_named(&self, class: ClassRef, name: &str) -> Vec<FuncRef> {
+        let mut found: Vec<FuncRef> = self.lookup_method(class, name, 0).into_iter().collect();
+        let mut queue: VecDeque<ClassRef> = self
+            .subclasses
+            .get(&class)
+            .cloned()
+            .unwrap_or_default()
+            .into();
+        let mut seen = HashSet::new();
+        while let Some(sub) = queue.pop_front() {
+            if !seen.insert(sub) {
+                continue;
+            }
+            let file = &self.files[sub.0 as usize];
+            let qual = format!("{}.{name}", file.classes[sub.1 as usize].qualname);
+            if let Some(&idx) = file.function_by_name.get(&qual) {
+                found.push((sub.0, idx));
+            }
+            queue.extend(self.subclasses.get(&sub).into_iter().flatten().copied());
+        }
+        found
+    }
+
+    // ----- classes and regions --------------------------------------------------------------
+
+    fn find_module_classes(&mut self) {
+        let mut direct: Vec<ClassRef> = Vec::new();
+        let mut subclasses: HashMap<ClassRef, Vec<ClassRef>> = HashMap::new();
+        for (file_id, file) in self.files.iter().enumerate() {
+            for (class_idx, class) in file.classes.iter().enumerate() {
+                let me = (file_id as FileId, class_idx as u32);
+                for base in &class.bases {
+                    if let Sym::Dotted(dotted) = base
+                        && is_external_module_base(dotted)
+                    {
+                        direct.push(me);
+                    }
+                    for target in self.resolve_sym(base, file_id as FileId) {
+                        if let Target::Class(parent) = target {
+                            subclasses.entry(parent).or_default().push(me);
+                        }
+                    }
+                }
+            }
+        }
+        let mut queue: VecDeque<ClassRef> = direct.into();
+        while let Some(class) = queue.pop_front() {
+            if self.module_classes.insert(class) {
+                queue.extend(subclasses.get(&class).into_iter().flatten().copied());
+            }
+        }
+        self.subclasses = subclasses;
+    }
+
+    fn compute_regions(&mut self) {
+        let mut roots: Vec<FuncRef> = Vec::new();
+        for (file_id, file) in self.files.iter().enumerate() {
+            let file_id = file_id as FileId;
+            for (idx, function) in file.functions.iter().enumerate() {
+                if function.compile_decorated {
+                    roots.push((file_id, idx as FuncIdx));
+                }
+                if function.name == "forward"
+                    && let Some(class) = &function.class
+                    && let Some(&class_idx) = file.class_by_name.get(class)
+                    && self.module_classes.contains(&(file_id, class_idx))
+                {
+                    roots.push((file_id, idx as FuncIdx));
+                }
+            }
+            for (_, sym) in &file.compile_roots {
+                for target in self.resolve_sym(sym, file_id) {
+                    match target {
+                        Target::Function(func) => roots.push(func),
+                        Target::Class(class) => {
+                            if let Some(forward) = self.lookup_method(class, "forward", 0) {
+                                roots.push(forward);
+                            }
+                        }
+                        Target::PredicateAlias(..) => {}
+                    }
+                }
+            }
+        }
+        let mut queue: VecDeque<FuncRef> = roots.into();
+        while let Some(func) = queue.pop_front() {
+            let info = &self.files[func.0 as usize].functions[func.1 as usize];
+            if info.disabled || self.in_region.contains(&func) {
+                continue;
+            }
+            self.in_region.insert(func);
+            for call in &info.calls {
+                for target in self.resolve_sym(call, func.0) {
+                    if let Target::Function(callee) = target {
+                        queue.push_back(callee);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The guard formula a call to `sym` evaluates to, when it calls a project predicate.
+    pub fn predicate_formula(&self, sym: &Sym, file: FileId) -> Option<Cond> {
+        match self.resolve_sym(sym, file).into_iter().next()? {
+            Target::Function((file, idx)) => {
+                let predicate = self.files[file as usize].functions[idx as usize]
+                    .predicate
+                    .as_ref()?;
+                Some(self.localize(predicate, file))
+            }
+            Target::PredicateAlias(file, name) => {
+                Some(self.localize(&self.files[file as usize].predicate_aliases[&name], file))
+            }
+            Target::Class(_) => None,
+        }
+    }
+
+    /// Project atoms inside a formula are relative to the file that wrote them; inline them
+    /// one level so the formula can be evaluated from any file.
+    fn localize(&self, cond: &Cond, file: FileId) -> Cond {
+        self.localize_depth(cond, file, 0)
+    }
+
+    fn localize_depth(&self, cond: &Cond, file: FileId, depth: u32) -> Cond {
+        if depth > 6 {
+            return Cond::Unknown;
+        }
+        match cond {
+            Cond::Atom(super::cond::Atom::Call(sym)) => {
+                match self.resolve_sym(sym, file).into_iter().next() {
+                    Some(Target::Function((f, idx))) => {
+                        match &self.files[f as usize].functions[idx as usize].predicate {
+                            Some(inner) => self.localize_depth(inner, f, depth + 1),
+                            None => Cond::Unknown,
+                        }
+                    }
+                    Some(Target::PredicateAlias(f, name)) => self.localize_depth(
+                        &self.files[f as usize].predicate_aliases[&name],
+                        f,
+                        depth + 1,
+                    ),
+                    _ => Cond::Unknown,
+                }
+            }
+            Cond::Not(inner) => Cond::Not(Box::new(self.localize_depth(inner, file, depth))),
+            Cond::And(items) => Cond::And(
+                items
+                    .iter()
+                    .map(|c| self.localize_depth(c, file, depth))
+                    .collect(),
+            ),
+            Cond::Or(items) => Cond::Or(
+                items
+                    .iter()
+                    .map(|c| self.localize_depth(c, file, depth))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+
+    // ----- deciding findings ----------------------------------------------------------------
+
+    /// Is a finding with this guard path unreachable while Dynamo traces (eager-only code)?
+    fn eager_only(&self, file: FileId, path: &[(u32, bool)]) -> bool {
+        let summary = &self.files[file as usize];
+        let resolve = |sym: &Sym| self.predicate_formula(sym, file);
+        let assume = Assumptions {
+            compiling: true,
+            is_exporting: None,
+            resolve_call: &resolve,
+        };
+        path.iter().any(|&(guard, branch)| {
+            let truth = summary.guards[guard as usize].cond.eval(&assume);
+            truth == Truth::from_bool(!branch)
+        })
+    }
+
+    fn is_traced(&self, file: FileId, candidate: &Candidate) -> bool {
+        match candidate.func {
+            Some(func) => {
+                self.in_region.contains(&(file, func)) && !self.eager_only(file, &candidate.path)
+            }
+            None => false,
+        }
+    }
+
+    /// The findings of one file that survive linking, plus CR002 findings on its guards.
+    pub fn findings(&self, file: FileId) -> Vec<&Candidate> {
+        let summary = &self.files[file as usize];
+        summary
+            .file_diagnostics
+            .iter()
+            .chain(summary.candidates.iter().filter(|c| match c.scope {
+                Scope::Anywhere => true,
+                Scope::CompiledRegion => self.is_traced(file, c),
+            }))
+            .collect()
+    }
+
+    /// CR002: guards on export/tracing predicates whose compile-time branch holds a traced break or crash.
+    pub fn export_guard_findings(&self, file: FileId) -> Vec<Candidate> {
+        let summary = &self.files[file as usize];
+        let resolve = |sym: &Sym| self.predicate_formula(sym, file);
+        let assume = Assumptions {
+            compiling: true,
+            is_exporting: Some(false),
+            resolve_call: &resolve,
+        };
+        let mut out = Vec::new();
+        for (guard_idx, guard) in summary.guards.iter().enumerate() {
+            let Some(export) = guard.cond.export_predicate(&resolve, 0) else {
+                continue;
+            };
+            let Some(func) = guard.func else { continue };
+            if !self.in_region.contains(&(file, func)) {
+                continue;
+            }
+            let taken = match guard.cond.eval(&assume) {
+                Truth::True => true,
+                Truth::False => false,
+                Truth::Unknown => continue,
+            };
+            let hazard = summary.candidates.iter().find(|c| {
+                c.breaks_or_crashes
+                    && c.path.contains(&(guard_idx as u32, taken))
+                    && self.is_traced(file, c)
+            });
+            let Some(hazard) = hazard else { continue };
+            out.push(Candidate {
+                code: rules::cr002_export_only_guard::ExportOnlyGuard::META.code,
+                message: format!(
+                    "guard tests only `{}`; under torch.compile it is False (or missing before torch 2.7 for is_exporting), so the branch with {} at line {} is traced; add `torch.compiler.is_compiling()` to the guard",
+                    export.display(),
+                    hazard.code,
+                    hazard.location.row
+                ),
+                location: guard.location,
+                end_location: guard.end_location,
+                fix: None,
+                func: Some(func),
+                path: Vec::new(),
+                scope: Scope::CompiledRegion,
+                breaks_or_crashes: false,
+            });
+        }
+        out
+    }
+}
+
+fn is_external_module_base(dotted: &str) -> bool {
+    if EXTERNAL_MODULE_BASES.contains(&dotted) {
+        return true;
+    }
+    // torch.nn.Linear, torch.nn.Sequential, torch.nn.modules.conv.Conv2d, ...: all Modules.
+    dotted.strip_prefix("torch.nn.").is_some_and(|rest| {
+        let last = rest.rsplit('.').next().unwrap_or(rest);
+        last.starts_with(|c: char| c.is_ascii_uppercase())
+            && !matches!(last, "Parameter" | "Buffer" | "UninitializedParameter")
+            && !rest.starts_with("utils.")
+            && !rest.starts_with("parameter.")
+    })
+}
+
+fn common_prefix_len(a: &Path, b: &Path) -> usize {
+    a.components()
+        .zip(b.components())
+        .take_while(|(x, y)| x == y)
+        .count()
+}

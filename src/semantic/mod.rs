@@ -1,0 +1,21 @@
+//! The semantic model: what a file binds (imports, definitions), which guard conditions wrap code,
+//! which expressions are tensors, and — after linking all files — which functions Dynamo will trace.
+
+pub mod cond;
+pub mod link;
+pub mod summary;
+pub mod tensor;
+
+/// A name resolved as far as one file can resolve it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Sym {
+    /// A dotted name reached through an import (`torch.compiler.is_compiling`, `mypkg.utils.f`).
+    /// Whether it belongs to the project is decided when linking.
+    Dotted(String),
+    /// A function or class defined in this file, by local qualified name (`Model.forward`, `helper`).
+    Local(String),
+    /// `self.<attr>` inside a method of the class with this local qualified name.
+    SelfAttr { class: String, attr: String },
+    /// `super().<attr>` inside a method of the class with this local qualified name.
+    SuperAttr { class: String, attr: String },
+}
