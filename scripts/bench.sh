@@ -90,6 +90,20 @@ if [[ "$ruff_only" == 0 ]]; then
   [[ -x "$graphbreak" ]] || { echo "bench.sh: no graphbreak binary at $graphbreak" >&2; exit 2; }
 fi
 
+# --- 3b. parse-only floor (same parser, no rules): what any ruff_python_parser-based scanner pays ---------------
+parse_floor=""
+if [[ "$ruff_only" == 0 ]]; then
+  floor_target="$work/parse-floor-target"
+  if [[ "$skip_build" == 0 ]]; then
+    log "building the parse-only floor (scripts/bench/parse_floor)"
+    CARGO_TARGET_DIR="$floor_target" cargo build --release --quiet \
+      --manifest-path "$repo_root/scripts/bench/parse_floor/Cargo.toml"
+  fi
+  if [[ -x "$floor_target/release/parse-floor" ]]; then
+    parse_floor="$floor_target/release/parse-floor"
+  fi
+fi
+
 # --- 4. measure -------------------------------------------------------------------------------------------------
 if [[ -n "$threads" ]]; then
   export RAYON_NUM_THREADS="$threads"
@@ -99,6 +113,9 @@ args=(--runs "$runs" --warmup "$warmup" --ruff "$ruff"
       --tree "timm-$TIMM_VERSION=$timm_tree")
 if [[ -n "$graphbreak" ]]; then
   args+=(--graphbreak "$graphbreak")
+fi
+if [[ -n "$parse_floor" ]]; then
+  args+=(--parse-floor "$parse_floor")
 fi
 if [[ "$interleave" == 1 ]]; then
   args+=(--interleave)

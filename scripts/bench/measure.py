@@ -33,8 +33,8 @@ class Tool:
     name: str
     # Command prefix; tree directories are appended.
     argv: list[str]
-    # Same, but producing JSON so findings can be counted.
-    json_argv: list[str]
+    # Same, but producing JSON so findings can be counted (None: the tool only reports on stderr).
+    json_argv: list[str] | None
     # Exit codes that mean "ran fine" (graphbreak: 0 = clean, 1 = findings).
     ok_exit_codes: tuple[int, ...]
 
@@ -52,6 +52,7 @@ class Result:
     target: str
     tool: str
     median_s: float
+    cpu_s: float
     min_s: float
     max_s: float
     runs: int
@@ -71,7 +72,7 @@ def count_python(dirs: list[Path]) -> tuple[int, int]:
 
 def sanity_run(tool: Tool, target: Target) -> str:
     """Run once with JSON output; fail loudly on a bad exit or a panic, return a findings summary."""
-    argv = tool.json_argv + [str(d) for d in target.dirs]
+    argv = (tool.json_argv or tool.argv) + [str(d) for d in target.dirs]
     proc = subprocess.run(argv, capture_output=True)
     stderr = proc.stderr.decode(errors="replace")
     if proc.returncode not in tool.ok_exit_codes or "panicked" in stderr:
@@ -79,6 +80,8 @@ def sanity_run(tool: Tool, target: Target) -> str:
             f"measure.py: {tool.name} exited {proc.returncode} on {target.name}\n"
             f"command: {shlex.join(argv)}\nstderr (tail):\n{stderr[-3000:]}"
         )
+    if tool.json_argv is None:
+        return "—"
     try:
         diagnostics = json.loads(proc.stdout or b"[]")
     except json.JSONDecodeError as err:
@@ -92,7 +95,8 @@ def sanity_run(tool: Tool, target: Target) -> str:
     return f"{len(diagnostics)}" + (f" ({detail})" if detail else "")
 
 
-def time_with_hyperfine(argv: list[str], runs: int, warmup: int) -> list[float]:
+def time_with_hyperfine(argv: list[str], runs: int, warmup: int) -> tuple[list[float], float]:
+    """Wall times of each run, and hyperfine's mean user+system CPU seconds."""
     with tempfile.TemporaryDirectory() as tmp:
         export = Path(tmp) / "hyperfine.json"
         subprocess.run(
@@ -109,13 +113,16 @@ def time_with_hyperfine(argv: list[str], runs: int, warmup: int) -> list[float]:
             check=True,
             stdout=subprocess.DEVNULL,
         )
-        return json.loads(export.read_text())["results"][0]["times"]
+        result = json.loads(export.read_text())["results"][0]
+        return result["times"], result["user"] + result["system"]
 
 
-def time_once(argv: list[str]) -> float:
+def time_once(argv: list[str]) -> tuple[float, float]:
+    """Wall seconds and user+system CPU seconds of one run."""
     start = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(proc.pid, 0)
+    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
 
 
 def load_average() -> str:
@@ -161,6 +168,7 @@ def main() -> None:
     parser.add_argument("--tree", action="append", required=True, metavar="NAME=DIR")
     parser.add_argument("--ruff", required=True)
     parser.add_argument("--graphbreak")
+    parser.add_argument("--parse-floor", help="parse-only floor binary (scripts/bench/parse_floor)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument(
@@ -208,6 +216,9 @@ def main() -> None:
             )
         )
 
+    if args.parse_floor:
+        tools.append(Tool("parse floor", [args.parse_floor], None, (0,)))
+
     have_hyperfine = shutil.which("hyperfine") is not None
     use_loop = args.interleave or not have_hyperfine
     threads = os.environ.get("RAYON_NUM_THREADS", f"all ({os.cpu_count()})")
@@ -217,7 +228,8 @@ def main() -> None:
         method = "hyperfine"
     print(f"# graphbreak vs ruff — {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n")
     print(f"- machine: {cpu_model()}, {os.cpu_count()} logical CPUs, threads per tool: {threads}")
-    print(f"- tools: {', '.join(tool_version(t.argv[0]) for t in tools)}")
+    versioned = dict.fromkeys(t.argv[0] for t in tools if t.json_argv is not None)
+    print(f"- tools: {', '.join(tool_version(argv0) for argv0 in versioned)}")
     print(
         f"- timing: {method}, median of {args.runs} runs after {args.warmup} warm-up; "
         f"peak RSS from one extra run; load average at start: {load_average()}",
@@ -234,21 +246,25 @@ def main() -> None:
         if use_loop:
             # Interleaving (A B A B ...) spreads background load evenly over the tools being compared.
             times: dict[str, list[float]] = {name: [] for name in argvs}
+            cpu_times: dict[str, list[float]] = {name: [] for name in argvs}
             for i in range(args.warmup + args.runs):
                 for name, argv in argvs.items():
-                    elapsed = time_once(argv)
+                    elapsed, cpu = time_once(argv)
                     if i >= args.warmup:
                         times[name].append(elapsed)
+                        cpu_times[name].append(cpu)
+            cpu_s = {name: statistics.median(cpu_times[name]) for name in argvs}
         else:
-            times = {
-                name: time_with_hyperfine(argv, args.runs, args.warmup) for name, argv in argvs.items()
-            }
+            times, cpu_s = {}, {}
+            for name, argv in argvs.items():
+                times[name], cpu_s[name] = time_with_hyperfine(argv, args.runs, args.warmup)
         for name, argv in argvs.items():
             results.append(
                 Result(
                     target.name,
                     name,
                     statistics.median(times[name]),
+                    cpu_s[name],
                     min(times[name]),
                     max(times[name]),
                     len(times[name]),
@@ -259,16 +275,22 @@ def main() -> None:
     print(f"- load average at end: {load_average()}\n")
 
     ruff_median = {r.target: r.median_s for r in results if r.tool == "ruff"}
-    print("`vs ruff` = median time / median time of ruff with its default rules on the same tree.\n")
+    print(
+        "`vs ruff` = median wall time / ruff's (default rules) on the same tree. `CPU s` = user+system "
+        "seconds (median in loop mode, mean under hyperfine): steadier than wall time under background load.\n"
+    )
     lines = {t.name: t for t in targets}
-    print("| tree | files | lines | tool | median s | min–max s | lines/s | peak RSS MiB | vs ruff | findings |")
-    print("|---|---:|---:|---|---:|---:|---:|---:|---:|---|")
+    print(
+        "| tree | files | lines | tool | median s | min–max s | CPU s | lines/s | peak RSS MiB | vs ruff "
+        "| findings |"
+    )
+    print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|")
     for r in results:
         target = lines[r.target]
         ratio = r.median_s / ruff_median[r.target]
         print(
             f"| {r.target} | {target.files:,} | {target.lines:,} | {r.tool} | {r.median_s:.3f} | "
-            f"{r.min_s:.3f}–{r.max_s:.3f} | {target.lines / r.median_s:,.0f} | {r.peak_rss_mib:.0f} | "
+            f"{r.min_s:.3f}–{r.max_s:.3f} | {r.cpu_s:.2f} | {target.lines / r.median_s:,.0f} | {r.peak_rss_mib:.0f} | "
             f"{ratio:.2f}× | {r.findings} |"
         )
 
