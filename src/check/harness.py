@@ -1,0 +1,1237 @@
+"""graphbreak check harness: runs one case under real torch and writes what happened as JSON.
+
+Embedded in the graphbreak binary and run as a subprocess, one per (case, interpreter):
+
+    python -X faulthandler harness.py run request.json result.json
+    python harness.py env
+
+The contract (request/result fields, statuses) is /work/notes/CHECK_PROTOCOL.md, mirrored in docs.
+Constraints: one file, stdlib + torch only, Python 3.9+, torch 2.2 through current. Every torch API that
+moved between versions is feature-detected (hasattr / try), never assumed from a version number.
+"""
+
+import ast
+import contextlib
+import importlib.util
+import json
+import logging
+import math
+import os
+import platform
+import re
+import subprocess
+import sys
+import sysconfig
+import time
+import traceback
+
+HARNESS_FILE = os.path.abspath(__file__)
+MESSAGE_LIMIT = 2000
+TRACEBACK_TAIL_LIMIT = 4000
+REASON_LIMIT = 600
+GB_CODE_PATTERN = re.compile(r"\bgb(\d{4})\b", re.IGNORECASE)
+LIMIT_HIT_PATTERN = re.compile(r"hit config\.(\w+) \((\d+)\)")
+FROM_USER_CODE_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+
+# Defaults when neither the case nor the CLI sets a tolerance: (atol, rtol) per output dtype.
+# Compiled kernels reorder reductions and fuse ops, so these are looser than torch.testing's.
+DEFAULT_TOLERANCES = {
+    "float64": (1e-7, 1e-7),
+    "float32": (1e-4, 1e-4),
+    "float16": (1e-2, 1e-2),
+    "bfloat16": (5e-2, 5e-2),
+}
+
+
+# --------------------------------------------------------------------------------------------
+# small utilities
+
+
+def truncate(text, limit):
+    text = str(text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def first_line(text):
+    for line in str(text).splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def json_safe(value):
+    """JSON has no NaN/inf (serde_json rejects them): non-finite floats become null."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def write_json_atomically(path, payload):
+    temporary = path + ".tmp"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        json.dump(json_safe(payload), handle, indent=1, default=str)
+    os.replace(temporary, path)
+
+
+def percentile(sorted_values, fraction):
+    """Linear interpolation between closest ranks (numpy's default)."""
+    if not sorted_values:
+        return None
+    position = (len(sorted_values) - 1) * fraction
+    lower = int(math.floor(position))
+    upper = min(lower + 1, len(sorted_values) - 1)
+    weight = position - lower
+    return sorted_values[lower] * (1 - weight) + sorted_values[upper] * weight
+
+
+def timing_stats(samples_ms):
+    if not samples_ms:
+        return None
+    ordered = sorted(samples_ms)
+    return {
+        "min": ordered[0],
+        "p10": percentile(ordered, 0.10),
+        "median": percentile(ordered, 0.50),
+        "p90": percentile(ordered, 0.90),
+        "max": ordered[-1],
+        "n": len(ordered),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# environment probe
+
+
+def nvidia_driver_version():
+    try:
+        with open("/proc/driver/nvidia/version", encoding="utf-8") as handle:
+            match = re.search(r"Kernel Module\s+(\S+)", handle.read())
+            if match:
+                return match.group(1)
+    except OSError:
+        pass
+    try:
+        completed = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+        if completed.returncode == 0 and completed.stdout.strip():
+            return completed.stdout.strip().splitlines()[0].strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return None
+
+
+def import_torch():
+    """Returns (torch module or None, error string or None). Import chatter goes to stderr."""
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            import torch  # noqa: PLC0415 - torch may be missing; that is a reportable state
+        return torch, None
+    except BaseException as error:  # noqa: BLE001 - a broken install can raise anything
+        return None, "%s: %s" % (type(error).__name__, truncate(error, MESSAGE_LIMIT))
+
+
+def environment_info(torch, torch_error):
+    info = {
+        "python": platform.python_version(),
+        "python_executable": sys.executable,
+        "torch_version": None,
+        "torch_error": torch_error,
+        "cuda_available": False,
+        "cuda_version": None,
+        "gpu_name": None,
+        "driver_version": None,
+        "platform": platform.platform(),
+    }
+    if torch is None:
+        return info
+    info["torch_version"] = str(torch.__version__)
+    try:
+        info["cuda_version"] = getattr(torch.version, "cuda", None)
+        info["cuda_available"] = bool(torch.cuda.is_available())
+        if info["cuda_available"]:
+            info["gpu_name"] = torch.cuda.get_device_name(0)
+            info["driver_version"] = nvidia_driver_version()
+    except Exception as error:  # noqa: BLE001 - a broken CUDA setup is a fact, not a crash
+        info["torch_error"] = "CUDA probe failed: %s: %s" % (type(error).__name__, truncate(error, 500))
+    return info
+
+
+def env_command():
+    torch, torch_error = import_torch()
+    print(json.dumps(json_safe(environment_info(torch, torch_error))))
+    return 0
+
+
+# --------------------------------------------------------------------------------------------
+# attributing frames to user code
+
+
+class FrameClassifier:
+    """Tells user frames from torch / third-party / stdlib / harness frames."""
+
+    def __init__(self, torch, case_file):
+        prefixes = []
+        if torch is not None:
+            prefixes.append(os.path.dirname(os.path.abspath(torch.__file__)) + os.sep)
+        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+            path = sysconfig.get_paths().get(key)
+            if path:
+                prefixes.append(os.path.abspath(path) + os.sep)
+        self.library_prefixes = tuple(sorted(set(prefixes), key=len, reverse=True))
+        self.case_dir = os.path.dirname(os.path.abspath(case_file)) + os.sep if case_file else None
+
+    def is_user(self, filename):
+        if not filename or filename.startswith("<"):
+            return False
+        path = os.path.abspath(filename)
+        if path == HARNESS_FILE:
+            return False
+        if self.case_dir and path.startswith(self.case_dir):
+            return True
+        if path.startswith(self.library_prefixes):
+            return False
+        parts = path.split(os.sep)
+        return "site-packages" not in parts and "dist-packages" not in parts
+
+
+def frame_location(frame):
+    """(filename, line) of a traceback.FrameSummary-like object."""
+    return getattr(frame, "filename", None), getattr(frame, "lineno", None)
+
+
+def innermost_user_frame(frames, classifier):
+    """(filename, line, in_user_code) for a list of FrameSummary, innermost last."""
+    for frame in reversed(list(frames or [])):
+        filename, line = frame_location(frame)
+        if classifier.is_user(filename):
+            return filename, line, True
+    if frames:
+        filename, line = frame_location(list(frames)[-1])
+        return filename, line, False
+    return None, None, False
+
+
+def exception_chain(error):
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        yield error
+        error = error.__cause__ or error.__context__
+
+
+def locate_error(error, classifier):
+    """User file:line of an exception: Dynamo's user stack first, then its message, then the traceback."""
+    for link in exception_chain(error):
+        real_stack = getattr(link, "real_stack", None)
+        if real_stack:
+            filename, line, in_user = innermost_user_frame(real_stack, classifier)
+            if in_user:
+                return filename, line
+        summary = getattr(link, "innermost_user_frame_summary", None)
+        if summary is not None and classifier.is_user(getattr(summary, "filename", None)):
+            return frame_location(summary)
+    for link in exception_chain(error):
+        message = str(link)
+        marker = message.find("from user code:")
+        if marker >= 0:
+            found = [
+                (name, int(line))
+                for name, line in FROM_USER_CODE_FRAME.findall(message[marker:])
+                if classifier.is_user(name)
+            ]
+            if found:
+                return found[-1]
+    for link in exception_chain(error):
+        if isinstance(link, SyntaxError) and link.filename and classifier.is_user(link.filename):
+            return link.filename, link.lineno
+        filename, line, in_user = innermost_user_frame(traceback.extract_tb(link.__traceback__), classifier)
+        if in_user:
+            return filename, line
+    return None, None
+
+
+def innermost_user_traceback_frame(error, classifier):
+    """(filename, line, function's first line, function's last line) of the innermost user frame in the
+    traceback, or None."""
+    innermost = None
+    entry = error.__traceback__
+    while entry is not None:
+        if classifier.is_user(entry.tb_frame.f_code.co_filename):
+            innermost = entry
+        entry = entry.tb_next
+    if innermost is None:
+        return None
+    code = innermost.tb_frame.f_code
+    # The frame may run Dynamo-rewritten bytecode with a truncated line table: take the function's
+    # extent from its source instead.
+    last = code.co_firstlineno
+    try:
+        with open(code.co_filename, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read())
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                starts = [node.lineno] + [decorator.lineno for decorator in node.decorator_list]
+                if code.co_firstlineno in starts and node.name == code.co_name:
+                    last = getattr(node, "end_lineno", None) or last
+                    break
+    except (OSError, SyntaxError, ValueError):
+        pass
+    return code.co_filename, innermost.tb_lineno, code.co_firstlineno, last
+
+
+def describe_error(error, phase, classifier):
+    filename, line = locate_error(error, classifier)
+    formatted = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    described = {
+        "type": type(error).__name__,
+        "message": truncate(str(error), MESSAGE_LIMIT),
+        "filename": filename,
+        "line": line,
+        "phase": phase,
+        "traceback_tail": formatted[-TRACEBACK_TAIL_LIMIT:],
+    }
+    cause = error.__cause__
+    if cause is not None:
+        # Dynamo wraps user-code errors (e.g. TorchRuntimeError around a TypeError); keep the root.
+        while cause.__cause__ is not None:
+            cause = cause.__cause__
+        described["cause_type"] = type(cause).__name__
+        described["cause_message"] = truncate(str(cause), MESSAGE_LIMIT)
+    return described
+
+
+def is_out_of_memory(torch, error):
+    oom_type = getattr(getattr(torch, "cuda", None), "OutOfMemoryError", None) if torch else None
+    for link in exception_chain(error):
+        if isinstance(link, MemoryError):
+            return True
+        if oom_type is not None and isinstance(link, oom_type):
+            return True
+        if isinstance(link, RuntimeError) and "out of memory" in str(link).lower():
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------------------------
+# the case
+
+
+class CaseError(Exception):
+    """The case itself is malformed (not an error raised by user code)."""
+
+
+def load_factory(file_path, factory_name):
+    directory = os.path.dirname(os.path.abspath(file_path))
+    for entry in (os.getcwd(), directory):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+    stem = os.path.splitext(os.path.basename(file_path))[0]
+    module_name = stem if stem.isidentifier() and stem not in sys.modules else "graphbreak_case_" + str(abs(hash(file_path)))
+    spec = importlib.util.spec_from_file_location(module_name, file_path)
+    if spec is None or spec.loader is None:
+        raise CaseError("cannot import %s as a Python module" % file_path)
+    module = importlib.util.module_from_spec(spec)
+    # Registered before execution so dataclasses/pickle inside the case can find their module.
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    factory = getattr(module, factory_name, None)
+    if factory is None:
+        raise CaseError("%s has no attribute %r" % (file_path, factory_name))
+    if not callable(factory):
+        raise CaseError("%s.%s is not callable" % (file_path, factory_name))
+    return factory
+
+
+def as_call(entry):
+    """One schedule entry → (args tuple, kwargs dict)."""
+    if isinstance(entry, tuple):
+        return entry, {}
+    if isinstance(entry, list):
+        return tuple(entry), {}
+    if isinstance(entry, dict):
+        return (), dict(entry)
+    return (entry,), {}
+
+
+KNOWN_CASE_KEYS = {"model", "args", "kwargs", "loss", "inputs", "compile", "metric", "dtype", "atol", "rtol"}
+
+
+def normalize_case(made):
+    """Factory return value → dict with every key present."""
+    if isinstance(made, dict):
+        if "model" not in made:
+            raise CaseError("the factory returned a dict without a 'model' key (keys: %s)" % sorted(made))
+        unknown = sorted(set(made) - KNOWN_CASE_KEYS)
+        case = dict(made)
+        case["unknown_keys"] = unknown
+    elif isinstance(made, (tuple, list)) and len(made) == 2:
+        case = {"model": made[0], "args": made[1], "unknown_keys": []}
+    else:
+        raise CaseError(
+            "the factory must return (model, args) or a dict with 'model'; got %s" % type(made).__name__
+        )
+    if not callable(case["model"]):
+        raise CaseError("'model' is not callable: %s" % type(case["model"]).__name__)
+    inputs = case.get("inputs")
+    if inputs is not None:
+        if not isinstance(inputs, (list, tuple)) or not inputs:
+            raise CaseError("'inputs' must be a non-empty list of argument tuples")
+        case["inputs"] = [as_call(entry) for entry in inputs]
+    if case.get("args") is not None:
+        args, _ = as_call(case["args"])
+    elif case.get("inputs"):
+        args = case["inputs"][0][0]
+    else:
+        args = ()
+    kwargs = case.get("kwargs") or {}
+    if not isinstance(kwargs, dict):
+        raise CaseError("'kwargs' must be a dict")
+    if case.get("args") is None and case.get("inputs") and not kwargs:
+        kwargs = case["inputs"][0][1]
+    case["args"], case["kwargs"] = args, kwargs
+    compile_options = case.get("compile") or {}
+    if not isinstance(compile_options, dict):
+        raise CaseError("'compile' must be a dict")
+    case["compile"] = compile_options
+    for key in ("loss", "metric"):
+        if case.get(key) is not None and not callable(case[key]):
+            raise CaseError("%r must be callable" % key)
+    return case
+
+
+def merge_compile_options(case_options, overrides):
+    """CLI overrides (non-null) over the case's own `compile` dict over torch.compile defaults."""
+    effective = {"backend": "inductor", "dynamic": None, "mode": None, "fullgraph": False, "options": None}
+    for key, value in case_options.items():
+        effective[key] = value
+    for key, value in (overrides or {}).items():
+        if value is None:
+            continue
+        effective[key] = None if (key == "dynamic" and value == "none") else value
+    if effective.get("mode") == "default":
+        effective["mode"] = None
+    return effective
+
+
+def compile_kwargs(effective):
+    kwargs = {key: value for key, value in effective.items() if key in ("backend", "dynamic", "mode", "fullgraph")}
+    if effective.get("options"):
+        kwargs["options"] = effective["options"]
+    if kwargs.get("mode") is None:
+        kwargs.pop("mode", None)
+    return kwargs
+
+
+def describe_options(effective):
+    described = {}
+    for key, value in effective.items():
+        if callable(value):
+            value = getattr(value, "__name__", type(value).__name__)
+        described[key] = value
+    return described
+
+
+def map_tensors(torch, value, function):
+    if isinstance(value, torch.Tensor):
+        return function(value)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(map_tensors(torch, item, function) for item in value))
+    if isinstance(value, (list, tuple)):
+        return type(value)(map_tensors(torch, item, function) for item in value)
+    if isinstance(value, dict):
+        return {key: map_tensors(torch, item, function) for key, item in value.items()}
+    return value
+
+
+def iter_tensors(torch, value):
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from iter_tensors(torch, item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from iter_tensors(torch, item)
+
+
+def shape_signature(torch, args, kwargs):
+    """Hashable description of the tensor shapes/dtypes in one call (what Dynamo's shape guards see)."""
+    return tuple(
+        (tuple(tensor.shape), str(tensor.dtype)) for tensor in iter_tensors(torch, (args, sorted(kwargs.items())))
+    )
+
+
+def detach_copy(torch, value):
+    return map_tensors(torch, value, lambda tensor: tensor.detach().clone())
+
+
+# --------------------------------------------------------------------------------------------
+# running steps
+
+
+class Stepper:
+    """Runs one step of the case (forward, or forward+loss+backward in training mode) under its contexts."""
+
+    def __init__(self, torch, case, device):
+        self.torch = torch
+        self.case = case
+        self.device = device
+        self.training = case.get("loss") is not None
+        self.autocast_dtype = None
+        dtype_name = case.get("dtype")
+        if dtype_name:
+            dtype = getattr(torch, str(dtype_name), None)
+            if not isinstance(dtype, torch.dtype):
+                raise CaseError("unknown dtype %r (expected e.g. 'bfloat16')" % (dtype_name,))
+            self.autocast_dtype = dtype
+        module = case["model"] if isinstance(case["model"], torch.nn.Module) else None
+        self.module = module
+
+    def context(self):
+        stack = contextlib.ExitStack()
+        if not self.training:
+            stack.enter_context(self.torch.no_grad())
+        if self.autocast_dtype is not None:
+            stack.enter_context(self.torch.autocast(device_type=self.device, dtype=self.autocast_dtype))
+        return stack
+
+    def leaves(self, args, kwargs):
+        if self.module is not None:
+            return [(name, p) for name, p in self.module.named_parameters() if p.requires_grad]
+        found = []
+        for index, tensor in enumerate(iter_tensors(self.torch, (args, kwargs))):
+            if tensor.requires_grad and tensor.is_leaf:
+                found.append(("input%d" % index, tensor))
+        return found
+
+    def zero_grads(self, args, kwargs):
+        for _, tensor in self.leaves(args, kwargs):
+            tensor.grad = None
+
+    def step(self, function, args, kwargs):
+        """Returns (outputs, loss) where loss is None outside training mode."""
+        if self.training:
+            self.zero_grads(args, kwargs)
+        with self.context():
+            outputs = function(*args, **kwargs)
+            loss = self.case["loss"](outputs) if self.training else None
+        if loss is not None:
+            loss.backward()
+        return outputs, loss
+
+    def grads(self, args, kwargs):
+        return {
+            name: tensor.grad.detach().clone()
+            for name, tensor in self.leaves(args, kwargs)
+            if tensor.grad is not None
+        }
+
+    def synchronize(self):
+        if self.device == "cuda":
+            self.torch.cuda.synchronize()
+
+
+def time_steps(stepper, function, args, kwargs, warmup, steps):
+    torch = stepper.torch
+    for _ in range(warmup):
+        stepper.step(function, args, kwargs)
+    stepper.synchronize()
+    samples = []
+    if stepper.device == "cuda":
+        for _ in range(steps):
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            stepper.step(function, args, kwargs)
+            end.record()
+            end.synchronize()
+            samples.append(float(start.elapsed_time(end)))
+    else:
+        for _ in range(steps):
+            started = time.perf_counter()
+            stepper.step(function, args, kwargs)
+            samples.append((time.perf_counter() - started) * 1000.0)
+    return samples
+
+
+# --------------------------------------------------------------------------------------------
+# parity
+
+
+def default_tolerances(torch, outputs, autocast_dtype):
+    names = set()
+    if autocast_dtype is not None:
+        names.add(str(autocast_dtype).replace("torch.", ""))
+    for tensor in iter_tensors(torch, outputs):
+        if tensor.is_floating_point():
+            names.add(str(tensor.dtype).replace("torch.", ""))
+    chosen = DEFAULT_TOLERANCES["float32"]
+    for name in names:
+        candidate = DEFAULT_TOLERANCES.get(name)
+        if candidate and candidate[0] > chosen[0]:
+            chosen = candidate
+    return chosen
+
+
+class Comparison:
+    def __init__(self, atol, rtol):
+        self.atol = atol
+        self.rtol = rtol
+        self.max_abs = 0.0
+        self.max_rel = 0.0
+        self.ok = True
+        self.problems = []
+
+    def compare(self, torch, expected, actual, where="output"):
+        if isinstance(expected, torch.Tensor) or isinstance(actual, torch.Tensor):
+            if not (isinstance(expected, torch.Tensor) and isinstance(actual, torch.Tensor)):
+                self.fail("%s: tensor vs %s" % (where, type(actual if isinstance(expected, torch.Tensor) else expected).__name__))
+                return
+            if expected.shape != actual.shape:
+                self.fail("%s: shape %s vs %s" % (where, tuple(expected.shape), tuple(actual.shape)))
+                return
+            if expected.numel() == 0:
+                return
+            reference = expected.detach().to("cpu", torch.float64)
+            candidate = actual.detach().to("cpu", torch.float64)
+            both_nan = torch.isnan(reference) & torch.isnan(candidate)
+            difference = (reference - candidate).abs()
+            difference = torch.where(both_nan, torch.zeros_like(difference), difference)
+            # A NaN on one side only is an infinite difference.
+            difference = torch.where(torch.isnan(difference), torch.full_like(difference, float("inf")), difference)
+            same_inf = torch.isinf(reference) & (reference == candidate)
+            difference = torch.where(same_inf, torch.zeros_like(difference), difference)
+            magnitude = reference.abs().clamp_min(self.atol)
+            self.max_abs = max(self.max_abs, float(difference.max()))
+            self.max_rel = max(self.max_rel, float((difference / magnitude).max()))
+            if not bool((difference <= self.atol + self.rtol * reference.abs()).all()):
+                self.fail("%s: max abs diff %.3g exceeds atol=%g rtol=%g" % (where, float(difference.max()), self.atol, self.rtol))
+            return
+        if isinstance(expected, dict) and isinstance(actual, dict):
+            if set(expected) != set(actual):
+                self.fail("%s: dict keys differ" % where)
+                return
+            for key in expected:
+                self.compare(torch, expected[key], actual[key], "%s[%r]" % (where, key))
+            return
+        if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
+            if len(expected) != len(actual):
+                self.fail("%s: length %d vs %d" % (where, len(expected), len(actual)))
+                return
+            for index, (left, right) in enumerate(zip(expected, actual)):
+                self.compare(torch, left, right, "%s[%d]" % (where, index))
+            return
+        if isinstance(expected, float) and isinstance(actual, (int, float)):
+            difference = abs(expected - actual)
+            self.max_abs = max(self.max_abs, difference)
+            if not difference <= self.atol + self.rtol * abs(expected):
+                self.fail("%s: %r vs %r" % (where, expected, actual))
+            return
+        try:
+            equal = bool(expected == actual)
+        except Exception:  # noqa: BLE001 - objects without a usable ==: not comparable, not a failure
+            return
+        if not equal:
+            self.fail("%s: %r vs %r" % (where, truncate(expected, 80), truncate(actual, 80)))
+
+    def fail(self, problem):
+        self.ok = False
+        if len(self.problems) < 5:
+            self.problems.append(problem)
+
+
+# --------------------------------------------------------------------------------------------
+# Dynamo facts
+
+
+def reset_dynamo(torch):
+    try:
+        torch._dynamo.reset()
+    except Exception:  # noqa: BLE001 - a failing reset must not hide the case's own result
+        pass
+
+
+def run_explain(torch, function, args, kwargs):
+    """torch._dynamo.explain across versions: explain(fn)(*args) (2.1+) or explain(fn, *args) (older)."""
+    explain = torch._dynamo.explain
+    try:
+        prepared = explain(function)
+    except TypeError:
+        prepared = None
+    if prepared is not None and hasattr(prepared, "graph_count"):
+        return prepared
+    if callable(prepared):
+        return prepared(*args, **kwargs)
+    return explain(function, *args, **kwargs)
+
+
+def describe_break(reason_object, classifier, logged_details):
+    """One explain() break reason → result entry. Some reasons are developer strings without a GB code
+    (e.g. 'generic_jump TensorVariable()' for a tensor `if`); the graph_breaks log line for the same
+    frame (innermost of the break's stack) carries the user-facing reason and code: prefer it then."""
+    reason_text = str(getattr(reason_object, "reason", reason_object))
+    stack = list(getattr(reason_object, "user_stack", None) or [])
+    filename, line, in_user = innermost_user_frame(stack, classifier)
+    reason_line = first_line(reason_text)
+    code = GB_CODE_PATTERN.search(reason_text)
+    gb_code = ("GB" + code.group(1)) if code else None
+    if gb_code is None and stack:
+        innermost_file, innermost_line = frame_location(stack[-1])
+        if innermost_file:
+            logged_reason, logged_code = logged_details.get((os.path.abspath(innermost_file), innermost_line), (None, None))
+            if logged_code:
+                gb_code = logged_code
+                reason_line = logged_reason or reason_line
+    return {
+        "reason": truncate(reason_line, REASON_LIMIT),
+        "filename": filename,
+        "line": line,
+        "gb_code": gb_code,
+        "in_user_code": in_user,
+        "frames": ["%s:%s" % frame_location(frame) for frame in stack],
+    }
+
+
+class DynamoLogRecorder(logging.Handler):
+    """Collects Dynamo's structured log records (the `recompiles` / `graph_breaks` artifacts that
+    `TORCH_LOGS=...` would print) through a logging.Handler, plus recompile-limit warnings."""
+
+    def __init__(self, torch, artifacts):
+        super().__init__(level=logging.DEBUG)
+        self.torch = torch
+        self.artifacts = artifacts
+        self.recompile_messages = []
+        self.limit_messages = []
+        self.graph_break_messages = []
+        self.logging_enabled = False
+        self.logger = None
+
+    def emit(self, record):
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001
+            return
+        if message.startswith("Recompiling function"):
+            self.recompile_messages.append(message)
+        elif message.startswith("Graph break"):
+            self.graph_break_messages.append(message)
+        elif LIMIT_HIT_PATTERN.search(message) or "cache_size_limit reached" in message:
+            self.limit_messages.append(message)
+
+    def __enter__(self):
+        set_logs = getattr(getattr(self.torch, "_logging", None), "set_logs", None)
+        if set_logs is not None:
+            try:
+                set_logs(**{artifact: True for artifact in self.artifacts})
+                self.logging_enabled = True
+            except Exception:  # noqa: BLE001 - older torch without the artifact: fall back to counters
+                self.logging_enabled = False
+        self.logger = logging.getLogger("torch._dynamo")
+        self.logger.addHandler(self)
+        return self
+
+    def __exit__(self, *exc_info):
+        if self.logger is not None:
+            self.logger.removeHandler(self)
+        if self.logging_enabled:
+            try:
+                self.torch._logging.set_logs()
+            except Exception:  # noqa: BLE001
+                pass
+        return False
+
+    def snapshot(self):
+        return len(self.recompile_messages), len(self.limit_messages)
+
+    @staticmethod
+    def graph_break_location(message):
+        """(abs filename, line) of one graph_breaks log message. Formats: 2.11 'Graph break in user code
+        at FILE:LINE'; 2.4 'Graph break: from user code at:\n  File "FILE", line LINE, in fn'."""
+        match = re.match(r"Graph break in user code at (.+):(\d+)", message)
+        if match:
+            return os.path.abspath(match.group(1)), int(match.group(2))
+        marker = message.find("from user code at:")
+        if marker >= 0:
+            match = FROM_USER_CODE_FRAME.search(message, marker)
+            if match:
+                return os.path.abspath(match.group(1)), int(match.group(2))
+        return None
+
+    def graph_break_locations(self):
+        found = (self.graph_break_location(message) for message in self.graph_break_messages)
+        return [location for location in found if location is not None]
+
+    def graph_break_details(self):
+        """{(filename, line): (reason line, gb_code)} from the graph_breaks artifact."""
+        details = {}
+        for message in self.graph_break_messages:
+            location = self.graph_break_location(message)
+            if location is None:
+                continue
+            reason_line = None
+            marker = message.find("Graph Break Reason:")
+            if marker >= 0:
+                for line in message[marker + len("Graph Break Reason:"):].splitlines():
+                    stripped = line.strip()
+                    if stripped and not stripped.startswith("Encountered graph break"):
+                        reason_line = stripped
+                        break
+            code = GB_CODE_PATTERN.search(message)
+            details.setdefault(location, (reason_line, ("GB" + code.group(1)) if code else None))
+        return details
+
+
+def recompile_reason(message):
+    """First guard failure of one 'Recompiling function ...' message, whitespace collapsed."""
+    lines = message.splitlines()
+    header = lines[0].strip() if lines else ""
+    start = 1
+    for index, line in enumerate(lines):
+        if "triggered by" in line:
+            start = index + 1
+            break
+    for line in lines[start:]:
+        stripped = line.strip()
+        if stripped.startswith("- ") and not stripped.startswith("- User stack"):
+            text = re.sub(r"\s+", " ", stripped[2:]).strip()
+            return truncate(text, REASON_LIMIT)
+        if stripped and not stripped.startswith("-"):
+            return truncate(re.sub(r"\s+", " ", stripped), REASON_LIMIT)
+    return truncate(header, REASON_LIMIT)
+
+
+def recompile_limit_name(torch):
+    config = torch._dynamo.config
+    for name in ("recompile_limit", "cache_size_limit"):
+        if hasattr(config, name):
+            return name, getattr(config, name)
+    return None, None
+
+
+def inductor_cache_state(torch, backend):
+    """'cold' when the Inductor on-disk cache is empty or missing before the run; None for other backends."""
+    if backend != "inductor":
+        return None
+    directory = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    if not directory:
+        try:
+            from torch._inductor.runtime.cache_dir_utils import cache_dir  # noqa: PLC0415 - torch 2.3+
+            directory = cache_dir()
+        except Exception:  # noqa: BLE001
+            try:
+                from torch._inductor.utils import cache_dir  # noqa: PLC0415 - older torch
+                directory = cache_dir()
+            except Exception:  # noqa: BLE001
+                return None
+    try:
+        return "warm" if os.path.isdir(directory) and os.listdir(directory) else "cold"
+    except OSError:
+        return "cold"
+
+
+# --------------------------------------------------------------------------------------------
+# the run
+
+
+RESULT_TEMPLATE = {
+    "case": None, "python": None, "python_executable": None, "torch_version": None, "device": None,
+    "status": "harness_error", "graph_count": None, "graph_break_count": None, "graph_breaks": [],
+    "recompiles": None, "recompile_reasons": [], "cache_limit_hit": False, "distinct_input_shapes": None,
+    "error": None, "compile_seconds": None, "compile_cache": None, "eager_ms": None, "compiled_ms": None,
+    "eager_ms_stats": None, "compiled_ms_stats": None, "speedup": None, "payback_steps": None,
+    "max_abs_diff": None, "max_rel_diff": None, "parity_ok": None, "atol": None, "rtol": None,
+    "grad_max_abs_diff": None, "metric_eager": None, "metric_compiled": None,
+    "peak_memory_eager_mb": None, "peak_memory_compiled_mb": None, "environment": None, "notes": [],
+}
+
+
+class Run:
+    def __init__(self, request, result_path):
+        self.request = request
+        self.result_path = result_path
+        self.result = json.loads(json.dumps(RESULT_TEMPLATE))
+        self.result["case"] = request.get("node_id")
+        self.result["python"] = platform.python_version()
+        self.result["python_executable"] = sys.executable
+        self.torch = None
+        self.classifier = FrameClassifier(None, request.get("file"))
+        self.phase = "factory"
+
+    # -- bookkeeping
+
+    def checkpoint(self, phase):
+        """Writes what is known so far, so a crash/timeout in `phase` still leaves the earlier facts.
+        The file says harness_error until the run finishes (Rust replaces it with crash/timeout/oom
+        when the process dies); a failure already recorded is written as is."""
+        self.phase = phase
+        snapshot = dict(self.result)
+        if snapshot["error"] is None:
+            snapshot["status"] = "harness_error"
+            snapshot["error"] = {
+                "type": "Interrupted",
+                "message": "the harness did not finish: the process died during phase %r" % phase,
+                "filename": None, "line": None, "phase": phase, "traceback_tail": "",
+            }
+        write_json_atomically(self.result_path, snapshot)
+
+    def write(self):
+        write_json_atomically(self.result_path, self.result)
+
+    def note(self, text):
+        self.result["notes"].append(truncate(text, MESSAGE_LIMIT))
+
+    def fail(self, status, error, phase):
+        if self.torch is not None and is_out_of_memory(self.torch, error):
+            status = "oom"
+        self.result["status"] = status
+        self.result["error"] = describe_error(error, phase, self.classifier)
+
+    # -- phases
+
+    def execute(self):
+        self.checkpoint("factory")
+        torch, torch_error = import_torch()
+        if torch is None:
+            self.result["status"] = "no_torch"
+            self.result["error"] = {
+                "type": "ImportError", "message": torch_error, "filename": None, "line": None,
+                "phase": "factory", "traceback_tail": "",
+            }
+            self.result["environment"] = environment_info(None, torch_error)
+            return
+        self.torch = torch
+        self.classifier = FrameClassifier(torch, self.request.get("file"))
+        environment = environment_info(torch, None)
+        self.result["torch_version"] = environment["torch_version"]
+        device = self.request.get("device") or "auto"
+        if device == "auto":
+            device = "cuda" if environment["cuda_available"] else "cpu"
+        if device == "cuda" and not environment["cuda_available"]:
+            self.result["status"] = "harness_error"
+            self.result["error"] = {
+                "type": "DeviceUnavailable", "message": "device 'cuda' requested but torch.cuda.is_available() is False",
+                "filename": None, "line": None, "phase": "factory", "traceback_tail": "",
+            }
+            return
+        self.result["device"] = device
+        warmup = int(self.request.get("warmup", 3))
+        steps = int(self.request.get("steps", 10))
+        environment.pop("torch_error", None)
+        environment.pop("cuda_available", None)
+        environment.pop("python_executable", None)
+        environment.update({
+            "device": device, "compile_options": None, "warmup": warmup, "steps": steps,
+            "timing": "cuda events" if device == "cuda" else "perf_counter",
+        })
+        self.result["environment"] = environment
+
+        # factory
+        try:
+            factory = load_factory(self.request["file"], self.request["factory"])
+            # Same weights and inputs on every run of the case, so results compare across runs/versions.
+            torch.manual_seed(0)
+            made = factory(**(self.request.get("params") or {}))
+            case = normalize_case(made)
+        except BaseException as error:  # noqa: BLE001 - SystemExit in user code is a factory error too
+            if isinstance(error, KeyboardInterrupt):
+                raise
+            self.fail("factory_error", error, "factory")
+            return
+        if case["unknown_keys"]:
+            self.note("ignored unknown case keys: %s" % ", ".join(case["unknown_keys"]))
+        effective = merge_compile_options(case["compile"], self.request.get("compile"))
+        environment["compile_options"] = describe_options(effective)
+        try:
+            self.prepare(case, device)
+            stepper = Stepper(torch, case, device)
+        except BaseException as error:  # noqa: BLE001
+            if isinstance(error, KeyboardInterrupt):
+                raise
+            self.fail("factory_error", error, "factory")
+            return
+        self.run_case(case, stepper, effective, warmup, steps)
+
+    def prepare(self, case, device):
+        torch = self.torch
+        model = case["model"]
+        if isinstance(model, torch.nn.Module):
+            model.to(device)
+            if case.get("loss") is not None:
+                model.train()
+            else:
+                model.eval()
+        move = lambda value: map_tensors(torch, value, lambda tensor: tensor.to(device))  # noqa: E731
+        case["args"] = move(case["args"])
+        case["kwargs"] = move(case["kwargs"])
+        if case.get("inputs"):
+            case["inputs"] = [(move(args), move(kwargs)) for args, kwargs in case["inputs"]]
+
+    def run_case(self, case, stepper, effective, warmup, steps):
+        """eager → compile over the shape schedule → parity + timings → explain.
+
+        explain() runs last: on older torch (seen on 2.4) Dynamo keeps automatic-dynamic state per code
+        object across torch._dynamo.reset(), so an earlier explain() changes how the real compile
+        specializes (fewer recompiles than a fresh training process sees). Measured facts come first,
+        from a pristine Dynamo; each phase checkpoints the result file, so a crash or timeout in a later
+        phase keeps what an earlier one recorded."""
+        torch = self.torch
+        result = self.result
+        measure = bool(self.request.get("measure", True))
+        args, kwargs = case["args"], case["kwargs"]
+        schedule = case.get("inputs") or [(args, kwargs), (args, kwargs)]
+        result["distinct_input_shapes"] = len({shape_signature(torch, a, k) for a, k in schedule})
+
+        eager = self.phase_eager(case, stepper, measure, warmup, steps)
+        if eager is None:
+            return
+        compiled = self.phase_compile(case, stepper, effective, schedule, measure, warmup, steps, eager)
+        failed_status = None if compiled is not None else result["status"]
+        self.phase_explain(case, stepper, failed_status)
+        if failed_status is not None:
+            result["status"] = failed_status
+            return
+        eager_ms, compiled_ms = result["eager_ms"], result["compiled_ms"]
+        if eager_ms and compiled_ms:
+            result["speedup"] = eager_ms / compiled_ms
+            if eager_ms > compiled_ms and result["compile_seconds"] is not None:
+                result["payback_steps"] = result["compile_seconds"] * 1000.0 / (eager_ms - compiled_ms)
+        result["status"] = "parity_fail" if result["parity_ok"] is False else "ok"
+
+    def phase_eager(self, case, stepper, measure, warmup, steps):
+        """Returns (reference outputs, reference grads), or None after recording an eager_error."""
+        torch = self.torch
+        result = self.result
+        model, args, kwargs = case["model"], case["args"], case["kwargs"]
+        cuda = stepper.device == "cuda"
+        self.checkpoint("eager")
+        try:
+            torch.manual_seed(0)
+            if cuda:
+                torch.cuda.reset_peak_memory_stats()
+            outputs, loss = stepper.step(model, args, kwargs)
+            reference = detach_copy(torch, (outputs, loss))
+            grads = stepper.grads(args, kwargs) if stepper.training else {}
+            if case.get("metric") is not None and measure:
+                result["metric_eager"] = float(case["metric"](outputs))
+            del outputs, loss
+            if measure:
+                samples = time_steps(stepper, model, args, kwargs, warmup, steps)
+                result["eager_ms_stats"] = timing_stats(samples)
+                result["eager_ms"] = result["eager_ms_stats"]["median"] if samples else None
+            if cuda:
+                result["peak_memory_eager_mb"] = torch.cuda.max_memory_allocated() / 2**20
+        except BaseException as error:  # noqa: BLE001
+            if isinstance(error, KeyboardInterrupt):
+                raise
+            self.fail("eager_error", error, "eager")
+            return None
+        return reference, grads
+
+    def phase_compile(self, case, stepper, effective, schedule, measure, warmup, steps, eager):
+        """Compiles, runs the schedule (recompiles), then parity and timings. Returns the compiled
+        callable, or None after recording a compile_error / oom."""
+        torch = self.torch
+        result = self.result
+        model, args, kwargs = case["model"], case["args"], case["kwargs"]
+        cuda = stepper.device == "cuda"
+        self.checkpoint("compile")
+        reset_dynamo(torch)
+        result["compile_cache"] = inductor_cache_state(torch, effective.get("backend")) if measure else None
+        limit_name, limit_value = recompile_limit_name(torch)
+        phase = "compile"
+        counted = None
+        with DynamoLogRecorder(torch, ("recompiles", "graph_breaks")) as recorder:
+            try:
+                compiled = torch.compile(model, **compile_kwargs(effective))
+                if cuda:
+                    torch.cuda.reset_peak_memory_stats()
+                first_args, first_kwargs = schedule[0]
+                stepper.synchronize()
+                started = time.perf_counter()
+                stepper.step(compiled, first_args, first_kwargs)
+                stepper.synchronize()
+                result["compile_seconds"] = time.perf_counter() - started
+                phase = "compiled_run"
+                for call_args, call_kwargs in schedule[1:]:
+                    stepper.step(compiled, call_args, call_kwargs)
+                self.record_recompiles(recorder, limit_name, limit_value)
+                counted = recorder.snapshot()
+                if not measure:
+                    return compiled
+                phase = "parity"
+                self.checkpoint("parity")
+                torch.manual_seed(0)
+                outputs, loss = stepper.step(compiled, args, kwargs)
+                self.compare(case, stepper, eager[0], eager[1], outputs, loss, args, kwargs)
+                del outputs, loss
+                phase = "compiled_run"
+                self.checkpoint("compiled_run")
+                samples = time_steps(stepper, compiled, args, kwargs, warmup, steps)
+                result["compiled_ms_stats"] = timing_stats(samples)
+                result["compiled_ms"] = result["compiled_ms_stats"]["median"] if samples else None
+                if cuda:
+                    result["peak_memory_compiled_mb"] = torch.cuda.max_memory_allocated() / 2**20
+            except BaseException as error:  # noqa: BLE001
+                if isinstance(error, KeyboardInterrupt):
+                    raise
+                if counted is None:
+                    self.record_recompiles(recorder, limit_name, limit_value)
+                self.fail("compile_error", error, phase)
+                self.refine_error_location(error, recorder)
+                return None
+            later = recorder.snapshot()
+            if later[0] > counted[0]:
+                self.note("%d more recompile(s) during the parity/timing steps" % (later[0] - counted[0]))
+            if later[1] > counted[1] and not result["cache_limit_hit"]:
+                result["cache_limit_hit"] = True
+                self.note("Dynamo hit %s=%s during the timing steps" % (limit_name, limit_value))
+        return compiled
+
+    def phase_explain(self, case, stepper, failed_status):
+        """Graph count and breaks from torch._dynamo.explain (forward only, Dynamo's capture backend)."""
+        torch = self.torch
+        result = self.result
+        self.checkpoint("explain")
+        reset_dynamo(torch)
+        try:
+            with DynamoLogRecorder(torch, ("graph_breaks",)) as break_log, stepper.context():
+                explained = run_explain(torch, case["model"], case["args"], case["kwargs"])
+            result["graph_count"] = int(explained.graph_count)
+            logged = break_log.graph_break_details()
+            result["graph_breaks"] = [
+                describe_break(reason, self.classifier, logged) for reason in (explained.break_reasons or [])
+            ]
+            # explain() reports graph_count - 1, which misses a break whose resumed code has no tensor
+            # ops (no second graph); every break reason is a break, so count those.
+            result["graph_break_count"] = max(int(explained.graph_break_count), len(result["graph_breaks"]))
+        except BaseException as error:  # noqa: BLE001
+            if isinstance(error, KeyboardInterrupt):
+                raise
+            what = "also failed" if failed_status is not None else "failed"
+            self.note("torch._dynamo.explain %s: %s: %s" % (what, type(error).__name__, first_line(error)))
+        reset_dynamo(torch)
+
+    def refine_error_location(self, error, recorder):
+        """Older torch (seen on 2.4) runs Dynamo-rewritten bytecode whose line table points at the `def`
+        line; the graph_breaks log of the same compile names the real line inside that function."""
+        described = self.result["error"]
+        frame = innermost_user_traceback_frame(error, self.classifier)
+        if frame is None:
+            return
+        filename, line, first_line_number, last_line_number = frame
+        if described.get("line") != line or line != first_line_number:
+            return
+        inside = [
+            location
+            for location in recorder.graph_break_locations()
+            if location[0] == os.path.abspath(filename) and first_line_number <= location[1] <= last_line_number
+        ]
+        if inside:
+            described["filename"], described["line"] = inside[-1]
+            self.note("error line taken from Dynamo's graph-break log (the traceback points at the def line)")
+
+    def record_recompiles(self, recorder, limit_name, limit_value):
+        result = self.result
+        recompile_events = len(recorder.recompile_messages)
+        limit_hits = len(recorder.limit_messages)
+        if recorder.logging_enabled:
+            # A recompile attempt that hits the limit is logged as 'Recompiling' but compiles nothing.
+            result["recompiles"] = max(0, recompile_events - limit_hits)
+            result["recompile_reasons"] = [recompile_reason(message) for message in recorder.recompile_messages]
+        else:
+            failures = getattr(getattr(self.torch._dynamo, "utils", None), "guard_failures", None)
+            if failures is not None:
+                result["recompiles"] = sum(1 for reasons in failures.values() for _ in reasons)
+                result["recompile_reasons"] = [truncate(first_line(r), REASON_LIMIT) for rs in failures.values() for r in rs]
+                self.note("recompiles counted from torch._dynamo.utils.guard_failures (no recompiles log artifact)")
+        if limit_hits:
+            result["cache_limit_hit"] = True
+            self.note("Dynamo hit %s=%s and fell back to eager for the rest of the calls" % (limit_name, limit_value))
+
+    def compare(self, case, stepper, eager_reference, eager_grads, compiled_outputs, compiled_loss, args, kwargs):
+        torch = self.torch
+        result = self.result
+        expected_outputs, expected_loss = eager_reference
+        atol, rtol = default_tolerances(torch, expected_outputs, stepper.autocast_dtype)
+        if case.get("atol") is not None:
+            atol = float(case["atol"])
+        if case.get("rtol") is not None:
+            rtol = float(case["rtol"])
+        result["atol"], result["rtol"] = atol, rtol
+        comparison = Comparison(atol, rtol)
+        comparison.compare(torch, expected_outputs, compiled_outputs)
+        if expected_loss is not None:
+            comparison.compare(torch, expected_loss, compiled_loss, "loss")
+        result["max_abs_diff"] = comparison.max_abs
+        result["max_rel_diff"] = comparison.max_rel
+        parity_ok = comparison.ok
+        if stepper.training:
+            compiled_grads = stepper.grads(args, kwargs)
+            grad_comparison = Comparison(atol, rtol)
+            grad_comparison.compare(torch, eager_grads, compiled_grads, "grad")
+            result["grad_max_abs_diff"] = grad_comparison.max_abs
+            parity_ok = parity_ok and grad_comparison.ok
+            comparison.problems.extend(grad_comparison.problems)
+        metric_function = case.get("metric")
+        if metric_function is not None and result["metric_eager"] is not None:
+            metric_compiled = float(metric_function(compiled_outputs))
+            result["metric_compiled"] = metric_compiled
+            difference = abs(metric_compiled - result["metric_eager"])
+            if not difference <= atol + rtol * abs(result["metric_eager"]):
+                parity_ok = False
+                comparison.problems.append("metric: %r vs %r" % (result["metric_eager"], metric_compiled))
+        result["parity_ok"] = parity_ok
+        for problem in comparison.problems[:5]:
+            self.note("parity: " + problem)
+
+
+def run_command(request_path, result_path):
+    try:
+        with open(request_path, encoding="utf-8") as handle:
+            request = json.load(handle)
+        if not isinstance(request, dict) or "file" not in request or "factory" not in request:
+            raise ValueError("request must be an object with at least 'file' and 'factory'")
+    except Exception as error:  # noqa: BLE001
+        failure = json.loads(json.dumps(RESULT_TEMPLATE))
+        failure.update({
+            "python": platform.python_version(), "python_executable": sys.executable,
+            "error": {"type": type(error).__name__, "message": "bad request %s: %s" % (request_path, error),
+                      "filename": None, "line": None, "phase": "factory", "traceback_tail": traceback.format_exc()[-TRACEBACK_TAIL_LIMIT:]},
+        })
+        write_json_atomically(result_path, failure)
+        return 1
+    run = Run(request, result_path)
+    try:
+        run.execute()
+    except BaseException as error:  # noqa: BLE001 - always leave a result behind
+        run.result["status"] = "harness_error"
+        run.result["error"] = {
+            "type": type(error).__name__, "message": truncate(str(error), MESSAGE_LIMIT), "filename": None,
+            "line": None, "phase": run.phase, "traceback_tail": traceback.format_exc()[-TRACEBACK_TAIL_LIMIT:],
+        }
+    run.write()
+    return 0
+
+
+USAGE = "usage: harness.py env | harness.py run REQUEST.json RESULT.json"
+
+
+def main(argv):
+    if len(argv) == 2 and argv[1] == "env":
+        return env_command()
+    if len(argv) == 4 and argv[1] == "run":
+        return run_command(argv[2], argv[3])
+    sys.stderr.write(USAGE + "\n")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
