@@ -5,6 +5,15 @@ import torch
 from torch import nn
 
 
+def static_hw(x):
+    # The (1, 2) spatial size from static shape ints, filled on the device: no host->device copy
+    # (torch.tensor(list, device=cuda) / x.new_tensor(list) still copy from pageable host memory
+    # and synchronize: measured on an H200).
+    h = torch.full((1, 1), x.shape[2], dtype=torch.long, device=x.device)
+    w = torch.full((1, 1), x.shape[3], dtype=torch.long, device=x.device)
+    return torch.cat([h, w], dim=1)
+
+
 def _is_compiling():
     # Project helper predicate returning torch.compiler.is_compiling().
     return torch.compiler.is_compiling()
@@ -14,7 +23,7 @@ class ExportOrCompileGuard(nn.Module):
     def forward(self, x):
         # is_exporting() together with is_compiling(): the else branch is eager-only.
         if torch.compiler.is_exporting() or torch.compiler.is_compiling():
-            hw = x.new_tensor([list(x.shape[2:4])])
+            hw = static_hw(x)
         else:
             hw = torch.stack([torch._shape_as_tensor(x)[2:4]])
         return x.flatten(2), hw
@@ -24,7 +33,7 @@ class TracingOrHelperGuard(nn.Module):
     def forward(self, x):
         # Tracing predicate plus a project is_compiling helper: fallback is eager-only.
         if torch.jit.is_tracing() or _is_compiling():
-            return x.flatten(2), x.new_tensor([list(x.shape[2:4])])
+            return x.flatten(2), static_hw(x)
         return x.flatten(2), torch.stack([torch._shape_as_tensor(x)[2:4]])
 
 
@@ -41,7 +50,7 @@ class HarmlessFallback(nn.Module):
 def export_sizes(x):
     # Export utility called only from export_to_onnx (not from any forward): never compiled.
     if torch.jit.is_tracing():
-        return x.new_tensor([list(x.shape[2:4])])
+        return static_hw(x)
     return torch.stack([torch._shape_as_tensor(x)[2:4]])
 
 

@@ -1,4 +1,4 @@
-"""SY001 negatives: constants built directly on the device, non_blocking copies, moves of tensors
+"""SY001 negatives: constants filled directly on the device (full/arange), non_blocking copies, moves of tensors
 that already live on the device, dtype-only conversions, and host->device copies outside any
 compiled region (data loading, training loop). Nothing here may be reported."""
 
@@ -9,8 +9,11 @@ from torch import nn
 class BoxScaler(nn.Module):
     def forward(self, boxes):
         h, w = boxes.shape[-2], boxes.shape[-1]
-        # Built on the device: no host->device copy at all.
-        scale = torch.tensor([w, h, w, h], dtype=boxes.dtype, device=boxes.device)
+        # Filled on the device from Python scalars: kernels only, no host->device copy.
+        # (torch.tensor([w, h, w, h], device=...) is NOT this: it copies from pageable host memory
+        # and synchronizes like .to(device); measured on an H200.)
+        scale = torch.full((4,), w, dtype=boxes.dtype, device=boxes.device)
+        scale[1::2] = h
         steps = torch.arange(4, device=boxes.device)
         return boxes * scale + steps
 
@@ -25,7 +28,7 @@ class AsyncOffsets(nn.Module):
         offsets = torch.as_tensor(self.offsets).to(x.device, non_blocking=True)
         # `prior` is an input, not host-built; dtype-only conversion is not a device copy.
         prior = prior.to(x.device)
-        half = torch.tensor([0.5]).to(dtype=x.dtype)
+        half = torch.tensor(0.5).to(dtype=x.dtype)  # a 0-dim CPU scalar joins CUDA math by value
         if not torch.compiler.is_compiling():
             # Eager-only debugging path.
             prior = prior + torch.tensor([0.0]).to(x.device)

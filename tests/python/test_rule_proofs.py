@@ -1,0 +1,505 @@
+"""Runtime proofs for the static rules: each rule's corpus cases run under real torch.compile.
+
+The positives in corpus/rules/<CODE>/positive.py must show the behaviour the rule claims (crash,
+graph break, sync, silent fallback, blind test); the negatives' region code must really be safe under
+Dynamo. Everything runs on CPU with backend="eager" (Dynamo only, no Inductor) except the SY001
+proofs, which need CUDA and skip with a reason elsewhere.
+
+Facts asserted here were measured on torch 2.11; /work/notes/PROOFS.md (for the lead) and the
+corpus docstrings record the exact texts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import logging
+import re
+import sys
+import tomllib
+import types
+from pathlib import Path
+
+import pytest
+import torch
+import torch._dynamo
+from torch import nn
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CORPUS_DIR = REPO_ROOT / "corpus" / "rules"
+API_TABLE = REPO_ROOT / "rules" / "data" / "torch_api_versions.toml"
+TORCH_VERSION = tuple(int(p) for p in re.findall(r"\d+", torch.__version__)[:2])
+
+SHAPE_AS_TENSOR_CRASH = "expected Tensor as element 0 in argument 0, but got torch.Size"
+
+
+# --------------------------------------------------------------------------------------------
+# helpers
+
+
+def load_corpus(code: str, name: str) -> types.ModuleType:
+    """Import corpus/rules/<code>/<name>.py as a module of a package, so relative imports work."""
+    package = f"_graphbreak_corpus_{code}"
+    if package not in sys.modules:
+        module = types.ModuleType(package)
+        module.__path__ = [str(CORPUS_DIR / code)]
+        sys.modules[package] = module
+    return importlib.import_module(f"{package}.{name}")
+
+
+def corpus_cases(code: str, name: str, *args) -> dict:
+    return load_corpus(code, name).cases(*args)
+
+
+def unwrap(fn):
+    """The user function behind an `@torch.compile` decoration (so we can compile it with eager)."""
+    return getattr(fn, "_torchdynamo_orig_callable", fn)
+
+
+def compile_eager(fn):
+    return torch.compile(unwrap(fn), backend="eager")
+
+
+def explain(fn, *args):
+    return torch._dynamo.explain(unwrap(fn))(*args)
+
+
+def reasons(explanation) -> list[str]:
+    # explain()'s graph_break_count is graph_count - 1 and undercounts when the code after a break
+    # produces no graph; break_reasons lists every break, so the proofs count those.
+    return [r.reason for r in explanation.break_reasons]
+
+
+@contextlib.contextmanager
+def graph_break_log():
+    """Collect Dynamo's graph-break log lines (they carry the gb_type, e.g. 'Data-dependent branching')."""
+    records: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            records.append(record.getMessage())
+
+    handler = Collect()
+    logger = logging.getLogger("torch._dynamo")
+    torch._logging.set_logs(graph_breaks=True)
+    logger.addHandler(handler)
+    try:
+        yield records
+    finally:
+        logger.removeHandler(handler)
+        torch._logging.set_logs()
+
+
+@pytest.fixture(autouse=True)
+def fresh_dynamo():
+    """Each proof starts from empty Dynamo caches and default error handling, and restores both."""
+    torch._dynamo.reset()
+    with torch._dynamo.config.patch(suppress_errors=False):
+        yield
+    torch._dynamo.reset()
+
+
+def case_params(code: str, name: str, *args):
+    return [pytest.param(code, name, case, id=case) for case in corpus_cases(code, name, *args)]
+
+
+def assert_only_deliberate_breaks(explanation):
+    """Negatives may break only where they call a torch.compiler.disable'd function on purpose."""
+    for reason in reasons(explanation):
+        assert "disable" in reason.lower(), f"unexpected graph break in a negative: {reason}"
+
+
+class CrashesUnderCompile(nn.Module):
+    """A model that is fine eagerly and crashes under Dynamo (the CR001 pattern, from the corpus)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        sizes = load_corpus("CR001", "positive").spatial_size(x)
+        return self.fc(x) + sizes.sum()
+
+
+# --------------------------------------------------------------------------------------------
+# CR001 shape-as-tensor-stack
+
+
+@pytest.mark.parametrize("code,name,case", case_params("CR001", "positive"))
+def test_cr001_positive_runs_eagerly_and_crashes_under_compile(code, name, case):
+    fn, args = corpus_cases(code, name)[case]
+    unwrap(fn)(*args)  # eager is fine
+    with pytest.raises(TypeError, match=re.escape(SHAPE_AS_TENSOR_CRASH)):
+        compile_eager(fn)(*args)
+
+
+def test_cr001_explain_raises_the_same_type_error():
+    fn, args = corpus_cases("CR001", "positive")["forward_via_helper"]
+    with pytest.raises(TypeError, match=re.escape(SHAPE_AS_TENSOR_CRASH)):
+        explain(fn, *args)
+
+
+def test_cr001_shape_as_tensor_is_a_torch_size_under_dynamo():
+    """Scope note for the rule: the root cause is that _shape_as_tensor yields a torch.Size while
+    tracing, so tensor methods on it crash too (AttributeError), not only stack/cat."""
+
+    def method_on_shape(x):
+        return torch._shape_as_tensor(x).prod()
+
+    method_on_shape(torch.randn(2, 3))
+    with pytest.raises(AttributeError, match="'torch.Size' object has no attribute 'prod'"):
+        compile_eager(method_on_shape)(torch.randn(2, 3))
+
+
+@pytest.mark.filterwarnings("ignore:To copy construct from a tensor")
+@pytest.mark.parametrize("code,name,case", case_params("CR001", "negative"))
+def test_cr001_negative_compiles_without_crash(code, name, case):
+    fn, args = corpus_cases(code, name)[case]
+    eager_out = unwrap(fn)(*args)
+    compiled_out = compile_eager(fn)(*args)
+    assert type(compiled_out) is type(eager_out)
+    assert_only_deliberate_breaks(explain(fn, *args))
+
+
+# --------------------------------------------------------------------------------------------
+# CR002 export-only-guard
+
+
+def test_cr002_predicates_seen_inside_torch_compile():
+    def predicates(x):
+        return x + 1, (
+            torch.jit.is_tracing(),
+            torch.onnx.is_in_onnx_export(),
+            torch.compiler.is_compiling(),
+            torch.compiler.is_exporting(),
+        )
+
+    _, (tracing, onnx_export, compiling, exporting) = compile_eager(predicates)(torch.ones(2))
+    assert (tracing, onnx_export, compiling) == (False, False, True)
+    if TORCH_VERSION >= (2, 9):
+        # Measured on 2.9.1 and 2.11: is_exporting() is True inside a plain torch.compile, so an
+        # is_exporting-only guard takes the export branch there (and hides the fallback's crash).
+        assert exporting is True
+    # Eagerly every predicate is False.
+    assert not torch.compiler.is_exporting() and not torch.jit.is_tracing()
+
+
+@pytest.mark.parametrize("case", ["jit_is_tracing", "onnx_is_in_onnx_export"])
+def test_cr002_tracing_guards_fall_through_to_the_crash(case):
+    fn, args = corpus_cases("CR002", "positive")[case]
+    unwrap(fn)(*args)
+    with pytest.raises(TypeError, match=re.escape(SHAPE_AS_TENSOR_CRASH)):
+        compile_eager(fn)(*args)
+
+
+def test_cr002_inverted_guard_runs_the_breaking_fallback():
+    fn, args = corpus_cases("CR002", "positive")["not_jit_is_tracing"]
+    found = reasons(explain(fn, *args))
+    assert found and any("Data dependent operator" in r for r in found), found
+
+
+@pytest.mark.skipif(TORCH_VERSION < (2, 9), reason="is_exporting() is True under compile only on 2.9+")
+@pytest.mark.parametrize("case", ["compiler_is_exporting", "getattr_is_exporting"])
+def test_cr002_is_exporting_guard_hides_the_crash_on_this_torch(case):
+    """Same source, version-dependent outcome: fine here, crashes where is_exporting is absent/False."""
+    fn, args = corpus_cases("CR002", "positive")[case]
+    compile_eager(fn)(*args)
+    assert not reasons(explain(fn, *args))
+
+
+@pytest.mark.parametrize("code,name,case", case_params("CR002", "negative"))
+def test_cr002_negative_guards_compile_with_no_break(code, name, case):
+    fn, args = corpus_cases(code, name)[case]
+    unwrap(fn)(*args)
+    compile_eager(fn)(*args)
+    assert not reasons(explain(fn, *args))
+
+
+# --------------------------------------------------------------------------------------------
+# BR001 tensor-truthiness-branch
+
+
+@pytest.mark.parametrize("code,name,case", case_params("BR001", "positive"))
+def test_br001_positive_breaks_on_data_dependent_branch(code, name, case):
+    fn, args = corpus_cases(code, name)[case]
+    # Not graph_break_count: for the while-loop case it reads 0 on Python 3.12 (graph_count - 1).
+    found = reasons(explain(fn, *args))
+    assert any(r.startswith("generic_jump") for r in found), found
+    torch._dynamo.reset()
+    with graph_break_log() as log:
+        compiled_out = compile_eager(fn)(*args)
+    assert any("Data-dependent branching" in line for line in log), log
+    torch.testing.assert_close(compiled_out, unwrap(fn)(*args))
+
+
+@pytest.mark.parametrize("code,name,case", case_params("BR001", "negative"))
+def test_br001_negative_static_branches_do_not_break(code, name, case):
+    fn, args = corpus_cases(code, name)[case]
+    explanation = explain(fn, *args)
+    assert not reasons(explanation)
+    assert explanation.graph_count == 1
+
+
+# --------------------------------------------------------------------------------------------
+# SY002 device-to-host-read
+
+
+@pytest.mark.parametrize(
+    "case,expected_reason",
+    [
+        ("item_via_helper", "Unsupported Tensor.item() call with capture_scalar_outputs=False"),
+        ("float_of_tensor", "Unsupported Tensor.item() call with capture_scalar_outputs=False"),
+        ("bool_of_tensor", "Unsupported Tensor.item() call with capture_scalar_outputs=False"),
+        # `.tolist()` of an integer tensor; of a float tensor the reason is GB0109 instead.
+        ("tolist_via_module_alias", "Data dependent operator"),
+    ],
+)
+def test_sy002_host_reads_break_the_graph(case, expected_reason):
+    fn, args = corpus_cases("SY002", "positive")[case]
+    found = reasons(explain(fn, *args))
+    assert any(expected_reason in r for r in found), found
+
+
+def test_sy002_cpu_is_a_sync_not_a_break():
+    fn, args = corpus_cases("SY002", "positive")["cpu_copy"]
+    explanation = explain(fn, *args)
+    assert not reasons(explanation) and explanation.graph_count == 1
+
+
+@pytest.mark.parametrize("code,name,case", case_params("SY002", "negative"))
+def test_sy002_negative_reads_stay_out_of_the_graph(code, name, case):
+    fn, args = corpus_cases(code, name)[case]
+    assert_only_deliberate_breaks(explain(fn, *args))
+
+
+# --------------------------------------------------------------------------------------------
+# SY001 blocking-host-to-device
+
+
+def test_sy001_blocking_copy_is_invisible_to_explain():
+    """Why SY001 is a static rule: the blocking copy traces without any graph break."""
+    cases = corpus_cases("SY001", "positive", "cpu")
+    for case in ("tensor_to_device", "as_tensor_to_non_blocking_false"):
+        fn, args = cases[case]
+        explanation = explain(fn, *args)
+        assert not reasons(explanation) and explanation.graph_count == 1, case
+
+
+requires_cuda = pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="SY001 sync proofs need a CUDA device (sync debug mode)"
+)
+
+
+@contextlib.contextmanager
+def sync_debug_mode(mode: str):
+    previous = torch.cuda.get_sync_debug_mode()
+    torch.cuda.set_sync_debug_mode(mode)
+    try:
+        yield
+    finally:
+        torch.cuda.set_sync_debug_mode(previous)
+
+
+@requires_cuda
+@pytest.mark.parametrize("code,name,case", case_params("SY001", "positive", "cpu"))
+def test_sy001_blocking_copy_synchronizes(code, name, case):
+    fn, args = corpus_cases(code, name, "cuda")[case]
+    compiled = compile_eager(fn)
+    compiled(*args)  # compile outside the sync check
+    torch.cuda.synchronize()
+    with sync_debug_mode("error"):
+        with pytest.raises(RuntimeError, match="synchronizing"):
+            unwrap(fn)(*args)
+        with pytest.raises(RuntimeError, match="synchronizing"):
+            compiled(*args)
+
+
+@requires_cuda
+@pytest.mark.parametrize("code,name,case", case_params("SY001", "negative", "cpu"))
+def test_sy001_device_built_and_non_blocking_do_not_synchronize(code, name, case):
+    fn, args = corpus_cases(code, name, "cuda")[case]
+    compiled = compile_eager(fn)
+    compiled(*args)
+    torch.cuda.synchronize()
+    with sync_debug_mode("error"):
+        compiled(*args)  # compiled: the eager-only debug branch is skipped
+        out = compiled(*args)
+    torch.cuda.synchronize()
+    assert out.is_cuda
+
+
+def count_syncs(fn, *args) -> int:
+    """Synchronizing CUDA calls made by one call of fn (sync debug mode "warn" counts them)."""
+    torch.cuda.synchronize()
+    with warnings_recorded() as caught, sync_debug_mode("warn"):
+        fn(*args)
+    return sum("called a synchronizing CUDA operation" in str(w.message) for w in caught)
+
+
+@contextlib.contextmanager
+def warnings_recorded():
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield caught
+
+
+def host_list_to_device(x):
+    return x * torch.tensor([1.0, 2.0, 3.0, 4.0]).to(x.device)
+
+
+def host_list_with_device_kwarg(x):
+    return x * torch.tensor([1.0, 2.0, 3.0, 4.0], device=x.device)
+
+
+@requires_cuda
+def test_sy001_scope_on_this_torch():
+    """Scope facts for SY001 (measured on an H200, torch 2.11):
+    - torch.tensor(list, device=cuda) synchronizes exactly like torch.tensor(list).to(cuda), so
+      "build it on the device" with torch.tensor(..., device=) is not a fix; device fills are.
+    - Inductor folds a constant host tensor into the compiled graph: no sync there; eager and
+      backend="eager" keep the sync."""
+    x = torch.rand(2, 4, device="cuda")
+    for fn in (host_list_to_device, host_list_with_device_kwarg):
+        fn(x)
+        assert count_syncs(fn, x) == 1, fn.__name__
+        compiled = compile_eager(fn)
+        compiled(x)
+        assert count_syncs(compiled, x) == 1, fn.__name__
+    assert count_syncs(lambda t: t * torch.full((4,), 2.0, device=t.device), x) == 0
+    torch._dynamo.reset()
+    inductor = torch.compile(host_list_to_device, backend="inductor")
+    inductor(x)
+    assert count_syncs(inductor, x) == 0
+
+
+# --------------------------------------------------------------------------------------------
+# CF001 suppress-errors
+
+
+def failing_backend(gm, example_inputs):
+    raise RuntimeError("backend exploded on purpose")
+
+
+def sine_plus_one(x):
+    return torch.sin(x) + 1
+
+
+def test_cf001_suppress_errors_hides_a_backend_failure():
+    positive = load_corpus("CF001", "positive")
+    negative = load_corpus("CF001", "negative")
+    x = torch.randn(5)
+
+    # suppress_errors=False (strict): the backend failure surfaces.
+    with pytest.raises(torch._dynamo.exc.BackendCompilerFailed, match="backend exploded on purpose"):
+        negative.strict_compile(sine_plus_one, backend=failing_backend)(x)
+
+    torch._dynamo.reset()
+    # suppress_errors=True (the corpus function sets it): the frame silently runs eagerly.
+    out = positive.compile_with_fallback(sine_plus_one, backend=failing_backend)(x)
+    assert torch._dynamo.config.suppress_errors is True
+    torch.testing.assert_close(out, sine_plus_one(x))
+
+
+def test_cf001_suppress_errors_does_not_catch_user_code_errors():
+    positive = load_corpus("CF001", "positive")
+    fn, args = corpus_cases("CR001", "positive")["forward_via_helper"]
+    with pytest.raises(TypeError, match=re.escape(SHAPE_AS_TENSOR_CRASH)):
+        positive.run_compiled(fn, *args, backend="eager")
+    torch._dynamo.reset()
+    with pytest.raises(TypeError, match=re.escape(SHAPE_AS_TENSOR_CRASH)):
+        positive.compile_with_fallback(fn, backend="eager")(*args)
+
+
+# --------------------------------------------------------------------------------------------
+# TS001 patched-torch-compile
+
+
+def run_corpus_test(test_fn, **kwargs):
+    """Call a corpus test function the way pytest would, with a real MonkeyPatch when it asks."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        if "monkeypatch" in test_fn.__code__.co_varnames[: test_fn.__code__.co_argcount]:
+            kwargs["monkeypatch"] = monkeypatch
+        test_fn(**kwargs)
+
+
+def test_ts001_patched_tests_pass_with_a_model_that_cannot_compile():
+    real_compile = torch.compile
+    with pytest.raises(TypeError, match=re.escape(SHAPE_AS_TENSOR_CRASH)):
+        compile_eager(CrashesUnderCompile())(torch.randn(3, 4))
+    torch._dynamo.reset()
+
+    positive = load_corpus("TS001", "positive")
+    patched_tests = [getattr(positive, n) for n in dir(positive) if n.startswith("test_")]
+    assert len(patched_tests) == 4
+    for test_fn in patched_tests:
+        # Every one passes although the model crashes under torch.compile: they never compile.
+        run_corpus_test(test_fn, model_factory=CrashesUnderCompile)
+    assert torch.compile is real_compile  # the patches were undone
+
+
+def test_ts001_real_compile_tests_catch_the_crash():
+    negative = load_corpus("TS001", "negative")
+    real_tests = [getattr(negative, n) for n in dir(negative) if n.startswith("test_")]
+    assert len(real_tests) == 3
+    for test_fn in real_tests:
+        run_corpus_test(test_fn)  # the healthy model passes
+        torch._dynamo.reset()
+        with pytest.raises(TypeError, match=re.escape(SHAPE_AS_TENSOR_CRASH)):
+            run_corpus_test(test_fn, model_factory=CrashesUnderCompile)
+        torch._dynamo.reset()
+
+
+# --------------------------------------------------------------------------------------------
+# VR001 api-newer-than-floor
+
+
+def load_api_table() -> dict:
+    with API_TABLE.open("rb") as f:
+        return tomllib.load(f)["apis"]
+
+
+def resolve(dotted: str):
+    obj = importlib.import_module(dotted.split(".")[0])
+    for part in dotted.split(".")[1:]:
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            obj = importlib.import_module(f"{obj.__name__}.{part}")
+    return obj
+
+
+def version_tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in text.split("."))
+
+
+def test_vr001_table_entries_exist_on_the_installed_torch():
+    for api, entry in load_api_table().items():
+        if version_tuple(entry["added"]) <= TORCH_VERSION:
+            assert callable(resolve(api)), api
+
+
+def test_vr001_positive_lines_use_apis_newer_than_the_floor():
+    table = load_api_table()
+    with (CORPUS_DIR / "VR001" / "pyproject.toml").open("rb") as f:
+        requirement = tomllib.load(f)["project"]["dependencies"][0]
+    floor = version_tuple(re.search(r"torch>=([\d.]+)", requirement).group(1))
+    marked = [
+        line
+        for line in (CORPUS_DIR / "VR001" / "positive.py").read_text().splitlines()
+        if line.rstrip().endswith("# expect: VR001")
+    ]
+    assert marked
+    for line in marked:
+        match = re.search(r"torch\.compiler\.(\w+)", line) or re.search(
+            r"from torch\.compiler import (\w+)", line
+        )
+        api = f"torch.compiler.{match.group(1)}"
+        assert version_tuple(table[api]["added"]) > floor, line
+
+
+def test_vr001_positive_runs_on_this_torch_without_breaks():
+    for fn, args in corpus_cases("VR001", "positive").values():
+        fn(*args)
+        assert not reasons(explain(fn, *args))
