@@ -190,7 +190,7 @@ pub fn run_case(
         let why = interpreter.environment["torch_error"]
             .as_str()
             .unwrap_or("torch is not importable");
-        let mut result = base_result(case, interpreter);
+        let mut result = base_result(case, interpreter, options);
         result["status"] = Value::from("no_torch");
         result["error"] = json!({
             "type": "NoTorch",
@@ -255,7 +255,7 @@ pub fn run_case(
         interpreter,
         written,
         &finished,
-        options.timeout,
+        options,
     )))
 }
 
@@ -266,13 +266,15 @@ fn classify(
     interpreter: &Interpreter,
     written: Option<Value>,
     finished: &Finished,
-    timeout: f64,
+    options: &Options,
 ) -> Value {
     let had_result = written.is_some();
-    let mut result = written.unwrap_or_else(|| base_result(case, interpreter));
+    let base = base_result(case, interpreter, options);
+    let mut result = written.unwrap_or_else(|| base.clone());
+    // A result written early (before the harness got far) lacks what the probe already knows.
     for field in RESULT_FIELDS {
-        if result.get(field).is_none() {
-            result[*field] = base_result(case, interpreter)[*field].clone();
+        if result.get(field).is_none_or(Value::is_null) {
+            result[*field] = base[*field].clone();
         }
     }
     let previous_phase = result["error"]["phase"].clone();
@@ -280,7 +282,10 @@ fn classify(
         Some((
             "timeout",
             "Timeout".to_owned(),
-            format!("no result within --timeout {timeout} s; the case's process group was killed"),
+            format!(
+                "no result within --timeout {} s; the case's process group was killed",
+                options.timeout
+            ),
         ))
     } else if let Some(signal) = finished.signal() {
         let name = runner::signal_name(signal);
@@ -333,7 +338,7 @@ fn classify(
     result
 }
 
-fn base_result(case: &Case, interpreter: &Interpreter) -> Value {
+fn base_result(case: &Case, interpreter: &Interpreter, options: &Options) -> Value {
     let env = &interpreter.environment;
     let mut result = Map::new();
     for field in RESULT_FIELDS {
@@ -343,6 +348,13 @@ fn base_result(case: &Case, interpreter: &Interpreter) -> Value {
     result.insert("python".into(), env["python"].clone());
     result.insert("python_executable".into(), env["python_executable"].clone());
     result.insert("torch_version".into(), env["torch_version"].clone());
+    // The device the harness would have picked: `auto` means cuda when the probe saw one.
+    let device = match options.device.as_str() {
+        "auto" if env["cuda_available"] == true => "cuda",
+        "auto" => "cpu",
+        other => other,
+    };
+    result.insert("device".into(), Value::from(device));
     result.insert("status".into(), Value::from("harness_error"));
     result.insert("graph_breaks".into(), json!([]));
     result.insert("recompile_reasons".into(), json!([]));

@@ -211,7 +211,14 @@ fn findings(result: &Value, cwd: &Path) -> Vec<String> {
             Some("crash" | "timeout" | "oom" | "harness_error")
         ) {
             let stderr = result["stderr_tail"].as_str().unwrap_or("");
-            let tail: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+            // The harness's own frames and faulthandler's module list say nothing about the case.
+            let tail: Vec<&str> = stderr
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .filter(|l| {
+                    !l.contains("graphbreak/harness-") && !l.starts_with("Extension modules:")
+                })
+                .collect();
             for line in &tail[tail.len().saturating_sub(5)..] {
                 lines.push(format!("  | {}", line.trim_end()));
             }
@@ -279,7 +286,7 @@ fn environment_lines(document: &Document) -> Vec<String> {
         show("dynamic"),
         show("mode"),
         show("fullgraph"),
-        options["timeout"]
+        options["timeout"].as_f64().unwrap_or(0.0)
     ));
     lines
 }
