@@ -605,7 +605,15 @@ fn python_without_torch_is_reported_per_case() {
 #[test]
 fn usage_errors_exit_2() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &[
+                "corpus/cases/clean.py::build",
+                "--baseline",
+                "/nonexistent/baseline.json",
+            ],
+            "--baseline /nonexistent/baseline.json",
+        ),
         (&["corpus/cases/missing.py::case_x"], "file not found"),
         (
             &["corpus/cases/hazards.py::case_does_not_exist"],

@@ -225,6 +225,12 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
     if cases.is_empty() {
         return Err("no cases to run".into());
     }
+    // Read the baseline before spending minutes on compiles: a typo in its path is a usage error.
+    let baseline_document = options
+        .baseline
+        .as_deref()
+        .map(baseline::load)
+        .transpose()?;
 
     let cache = cache_dir();
     let harness = execute::install_harness(&cache)?;
@@ -293,10 +299,9 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
     drop(scratch);
 
     let environment: Vec<Value> = interpreters.iter().map(|i| i.environment.clone()).collect();
-    let regressions = match &options.baseline {
-        Some(path) if !was_interrupted => {
-            let baseline = baseline::load(path)?;
-            baseline::compare(&baseline, &results, options.regression_threshold, &cwd)
+    let regressions = match &baseline_document {
+        Some(baseline) if !was_interrupted => {
+            baseline::compare(baseline, &results, options.regression_threshold, &cwd)
         }
         _ => Vec::new(),
     };

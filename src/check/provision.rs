@@ -40,7 +40,9 @@ impl Provisioner {
         let venv = self.venvs_dir.join(format!("torch-{version}"));
         let python = venv_python(&venv);
         let uv = which("uv");
+        let mut did_work = false;
         if !python.exists() {
+            did_work = true;
             eprintln!(
                 "graphbreak: creating virtual environment {}",
                 venv.display()
@@ -71,6 +73,7 @@ impl Provisioner {
             .and_then(|text| serde_json::from_str(&text).ok())
             .unwrap_or_else(|| json!({}));
         if marker["torch"].as_str() != Some(torch_spec.as_str()) {
+            did_work = true;
             eprintln!(
                 "graphbreak: installing {torch_spec} into {} (once; reused later)",
                 venv.display()
@@ -80,7 +83,12 @@ impl Provisioner {
                 &python,
                 std::slice::from_ref(&torch_spec),
             ))
-            .map_err(|message| format!("installing {torch_spec} failed: {message}"))?;
+            .map_err(|message| {
+                format!(
+                    "installing {torch_spec} failed: {message} (no wheel for this Python? \
+                     GRAPHBREAK_VENV_PYTHON picks the interpreter venvs are created from)"
+                )
+            })?;
             marker = json!({"torch": torch_spec, "installed": []});
             write_marker(&marker_path, &marker)?;
         }
@@ -90,6 +98,7 @@ impl Provisioner {
                 .as_array()
                 .is_some_and(|list| list.iter().any(|k| k == &key));
             if !already {
+                did_work = true;
                 eprintln!(
                     "graphbreak: installing {} into {}",
                     args.join(" "),
@@ -104,8 +113,9 @@ impl Provisioner {
                 }
                 write_marker(&marker_path, &marker)?;
             }
-        } else {
-            eprintln!("graphbreak: reusing {}", venv.display());
+        }
+        if !did_work {
+            eprintln!("graphbreak: reusing {} ({torch_spec})", venv.display());
         }
         Ok(python)
     }
