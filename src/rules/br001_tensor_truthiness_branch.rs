@@ -1,7 +1,7 @@
 use crate::rules::declare_rule;
 use crate::scan::analyze::Analyzer;
 use crate::semantic::summary::Scope;
-use ruff_python_ast::Expr;
+use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::Ranged;
 
 declare_rule! {
@@ -48,6 +48,35 @@ pub fn check_test(analyzer: &mut Analyzer<'_>, test: &Expr) {
     if !analyzer.in_function() || !analyzer.truthiness_reads_tensor(test) {
         return;
     }
+    check_operand(analyzer, test);
+}
+
+/// Reports the operand whose truth reads a tensor. In `a and b` / `a or b`, `b` is evaluated only
+/// when `a` is True / False, so `not is_compiling() and mask.any()` never reaches the tensor under
+/// Dynamo: the earlier operands become guards for the later ones.
+fn check_operand(analyzer: &mut Analyzer<'_>, test: &Expr) {
+    match test {
+        Expr::BoolOp(boolop) => {
+            let and = boolop.op == ast::BoolOp::And;
+            let mut saved = Vec::with_capacity(boolop.values.len());
+            for value in &boolop.values {
+                if analyzer.truthiness_reads_tensor(value) {
+                    check_operand(analyzer, value);
+                }
+                saved.push(analyzer.enter_guard(value, and));
+            }
+            if let Some(&first) = saved.first() {
+                analyzer.leave_guards(first);
+            }
+        }
+        Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => {
+            check_operand(analyzer, &unary.operand)
+        }
+        _ => report(analyzer, test),
+    }
+}
+
+fn report(analyzer: &mut Analyzer<'_>, test: &Expr) {
     analyzer.report(
         &TensorTruthinessBranch::META,
         test.range(),

@@ -7,12 +7,15 @@ use ruff_text_size::Ranged;
 declare_rule! {
     /// ## What it does
     /// Flags `torch._shape_as_tensor(x)` results (or slices of them) passed in a list to
-    /// `torch.stack`, `torch.cat`, `torch.tensor` or `torch.as_tensor` inside code Dynamo traces.
+    /// `torch.stack` / `torch.cat` (and friends), or used as tensors (`.prod()`, `.to(...)`),
+    /// inside code Dynamo traces.
     ///
     /// ## Why is this bad?
     /// Dynamo models `torch._shape_as_tensor(x)` as a `torch.Size`, not a tensor. The stack then
     /// receives a list of sizes and tracing fails with
-    /// `TypeError: expected Tensor as element 0 in argument 0, but got torch.Size`.
+    /// `TypeError: expected Tensor as element 0 in argument 0, but got torch.Size`; a tensor method
+    /// on it fails with `AttributeError: 'torch.Size' object has no attribute ...`.
+    /// (`torch.tensor(...)` / `torch.as_tensor(...)` of it trace fine and are not flagged.)
     /// Eager mode works, so the bug only appears once `torch.compile` is switched on, and
     /// `torch._dynamo.config.suppress_errors = True` does not help: the error is raised by user code.
     ///
@@ -38,7 +41,18 @@ declare_rule! {
         family: Crash,
         torch_versions: ">=2.0",
         fix_available: false,
-        summary: "`torch._shape_as_tensor` fed to torch.stack/cat/tensor crashes Dynamo (it becomes a torch.Size)",
+        summary: "`torch._shape_as_tensor` fed to torch.stack/cat or used as a tensor crashes Dynamo (it becomes a torch.Size)",
+    }
+}
+
+/// `torch._shape_as_tensor(x)` or a subscript of it (what Dynamo models as a `torch.Size`).
+fn is_shape_as_tensor_value(analyzer: &Analyzer<'_>, expr: &Expr) -> bool {
+    match expr {
+        Expr::Call(call) => {
+            analyzer.qualified(&call.func).as_deref() == Some("torch._shape_as_tensor")
+        }
+        Expr::Subscript(subscript) => is_shape_as_tensor_value(analyzer, &subscript.value),
+        _ => false,
     }
 }
 
@@ -49,13 +63,31 @@ const STACKERS: &[&str] = &[
     "torch.concatenate",
     "torch.hstack",
     "torch.vstack",
-    "torch.tensor",
-    "torch.as_tensor",
 ];
 
 pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall) {
     if !analyzer.in_function() {
         return;
+    }
+    // `torch._shape_as_tensor(x).prod()`: under Dynamo the receiver is a torch.Size (a tuple), which
+    // has no tensor methods. (`torch.tensor(...)` of it is fine: measured on torch 2.11.)
+    if let Expr::Attribute(attribute) = &*call.func {
+        let method = attribute.attr.id.as_str();
+        if !matches!(method, "count" | "index" | "numel")
+            && is_shape_as_tensor_value(analyzer, &attribute.value)
+        {
+            analyzer.report(
+                &ShapeAsTensorStack::META,
+                call.range(),
+                format!(
+                    "`.{method}()` on `torch._shape_as_tensor(...)`: Dynamo turns it into a `torch.Size`, which has no `.{method}()` (AttributeError while tracing)"
+                ),
+                None,
+                Scope::CompiledRegion,
+                true,
+            );
+            return;
+        }
     }
     let (Expr::Attribute(_) | Expr::Name(_)) = &*call.func else {
         return;
@@ -70,8 +102,7 @@ pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall) {
         .arguments
         .args
         .first()
-        .or_else(|| call.arguments.find_keyword("tensors").map(|k| &k.value))
-        .or_else(|| call.arguments.find_keyword("data").map(|k| &k.value));
+        .or_else(|| call.arguments.find_keyword("tensors").map(|k| &k.value));
     let Some(sequence) = sequence else { return };
     if !analyzer.is_shape_tensor_sequence(sequence) {
         return;

@@ -27,7 +27,9 @@ declare_rule! {
     ///
     /// ## Fix
     /// Pass `non_blocking=True` (the fix graphbreak applies), or avoid host data entirely by
-    /// building from device tensors or shapes (`x.new_tensor` still copies).
+    /// filling on the device (`torch.full(..., device=x.device)`, `torch.arange(..., device=...)`).
+    /// `torch.tensor(data, device=...)` and `x.new_tensor(data)` are *not* fixes: measured with
+    /// `torch.cuda.set_sync_debug_mode`, each still performs one synchronizing copy.
     /// ```python
     ///     scale = torch.tensor([w, h]).to(x.device, non_blocking=True)
     /// ```
@@ -73,7 +75,7 @@ pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall) {
         &BlockingHostToDevice::META,
         call.range(),
         format!(
-            "host-built tensor copied to the device with a blocking `.{method}()`: the host waits for the device queue to drain; pass `non_blocking=True` or build it on the device"
+            "host-built tensor copied to the device with a blocking `.{method}()`: the host waits for the device queue to drain; pass `non_blocking=True` or fill it on the device (`torch.full`/`torch.arange`)"
         ),
         Some(fix),
         Scope::CompiledRegion,

@@ -47,10 +47,48 @@ const MESSAGE: &str = "`torch.compile` is replaced by a mock or identity here: t
 pub fn check_assign(analyzer: &mut Analyzer<'_>, assign: &ast::StmtAssign) {
     for target in &assign.targets {
         if analyzer.qualified(target).as_deref() == Some("torch.compile")
-            && !references_compile(analyzer, &assign.value)
+            && is_fake_compile(analyzer, Some(&assign.value))
         {
             report(analyzer, assign.range());
         }
+    }
+}
+
+/// Is the replacement certainly not compiling? Only what we can see: no replacement (a MagicMock),
+/// a mock object, or a lambda that never mentions `torch.compile`. A named function may be a
+/// wrapper that calls the saved original (`orig = torch.compile; def patched(*a, **k): return
+/// orig(*a, fullgraph=True, **k)`), so it is not flagged.
+fn is_fake_compile(analyzer: &Analyzer<'_>, replacement: Option<&Expr>) -> bool {
+    let Some(replacement) = replacement else {
+        return true;
+    };
+    match replacement {
+        Expr::Lambda(_) => !references_compile(analyzer, replacement),
+        Expr::Call(call) => {
+            let mock = analyzer.qualified(&call.func).is_some_and(|q| {
+                let last = q.rsplit('.').next().unwrap_or(&q);
+                (q.starts_with("unittest.mock.")
+                    || q.starts_with("mock.")
+                    || q.starts_with("pytest_mock."))
+                    && matches!(
+                        last,
+                        "Mock" | "MagicMock" | "NonCallableMock" | "AsyncMock" | "create_autospec"
+                    )
+            });
+            mock && !call
+                .arguments
+                .keywords
+                .iter()
+                .any(|k| references_compile(analyzer, &k.value))
+        }
+        // `compile_mock = mock.MagicMock(...)` earlier in the test.
+        Expr::Name(name) if analyzer.local_value(name.id.as_str()).is_some() => {
+            let value = analyzer.local_value(name.id.as_str());
+            !matches!(value, Some(Expr::Name(_))) && is_fake_compile(analyzer, value)
+        }
+        other => analyzer
+            .qualified(other)
+            .is_some_and(|q| q == "unittest.mock.DEFAULT" || q == "mock.DEFAULT"),
     }
 }
 
@@ -109,14 +147,13 @@ pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall) {
     let Some(replacement) = replacement else {
         return;
     };
-    // `wraps=torch.compile` is a spy; a replacement that itself calls torch.compile still compiles.
+    // `wraps=torch.compile` is a spy: it records calls and still compiles.
     if keyword(call, "wraps").is_some_and(|w| references_compile(analyzer, w)) {
         return;
     }
-    if replacement.is_some_and(|r| references_compile(analyzer, r)) {
-        return;
+    if is_fake_compile(analyzer, replacement) {
+        report(analyzer, call.range());
     }
-    report(analyzer, call.range());
 }
 
 fn keyword<'b>(call: &'b ast::ExprCall, name: &str) -> Option<&'b Expr> {

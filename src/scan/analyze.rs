@@ -155,7 +155,7 @@ enum Binding {
     Other,
 }
 
-struct Frame {
+struct Frame<'a> {
     /// Local qualified name of the class or function.
     qual: String,
     kind: FrameKind,
@@ -165,6 +165,8 @@ struct Frame {
     host_built: HashSet<String>,
     /// Locals holding lists of `_shape_as_tensor` results.
     shape_lists: HashSet<String>,
+    /// The expression last assigned to each simple local (for rules that look through a name).
+    values: HashMap<String, &'a Expr>,
 }
 
 enum FrameKind {
@@ -183,7 +185,7 @@ pub struct Analyzer<'a> {
     pub ctx: &'a FileContext<'a>,
     package: String,
     module_bindings: HashMap<String, Binding>,
-    frames: Vec<Frame>,
+    frames: Vec<Frame<'a>>,
     guard_path: Vec<GuardStep>,
     /// > 0 inside `try:` bodies whose handlers catch ImportError/AttributeError (feature probes).
     pub import_guard_depth: u32,
@@ -441,14 +443,14 @@ impl<'a> Analyzer<'a> {
         self.current_function().is_some()
     }
 
-    fn function_frame_mut(&mut self) -> Option<&mut Frame> {
+    fn function_frame_mut(&mut self) -> Option<&mut Frame<'a>> {
         self.frames
             .iter_mut()
             .rev()
             .find(|f| matches!(f.kind, FrameKind::Function { .. }))
     }
 
-    fn function_frame(&self) -> Option<&Frame> {
+    fn function_frame(&self) -> Option<&Frame<'a>> {
         self.frames
             .iter()
             .rev()
@@ -622,6 +624,11 @@ impl<'a> Analyzer<'a> {
                 .any(|value| self.truthiness_reads_tensor_depth(value, depth + 1)),
             _ => self.tensor_kind(test) == TensorKind::Tensor,
         }
+    }
+
+    /// The expression last assigned to local `name` in the current function, if it is that simple.
+    pub fn local_value(&self, name: &str) -> Option<&'a Expr> {
+        self.function_frame()?.values.get(name).copied()
     }
 
     /// Is `expr` a tensor built from host data (so moving it to the device is a host→device copy)?
@@ -802,6 +809,20 @@ impl<'a> Analyzer<'a> {
         Some(idx)
     }
 
+    /// Records `test` as a guard (when it mentions something we understand) and enters its
+    /// `branch`; returns the previous path length for [`Analyzer::leave_guards`].
+    pub fn enter_guard(&mut self, test: &Expr, branch: bool) -> usize {
+        let saved = self.guard_path.len();
+        if let Some(g) = self.add_guard(test) {
+            self.guard_path.push((g, branch));
+        }
+        saved
+    }
+
+    pub fn leave_guards(&mut self, saved: usize) {
+        self.guard_path.truncate(saved);
+    }
+
     /// Is `qualified` probed (`hasattr`/`getattr`) by a guard or `and`-chain around this code?
     pub fn is_probed(&self, qualified: &str) -> bool {
         self.probes.iter().any(|p| p == qualified)
@@ -961,6 +982,7 @@ impl<'a> Analyzer<'a> {
             locals,
             host_built: HashSet::new(),
             shape_lists: HashSet::new(),
+            values: HashMap::new(),
         });
         let saved_path = std::mem::take(&mut self.guard_path);
         let saved_import_guard = std::mem::replace(&mut self.import_guard_depth, 0);
@@ -1076,6 +1098,7 @@ impl<'a> Analyzer<'a> {
             locals: HashMap::new(),
             host_built: HashSet::new(),
             shape_lists: HashSet::new(),
+            values: HashMap::new(),
         });
         self.visit_body(&class.body);
         self.frames.pop();
@@ -1140,6 +1163,7 @@ impl<'a> Analyzer<'a> {
                         frame.shape_lists.remove(&name);
                     }
                     frame.bindings.remove(&name);
+                    frame.values.insert(name.clone(), value);
                     frame.locals.insert(name, kind);
                 }
                 Expr::Tuple(tuple) => {

@@ -407,8 +407,14 @@ impl<'a> Project<'a> {
             out.push(Candidate {
                 code: rules::cr002_export_only_guard::ExportOnlyGuard::META.code,
                 message: format!(
-                    "guard tests only `{}`; under torch.compile it is False (or missing before torch 2.7 for is_exporting), so the branch with {} at line {} is traced; add `torch.compiler.is_compiling()` to the guard",
+                    "guard tests only `{}`, which {}; then the branch with {} at line {} is traced — add `torch.compiler.is_compiling()` to the guard",
                     export.display(),
+                    match export {
+                        super::cond::ExportPredicate::IsExporting => {
+                            "is missing before torch 2.7 (a getattr fallback returns False) and is True inside torch.compile only on newer torch (measured on 2.9, 2.11)"
+                        }
+                        _ => "is False under torch.compile",
+                    },
                     hazard.code,
                     hazard.location.row
                 ),

@@ -152,6 +152,14 @@ def test_cr001_shape_as_tensor_is_a_torch_size_under_dynamo():
 
 
 @pytest.mark.filterwarnings("ignore:To copy construct from a tensor")
+def test_cr001_tensor_method_on_shape_as_tensor_crashes_under_compile():
+    positive = load_corpus("CR001", "positive")
+    x = torch.randn(1, 3, 8, 8)
+    unwrap(positive.pixel_count)(x)  # eager is fine
+    with pytest.raises(Exception, match=r"'torch.Size' object has no attribute 'prod'"):
+        positive.pixel_count(x)
+
+
 @pytest.mark.parametrize("code,name,case", case_params("CR001", "negative"))
 def test_cr001_negative_compiles_without_crash(code, name, case):
     fn, args = corpus_cases(code, name)[case]

@@ -39,6 +39,14 @@ class EagerOnlyCheck(nn.Module):
         return x * 2
 
 
+class ShortCircuitGuard(nn.Module):
+    def forward(self, x):
+        # `not is_compiling() and ...`: under Dynamo the tensor operand is never evaluated.
+        if not torch.compiler.is_compiling() and (x < 0).any():
+            raise ValueError("negative input")
+        return x * 2
+
+
 def train_step(model, x, y, optimizer, best_loss):
     # Training loop code: eager, so tensor branches here are fine for compile.
     loss = torch.nn.functional.mse_loss(model(x), y)
@@ -57,4 +65,5 @@ def cases():
         "static_branches_train": (ShapeAwareBlock().train(), (x, mask, [torch.ones(8)])),
         "static_branches_eval": (ShapeAwareBlock().eval(), (x,)),
         "eager_only_check": (EagerOnlyCheck(), (torch.randn(4),)),
+        "short_circuit_guard": (ShortCircuitGuard(), (torch.randn(4),)),
     }

@@ -53,6 +53,12 @@ def padded_size(x):
 compiled_padded_size = torch.compile(padded_size, dynamic=False)
 
 
+@torch.compile(backend="eager")
+def pixel_count(x):
+    # A tensor method on it: torch.Size has no .prod() -> AttributeError while tracing.
+    return x.sum() / torch._shape_as_tensor(x)[2:].prod()  # expect: CR001
+
+
 def cases():
     """Entry points for the proofs: name -> (callable as written, example args)."""
     x = torch.randn(1, 3, 8, 8)
