@@ -59,17 +59,22 @@ def case_item_break():
 
 
 class CallCounter(nn.Module):
-    """A Python int attribute bumped in forward and used in the math: Dynamo guards on its value,
-    so every call fails the guard and recompiles until the recompile limit gives up."""
+    """A Python int attribute bumped in forward and read by the forward (a step counter gating a
+    schedule): Dynamo specializes on its value, so every call fails the guard and recompiles until the
+    recompile limit gives up. The output does not depend on the count here, so parity still holds."""
 
-    def __init__(self):
+    def __init__(self, warmup_calls=10_000):
         super().__init__()
         self.proj = nn.Linear(8, 8)
         self.calls = 0
+        self.warmup_calls = warmup_calls
 
     def forward(self, x):
         self.calls += 1  # LINE: calls
-        return self.proj(x) * (1.0 / self.calls)
+        y = self.proj(x)
+        if self.calls > self.warmup_calls:
+            y = y * 0.5
+        return y
 
 
 ATTRIBUTE_SCHEDULE_LENGTH = 5
