@@ -48,6 +48,7 @@ rule_snapshot!(snapshot_br001, "BR001");
 rule_snapshot!(snapshot_sy001, "SY001");
 rule_snapshot!(snapshot_sy002, "SY002");
 rule_snapshot!(snapshot_vr001, "VR001");
+rule_snapshot!(snapshot_rc001, "RC001");
 rule_snapshot!(snapshot_cf001, "CF001");
 rule_snapshot!(snapshot_ts001, "TS001");
 

@@ -7,6 +7,7 @@ pub mod cf001_suppress_errors;
 pub mod cr001_shape_as_tensor_stack;
 pub mod cr002_export_only_guard;
 pub mod meta;
+pub mod rc001_python_counter_in_forward;
 pub mod sy001_blocking_host_to_device;
 pub mod sy002_device_to_host_read;
 pub mod ts001_patched_torch_compile;
@@ -19,6 +20,7 @@ pub enum Family {
     Break,
     Sync,
     Version,
+    Recompile,
     Config,
     Test,
     Meta,
@@ -31,6 +33,7 @@ impl Family {
             Family::Break => "break",
             Family::Sync => "sync",
             Family::Version => "version",
+            Family::Recompile => "recompile",
             Family::Config => "config",
             Family::Test => "test",
             Family::Meta => "meta",
@@ -126,6 +129,7 @@ pub const ALL: &[&RuleMeta] = &[
     &br001_tensor_truthiness_branch::TensorTruthinessBranch::META,
     &sy001_blocking_host_to_device::BlockingHostToDevice::META,
     &sy002_device_to_host_read::DeviceToHostRead::META,
+    &rc001_python_counter_in_forward::PythonCounterInForward::META,
     &vr001_api_newer_than_floor::ApiNewerThanFloor::META,
     &cf001_suppress_errors::SuppressErrors::META,
     &ts001_patched_torch_compile::PatchedTorchCompile::META,

@@ -121,10 +121,18 @@ pub fn analyze_source(
         too_deep: false,
         last_if_guard: None,
         probes: Vec::new(),
+        numeric_attrs: HashSet::new(),
+        pending_counters: Vec::new(),
         summary,
     };
     analyzer.collect_module_bindings(&module.body);
     analyzer.visit_body(&module.body);
+    // RC001: only counters whose attribute some method sets to a Python number (not a buffer).
+    for (candidate, key) in std::mem::take(&mut analyzer.pending_counters) {
+        if analyzer.numeric_attrs.contains(&key) {
+            analyzer.summary.candidates.push(candidate);
+        }
+    }
     let mut summary = analyzer.summary;
     for (name, binding) in &analyzer.module_bindings {
         match binding {
@@ -194,6 +202,10 @@ pub struct Analyzer<'a> {
     last_if_guard: Option<GuardIdx>,
     /// Attributes probed by an enclosing `hasattr(...) and ...` or conditional expression.
     probes: Vec<String>,
+    /// `(class, attr)` pairs some method initializes to a Python number (`self.calls = 0`).
+    numeric_attrs: HashSet<(String, String)>,
+    /// RC001 candidates waiting to learn whether their attribute is a Python number.
+    pending_counters: Vec<(Candidate, (String, String))>,
     summary: FileSummary,
 }
 
@@ -1321,9 +1333,16 @@ impl<'a> Visitor<'a> for Analyzer<'a> {
             Stmt::Assign(assign) => {
                 rules::cf001_suppress_errors::check_assign(self, assign);
                 rules::ts001_patched_torch_compile::check_assign(self, assign);
+                for target in &assign.targets {
+                    self.track_self_attribute(target, Some(&assign.value), stmt.range());
+                }
                 visitor::walk_stmt(self, stmt);
                 let targets: Vec<&Expr> = assign.targets.iter().collect();
                 self.visit_assign_targets(&targets, &assign.value);
+            }
+            Stmt::AugAssign(assign) => {
+                self.track_self_attribute(&assign.target, None, stmt.range());
+                visitor::walk_stmt(self, stmt);
             }
             Stmt::AnnAssign(assign) => {
                 visitor::walk_stmt(self, stmt);
@@ -1427,6 +1446,57 @@ impl<'a> Analyzer<'a> {
             scope: Scope::Anywhere,
             breaks_or_crashes: false,
         });
+    }
+
+    /// `self.attr = <number>` records a Python-number attribute; `self.attr += ...` or
+    /// `self.attr = self.attr + ...` (value `None` = augmented) is a pending RC001 counter.
+    fn track_self_attribute(&mut self, target: &Expr, value: Option<&Expr>, range: TextRange) {
+        let Expr::Attribute(attribute) = target else {
+            return;
+        };
+        let Expr::Name(base) = &*attribute.value else {
+            return;
+        };
+        let Some((self_name, class)) = self.method_context() else {
+            return;
+        };
+        if base.id.as_str() != self_name {
+            return;
+        }
+        let key = (class.to_owned(), attribute.attr.id.to_string());
+        let bumps_itself = match value {
+            None => true,
+            Some(Expr::BinOp(binop)) => [&*binop.left, &*binop.right].into_iter().any(|side| {
+                matches!(side, Expr::Attribute(a) if a.attr.id == attribute.attr.id
+                    && matches!(&*a.value, Expr::Name(n) if n.id.as_str() == self_name))
+            }),
+            // Only ints: on torch 2.11 a float attribute becomes dynamic after one recompile
+            // (measured: 2 graphs for 12 calls), while an int recompiles on every call.
+            Some(Expr::NumberLiteral(number)) if matches!(number.value, ast::Number::Int(_)) => {
+                self.numeric_attrs.insert(key);
+                return;
+            }
+            Some(_) => false,
+        };
+        let Some(func) = self.current_function() else {
+            return;
+        };
+        if !bumps_itself {
+            return;
+        }
+        let meta = &rules::rc001_python_counter_in_forward::PythonCounterInForward::META;
+        let candidate = Candidate {
+            code: meta.code,
+            message: rules::rc001_python_counter_in_forward::message(&key.1),
+            location: self.location(range.start().into()),
+            end_location: self.location(range.end().into()),
+            fix: None,
+            func: Some(func),
+            path: self.guard_path.clone(),
+            scope: Scope::CompiledRegion,
+            breaks_or_crashes: false,
+        };
+        self.pending_counters.push((candidate, key));
     }
 
     /// Call-graph edges and `torch.compile(fn)` roots.

@@ -122,6 +122,36 @@ class CrashesUnderCompile(nn.Module):
 
 
 # --------------------------------------------------------------------------------------------
+# RC001 python-counter-in-forward
+
+
+def compiled_graph_count(module, args, calls=12):
+    """Unique graphs Dynamo produced over `calls` identical calls (1 = no recompiles)."""
+    from torch._dynamo.utils import counters
+
+    counters.clear()
+    compiled = torch.compile(module, backend="eager")
+    for _ in range(calls):
+        compiled(*args)
+    return counters["stats"]["unique_graphs"]
+
+
+@pytest.mark.parametrize("code,name,case", case_params("RC001", "positive"))
+def test_rc001_counter_recompiles_every_call_until_the_limit(code, name, case):
+    module, args = corpus_cases(code, name)[case]
+    graphs = compiled_graph_count(module, args)
+    # One graph per call until the recompile limit, then eager: never a single cached graph.
+    limit = getattr(torch._dynamo.config, "recompile_limit", None) or torch._dynamo.config.cache_size_limit
+    assert graphs == limit, f"{case}: {graphs} graphs over 12 identical calls (limit {limit})"
+
+
+@pytest.mark.parametrize("code,name,case", case_params("RC001", "negative"))
+def test_rc001_negative_counters_compile_once(code, name, case):
+    module, args = corpus_cases(code, name)[case]
+    assert compiled_graph_count(module, args) <= 2, f"{case} recompiled"
+
+
+# --------------------------------------------------------------------------------------------
 # CR001 shape-as-tensor-stack
 
 
