@@ -114,19 +114,23 @@ pub fn load_settings(path: &Path) -> Result<Settings, ConfigError> {
     let document: toml::Table =
         toml::from_str(&text).map_err(|e| error(format!("invalid TOML: {e}")))?;
     let is_pyproject = path.file_name().is_some_and(|n| n == "pyproject.toml");
-    let table = if is_pyproject {
-        document
-            .get("tool")
-            .and_then(|t| t.get("graphbreak"))
-            .cloned()
+    // Deserialize from the text (not from a parsed table) so errors carry the line and the key.
+    let raw: RawSettings = if is_pyproject {
+        #[derive(Deserialize)]
+        struct Pyproject {
+            tool: Option<Tool>,
+        }
+        #[derive(Deserialize)]
+        struct Tool {
+            graphbreak: Option<RawSettings>,
+        }
+        toml::from_str::<Pyproject>(&text)
+            .map_err(|e| error(format!("in [tool.graphbreak]: {}", one_line(&e))))?
+            .tool
+            .and_then(|t| t.graphbreak)
+            .unwrap_or_default()
     } else {
-        Some(toml::Value::Table(document.clone()))
-    };
-    let raw: RawSettings = match table {
-        Some(value) => value.try_into().map_err(|e: toml::de::Error| {
-            error(format!("in [tool.graphbreak]: {}", e.message()))
-        })?,
-        None => RawSettings::default(),
+        toml::from_str(&text).map_err(|e| error(one_line(&e)))?
     };
     let root = path.parent().unwrap_or(Path::new(".")).to_path_buf();
     let mut settings = Settings {
@@ -185,6 +189,21 @@ pub fn load_settings(path: &Path) -> Result<Settings, ConfigError> {
         }
     }
     Ok(settings)
+}
+
+/// toml's message with its source snippet folded onto one line (`line 2, column 10: select = 3 ...`).
+fn one_line(err: &toml::de::Error) -> String {
+    let mut text = err.to_string();
+    text = text.replace("TOML parse error at ", "");
+    text.split('\n')
+        .map(str::trim)
+        .filter(|line| !line.trim_matches(['|', '^', ' ']).is_empty())
+        .map(|line| {
+            line.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ' || c == '|')
+                .trim()
+        })
+        .collect::<Vec<_>>()
+        .join(": ")
 }
 
 fn file_name(path: &Path) -> String {
