@@ -112,7 +112,7 @@ pub fn load_settings(path: &Path) -> Result<Settings, ConfigError> {
     };
     let text = std::fs::read_to_string(path).map_err(|e| error(format!("cannot read: {e}")))?;
     let document: toml::Table =
-        toml::from_str(&text).map_err(|e| error(format!("invalid TOML: {e}")))?;
+        toml::from_str(&text).map_err(|e| error(format!("invalid TOML: {}", one_line(&e))))?;
     let is_pyproject = path.file_name().is_some_and(|n| n == "pyproject.toml");
     // Deserialize from the text (not from a parsed table) so errors carry the line and the key.
     let raw: RawSettings = if is_pyproject {
