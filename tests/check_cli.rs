@@ -161,6 +161,29 @@ fn breaks_and_recompiles_are_findings_not_failures() {
     let item = result_for(&results, "::case_item_break");
     assert_eq!(item["graph_break_count"], 1);
     assert_eq!(item["graph_breaks"][0]["line"], item_line);
+
+    // The same finding is a failure when the project asks for it.
+    let strict = run_check(
+        repo(),
+        Some(python),
+        &[
+            "corpus/cases/hazards.py::case_item_break",
+            "--no-measure",
+            "--fullgraph=false",
+            "--fail-on-break",
+            "--jsonl",
+            jsonl.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        strict.status.code(),
+        Some(1),
+        "--fail-on-break turns a break into exit 1"
+    );
+    assert!(
+        stdout(&strict).contains("fullgraph=false"),
+        "options are echoed in the header"
+    );
 }
 
 #[test]

@@ -30,6 +30,12 @@ use serde_json::{Value, json};
 use config::{CaseEntry, FileOptions};
 
 #[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Exit status: 0 every case ran (graph breaks and recompiles are findings, not failures, \
+unless --fail-on-break); 1 a case failed to run (compile/eager/factory error, parity failure, crash, timeout, oom, \
+no torch) or a regression against --baseline; 2 usage or configuration error; 130 interrupted (finished results \
+stay in the JSONL file)."
+)]
 pub struct CheckArgs {
     /// Cases: `file.py::factory`, `file.py::factory[k=v,...]`, or `file.py` (every top-level `def case_*`).
     /// None: the `cases` of `[tool.graphbreak.check]` in the nearest pyproject.toml.
@@ -63,8 +69,8 @@ pub struct CheckFlags {
     /// torch.compile `mode=`.
     #[arg(long, value_enum)]
     pub mode: Option<Mode>,
-    /// torch.compile `fullgraph=` (`--fullgraph` alone means true).
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    /// torch.compile `fullgraph=` (`--fullgraph` alone means true; else `--fullgraph=false`).
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
     pub fullgraph: Option<bool>,
     /// Untimed warm-up steps before timing (default 3).
     #[arg(long, value_name = "N")]

@@ -87,9 +87,14 @@ fn row(result: &Value) -> [String; 11] {
             .map_or("-".to_owned(), |s| format!("{s:.2}")),
         milliseconds(&result["eager_ms"]),
         milliseconds(&result["compiled_ms"]),
-        result["speedup"]
-            .as_f64()
-            .map_or("-".to_owned(), |s| format!("{s:.2}x")),
+        result["speedup"].as_f64().map_or("-".to_owned(), |s| {
+            // A compiled step 300x slower (recompiling every call) must not print as "0.00x".
+            if s >= 0.1 {
+                format!("{s:.2}x")
+            } else {
+                format!("{s:.1e}x")
+            }
+        }),
         parity,
     ]
 }
