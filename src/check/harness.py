@@ -109,7 +109,8 @@ def timing_stats(samples_ms):
 def nvidia_driver_version():
     try:
         with open("/proc/driver/nvidia/version", encoding="utf-8") as handle:
-            match = re.search(r"Kernel Module\s+(\S+)", handle.read())
+            # "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ..."
+            match = re.search(r"Kernel Module\b.*?\s(\d+\.\d+(?:\.\d+)?)\s", handle.read())
             if match:
                 return match.group(1)
     except OSError:
