@@ -260,10 +260,12 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
     }
     let mut interpreters = Vec::new();
     for path in &interpreter_paths {
-        interpreters.push(execute::probe(path, &harness)?);
+        let probed = execute::probe(path, &harness);
         if runner::interrupted() {
+            eprintln!("graphbreak: interrupted before any case ran");
             return Ok(ExitCode::from(130));
         }
+        interpreters.push(probed?);
     }
     execute::label_interpreters(&mut interpreters);
 
@@ -330,7 +332,10 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
             write_file(path, &rendered)?;
             eprintln!("graphbreak: report written to {}", path.display());
         }
-        None => print!("{rendered}"),
+        // A closed pipe (`graphbreak check | head`) is not an error worth a panic.
+        None => {
+            let _ = std::io::stdout().write_all(rendered.as_bytes());
+        }
     }
     if let Some(path) = &options.write_baseline {
         if was_interrupted {
