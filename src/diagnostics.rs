@@ -64,10 +64,12 @@ impl Noqa {
         let Some(codes) = rest.trim_start().strip_prefix(':') else {
             return Some(Noqa::All);
         };
+        // Codes are letters then digits (`SY002`), separated by commas or spaces; the list ends at
+        // the first other token, so `# noqa: F401  # explanation CR001` suppresses only F401.
         let codes: Vec<String> = codes
             .split([',', ' ', '\t'])
-            .map(str::trim)
-            .filter(|c| !c.is_empty() && c.chars().all(|ch| ch.is_ascii_alphanumeric()))
+            .filter(|c| !c.is_empty())
+            .take_while(|c| is_code(c))
             .map(str::to_owned)
             .collect();
         if codes.is_empty() {
@@ -75,5 +77,40 @@ impl Noqa {
         } else {
             Some(Noqa::Codes(codes))
         }
+    }
+}
+
+fn is_code(token: &str) -> bool {
+    let letters = token.chars().take_while(char::is_ascii_alphabetic).count();
+    letters > 0 && letters < token.len() && token[letters..].chars().all(|c| c.is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Noqa;
+
+    fn codes(comment: &str) -> Option<Vec<String>> {
+        match Noqa::parse(comment)? {
+            Noqa::All => Some(vec!["*".to_owned()]),
+            Noqa::Codes(codes) => Some(codes),
+        }
+    }
+
+    #[test]
+    fn parses_noqa_directives_like_ruff() {
+        assert_eq!(codes("# noqa"), Some(vec!["*".to_owned()]));
+        assert_eq!(
+            codes("#noqa:SY002,BR001"),
+            Some(vec!["SY002".to_owned(), "BR001".to_owned()])
+        );
+        assert_eq!(
+            codes("# noqa: F401  # expect: BR002"),
+            Some(vec!["F401".to_owned()])
+        );
+        assert_eq!(
+            codes("# type: ignore # noqa: CR001"),
+            Some(vec!["CR001".to_owned()])
+        );
+        assert_eq!(codes("# this is not a noqa comment"), None);
     }
 }

@@ -45,6 +45,7 @@ macro_rules! rule_snapshot {
 rule_snapshot!(snapshot_cr001, "CR001");
 rule_snapshot!(snapshot_cr002, "CR002");
 rule_snapshot!(snapshot_br001, "BR001");
+rule_snapshot!(snapshot_br002, "BR002");
 rule_snapshot!(snapshot_sy001, "SY001");
 rule_snapshot!(snapshot_sy002, "SY002");
 rule_snapshot!(snapshot_vr001, "VR001");

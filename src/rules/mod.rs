@@ -3,6 +3,7 @@
 //! plus the checker the analyzer calls at the node kind the rule cares about.
 
 pub mod br001_tensor_truthiness_branch;
+pub mod br002_import_probe_in_region;
 pub mod cf001_suppress_errors;
 pub mod cr001_shape_as_tensor_stack;
 pub mod cr002_export_only_guard;
@@ -127,6 +128,7 @@ pub const ALL: &[&RuleMeta] = &[
     &cr001_shape_as_tensor_stack::ShapeAsTensorStack::META,
     &cr002_export_only_guard::ExportOnlyGuard::META,
     &br001_tensor_truthiness_branch::TensorTruthinessBranch::META,
+    &br002_import_probe_in_region::ImportProbeInRegion::META,
     &sy001_blocking_host_to_device::BlockingHostToDevice::META,
     &sy002_device_to_host_read::DeviceToHostRead::META,
     &rc001_python_counter_in_forward::PythonCounterInForward::META,

@@ -117,6 +117,7 @@ pub fn analyze_source(
         frames: Vec::new(),
         guard_path: Vec::new(),
         import_guard_depth: 0,
+        import_probe_depth: 0,
         depth: 0,
         too_deep: false,
         last_if_guard: None,
@@ -197,6 +198,8 @@ pub struct Analyzer<'a> {
     guard_path: Vec<GuardStep>,
     /// > 0 inside `try:` bodies whose handlers catch ImportError/AttributeError (feature probes).
     pub import_guard_depth: u32,
+    /// > 0 inside `try:` bodies whose handlers catch ImportError (an availability probe).
+    pub import_probe_depth: u32,
     depth: u32,
     too_deep: bool,
     last_if_guard: Option<GuardIdx>,
@@ -998,10 +1001,12 @@ impl<'a> Analyzer<'a> {
         });
         let saved_path = std::mem::take(&mut self.guard_path);
         let saved_import_guard = std::mem::replace(&mut self.import_guard_depth, 0);
+        let saved_import_probe = std::mem::replace(&mut self.import_probe_depth, 0);
         self.collect_nested_defs(&def.body);
         self.visit_body(&def.body);
         self.guard_path = saved_path;
         self.import_guard_depth = saved_import_guard;
+        self.import_probe_depth = saved_import_probe;
 
         let predicate = self.predicate_of_body(&def.body);
         self.summary.functions[idx as usize].predicate = predicate;
@@ -1261,7 +1266,8 @@ fn block_terminates(body: &[Stmt]) -> bool {
     )
 }
 
-fn handler_catches_import_errors(handler: &ast::ExceptHandler) -> bool {
+/// Does the handler catch a failed import (and, with `or_attribute_error`, a missing attribute)?
+fn handler_catches(handler: &ast::ExceptHandler, or_attribute_error: bool) -> bool {
     let ast::ExceptHandler::ExceptHandler(handler) = handler;
     let Some(kind) = &handler.type_ else {
         return true;
@@ -1272,7 +1278,8 @@ fn handler_catches_import_errors(handler: &ast::ExceptHandler) -> bool {
     };
     names.iter().any(|name| {
         matches!(name, Expr::Name(n) if matches!(n.id.as_str(),
-            "ImportError" | "ModuleNotFoundError" | "AttributeError" | "Exception" | "BaseException"))
+            "ImportError" | "ModuleNotFoundError" | "Exception" | "BaseException")
+            || (or_attribute_error && n.id.as_str() == "AttributeError"))
     })
 }
 
@@ -1310,6 +1317,13 @@ impl<'a> Visitor<'a> for Analyzer<'a> {
                 visitor::walk_stmt(self, stmt);
             }
             Stmt::Import(import) => {
+                if let Some(alias) = import.names.first() {
+                    rules::br002_import_probe_in_region::check_import(
+                        self,
+                        stmt.range(),
+                        alias.name.id.as_str(),
+                    );
+                }
                 if self.in_function() {
                     let bindings = import_bindings(import);
                     if let Some(frame) = self.function_frame_mut() {
@@ -1322,6 +1336,8 @@ impl<'a> Visitor<'a> for Analyzer<'a> {
             Stmt::ImportFrom(import) => {
                 let bindings = self.import_from_bindings(import);
                 rules::vr001_api_newer_than_floor::check_import_from(self, import, &bindings);
+                let module = self.import_from_module(import);
+                rules::br002_import_probe_in_region::check_import(self, stmt.range(), &module);
                 if self.in_function()
                     && let Some(frame) = self.function_frame_mut()
                 {
@@ -1351,14 +1367,13 @@ impl<'a> Visitor<'a> for Analyzer<'a> {
                 }
             }
             Stmt::Try(stmt_try) => {
-                let guarded = stmt_try.handlers.iter().any(handler_catches_import_errors);
-                if guarded {
-                    self.import_guard_depth += 1;
-                }
+                let guarded = stmt_try.handlers.iter().any(|h| handler_catches(h, true));
+                let probe = stmt_try.handlers.iter().any(|h| handler_catches(h, false));
+                self.import_guard_depth += u32::from(guarded);
+                self.import_probe_depth += u32::from(probe);
                 self.visit_body(&stmt_try.body);
-                if guarded {
-                    self.import_guard_depth -= 1;
-                }
+                self.import_guard_depth -= u32::from(guarded);
+                self.import_probe_depth -= u32::from(probe);
                 for handler in &stmt_try.handlers {
                     let ast::ExceptHandler::ExceptHandler(handler) = handler;
                     if let Some(kind) = &handler.type_ {

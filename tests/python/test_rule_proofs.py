@@ -122,6 +122,32 @@ class CrashesUnderCompile(nn.Module):
 
 
 # --------------------------------------------------------------------------------------------
+# BR002 import-probe-in-region
+
+
+@pytest.mark.parametrize("code,name,case", case_params("BR002", "positive"))
+def test_br002_failed_probe_makes_dynamo_give_up_on_the_frame(code, name, case):
+    fn, args = corpus_cases(code, name)[case]
+    unwrap(fn)(*args)  # eager is fine: the probe just says "not available"
+    # The failing import is GB0069 "Import failure": a graph break where the probe is called (and
+    # when the probe sits in the frame's own try block, no graph for that frame at all).
+    with graph_break_log() as logs:
+        explanation = explain(fn, *args)
+    assert any("Import failure" in line for line in logs) or explanation.graph_count == 0, logs
+    torch._dynamo.reset()
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="Import failure"):
+        torch.compile(unwrap(fn), backend="eager", fullgraph=True)(*args)
+
+
+@pytest.mark.parametrize("code,name,case", case_params("BR002", "negative"))
+def test_br002_negative_imports_trace(code, name, case):
+    fn, args = corpus_cases(code, name)[case]
+    explanation = explain(fn, *args)
+    assert explanation.graph_count >= 1
+    assert_only_deliberate_breaks(explanation)
+
+
+# --------------------------------------------------------------------------------------------
 # RC001 python-counter-in-forward
 
 
