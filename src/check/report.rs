@@ -229,7 +229,49 @@ fn findings(result: &Value, cwd: &Path) -> Vec<String> {
             }
         }
     }
+    if let Some(line) = cost_line(result) {
+        lines.push(line);
+    }
     lines
+}
+
+/// What compiling costs and when it pays back: the figure a team needs before turning compile on.
+fn cost_line(result: &Value) -> Option<String> {
+    let eager = result["eager_ms"].as_f64()?;
+    let compiled = result["compiled_ms"].as_f64()?;
+    let spread = |key: &str| {
+        let stats = &result[key];
+        match (stats["p10"].as_f64(), stats["p90"].as_f64()) {
+            (Some(p10), Some(p90)) => format!(" (p10 {} – p90 {})", ms(p10), ms(p90)),
+            _ => String::new(),
+        }
+    };
+    let mut line = format!(
+        "timing: eager {} ms{} → compiled {} ms{}",
+        ms(eager),
+        spread("eager_ms_stats"),
+        ms(compiled),
+        spread("compiled_ms_stats")
+    );
+    if let Some(seconds) = result["compile_seconds"].as_f64() {
+        let cache = result["compile_cache"]
+            .as_str()
+            .map(|c| format!(", {c} cache"))
+            .unwrap_or_default();
+        line.push_str(&format!("; first compile {seconds:.2} s{cache}"));
+        match result["payback_steps"].as_f64() {
+            Some(steps) => line.push_str(&format!(", pays back after {steps:.0} steps")),
+            None if compiled >= eager => {
+                line.push_str(", never pays back (compiled is not faster)")
+            }
+            None => {}
+        }
+    }
+    Some(line)
+}
+
+fn ms(value: f64) -> String {
+    milliseconds(&Value::from(value))
 }
 
 fn label(result: &Value) -> String {
@@ -356,7 +398,7 @@ pub fn render_text(document: &Document) -> String {
         .filter(|(_, lines)| !lines.is_empty())
         .collect();
     if !with_findings.is_empty() {
-        let _ = writeln!(out, "\nfindings:");
+        let _ = writeln!(out, "\ndetails:");
         for (result, lines) in with_findings {
             let _ = writeln!(out, "{}", label(result));
             for line in lines {
@@ -422,7 +464,7 @@ pub fn render_markdown(document: &Document) -> String {
             continue;
         }
         if !any {
-            out.push_str("\n<details><summary>Findings</summary>\n\n");
+            out.push_str("\n<details><summary>Details: breaks, recompiles, errors, compile cost</summary>\n\n");
             any = true;
         }
         let _ = writeln!(out, "**`{}`**\n```", label(result));
