@@ -510,6 +510,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn cost_line_says_when_compile_pays_back() {
+        let faster = json!({"eager_ms": 58.4, "compiled_ms": 54.6, "compile_seconds": 376.0,
+                            "compile_cache": "cold", "payback_steps": 98947.0});
+        assert_eq!(
+            cost_line(&faster).unwrap(),
+            "timing: eager 58.40 ms → compiled 54.60 ms; first compile 376.00 s, cold cache, pays back after 98947 steps"
+        );
+        let slower = json!({"eager_ms": 1.0, "compiled_ms": 2.0, "compile_seconds": 1.0, "payback_steps": null});
+        assert!(
+            cost_line(&slower)
+                .unwrap()
+                .ends_with("never pays back (compiled is not faster)")
+        );
+        assert!(cost_line(&json!({"eager_ms": null})).is_none());
+    }
+
+    #[test]
     fn findings_show_locations_relative_to_cwd() {
         let result = json!({
             "case": "c.py::case_x", "status": "compile_error", "torch_version": "2.11.0",
