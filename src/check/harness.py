@@ -817,6 +817,30 @@ def recompile_limit_name(torch):
     return None, None
 
 
+CACHE_COUNTERS = (
+    ("inductor", "fxgraph_cache_hit"), ("inductor", "fxgraph_cache_miss"),
+    ("aot_autograd", "autograd_cache_hit"), ("aot_autograd", "autograd_cache_miss"),
+)
+
+
+def compile_cache_counts(torch):
+    counters = getattr(getattr(torch._dynamo, "utils", None), "counters", None) or {}
+    return {(group, name): counters.get(group, {}).get(name, 0) for group, name in CACHE_COUNTERS}
+
+
+def compile_cache_verdict(before, after, directory_state):
+    """'warm' when the first compile was served from Inductor's/AOTAutograd's on-disk caches, 'cold' when
+    any graph missed them (counters, where this torch keeps them: 2.11 does, 2.4 with its default
+    config does not); else what the cache directory looked like before the run."""
+    hits = sum(after[key] - before[key] for key in after if key[1].endswith("_hit"))
+    misses = sum(after[key] - before[key] for key in after if key[1].endswith("_miss"))
+    if misses > 0:
+        return "cold"
+    if hits > 0:
+        return "warm"
+    return directory_state
+
+
 def inductor_cache_state(torch, backend):
     """'cold' when the Inductor on-disk cache is empty or missing before the run; None for other backends."""
     if backend != "inductor":
@@ -1056,10 +1080,15 @@ class Run:
                     torch.cuda.reset_peak_memory_stats()
                 first_args, first_kwargs = schedule[0]
                 stepper.synchronize()
+                cache_counts_before = compile_cache_counts(torch)
                 started = time.perf_counter()
                 stepper.step(compiled, first_args, first_kwargs)
                 stepper.synchronize()
                 result["compile_seconds"] = time.perf_counter() - started
+                if measure:
+                    result["compile_cache"] = compile_cache_verdict(
+                        cache_counts_before, compile_cache_counts(torch), result["compile_cache"]
+                    )
                 phase = "compiled_run"
                 for call_args, call_kwargs in schedule[1:]:
                     stepper.step(compiled, call_args, call_kwargs)
