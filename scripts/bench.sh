@@ -6,6 +6,8 @@
 # same run (median of N runs, peak RSS, lines/second) and prints a markdown table.
 #
 # Usage: scripts/bench.sh [--runs N] [--warmup N] [--threads N] [--interleave] [--skip-build] [--ruff-only]
+#                       [--variant NAME=BINARY]...
+#   --variant NAME=BINARY: also time another graphbreak build (A/B of a proposed change); repeatable.
 #   --interleave: time with a loop that alternates the tools run by run (fairer under background load)
 #                 instead of hyperfine.
 # Env overrides: TRANSFORMERS_VERSION, TIMM_VERSION, RUFF_VERSION, PYTHON (interpreter for the venv).
@@ -25,6 +27,7 @@ threads=""
 skip_build=0
 ruff_only=0
 interleave=0
+variants=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
@@ -33,7 +36,8 @@ while [[ $# -gt 0 ]]; do
     --skip-build) skip_build=1; shift ;;
     --interleave) interleave=1; shift ;;
     --ruff-only) ruff_only=1; shift ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --variant) variants+=(--variant "$2"); shift 2 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -120,4 +124,5 @@ fi
 if [[ "$interleave" == 1 ]]; then
   args+=(--interleave)
 fi
+args+=("${variants[@]}")
 exec "$PYTHON" "$repo_root/scripts/bench/measure.py" "${args[@]}"

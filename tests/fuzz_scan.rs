@@ -6,7 +6,8 @@
 //! in one process per batch (fast: one start-up, parallel parsing). The property: exit 0 or 1, no signal, no
 //! panic, JSON output whose diagnostics point at files that exist and rows that exist.
 //!
-//! `GRAPHBREAK_FUZZ_ITERS` (default 300) sets the number of mutants, `GRAPHBREAK_FUZZ_SEED` the seed. On a
+//! `GRAPHBREAK_FUZZ_ITERS` (default 300) sets the number of mutants, `GRAPHBREAK_FUZZ_SEED` the seed,
+//! `GRAPHBREAK_FUZZ_BINARY` another build to fuzz (e.g. `target/release/graphbreak` for long runs). On a
 //! failure the batch is bisected to the single mutants that fail, which are copied to
 //! `target/fuzz-failures/` and named in the panic message.
 
@@ -20,7 +21,11 @@ use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-const BINARY: &str = env!("CARGO_BIN_EXE_graphbreak");
+const DEBUG_BINARY: &str = env!("CARGO_BIN_EXE_graphbreak");
+
+fn binary() -> String {
+    std::env::var("GRAPHBREAK_FUZZ_BINARY").unwrap_or_else(|_| DEBUG_BINARY.to_owned())
+}
 const DEFAULT_ITERS: usize = 300;
 const DEFAULT_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
 /// Mutants per process: keeps memory and the bisection on failure bounded on long runs.
@@ -324,11 +329,11 @@ impl Run {
             return Some(format!("killed by signal {signal}"));
         }
         if self.stderr.contains("panicked") || self.code == Some(101) {
-            let tail: String = self.stderr.chars().take(1500).collect();
+            let tail: String = self.stderr.trim_end().chars().take(1500).collect();
             return Some(format!("panic (exit {:?}): {tail}", self.code));
         }
         if !matches!(self.code, Some(0 | 1)) {
-            let tail: String = self.stderr.chars().take(1500).collect();
+            let tail: String = self.stderr.trim_end().chars().take(1500).collect();
             return Some(format!(
                 "exit {:?} (a per-file problem must be a diagnostic): {tail}",
                 self.code
@@ -339,7 +344,7 @@ impl Run {
 }
 
 fn scan(paths: &[PathBuf]) -> Run {
-    let mut child = Command::new(BINARY)
+    let mut child = Command::new(binary())
         .args(["scan", "--no-config", "--output-format", "json"])
         .args(paths)
         .stdin(Stdio::null())
@@ -469,9 +474,10 @@ fn mutated_corpus_never_crashes_the_scanner() {
         &mut seeds,
     );
     eprintln!(
-        "fuzz: {iters} mutants, seed {seed:#x}, {} seeds ({} from corpus/)",
+        "fuzz: {iters} mutants, seed {seed:#x}, {} seeds ({} from corpus/), binary {}",
         seeds.len(),
-        seeds.len() - builtin
+        seeds.len() - builtin,
+        binary()
     );
 
     let mut rng = Rng(seed);
@@ -501,8 +507,9 @@ fn mutated_corpus_never_crashes_the_scanner() {
                 let kept = keep.join(file.file_name().unwrap());
                 fs::copy(file, &kept).unwrap();
                 report.push_str(&format!(
-                    "  {}: {why}\n  reproduce: {BINARY} scan --no-config {}\n",
+                    "  {}: {why}\n  reproduce: {} scan --no-config {}\n",
                     kept.display(),
+                    binary(),
                     kept.display()
                 ));
             }

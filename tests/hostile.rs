@@ -516,7 +516,10 @@ fn twenty_megabyte_file() {
 #[test]
 fn ten_megabyte_single_line() {
     let dir = tempdir();
-    let source = format!("x = '{}'\n{CF001_LINE}\n", "a".repeat(10 << 20));
+    let source = format!(
+        "import torch\nx = '{}'\n{CF001_LINE}\n",
+        "a".repeat(10 << 20)
+    );
     write(dir.path(), "long_line.py", source);
     let out = scan_json(dir.path(), &["long_line.py"]);
     out.expect_exit(&[1]);

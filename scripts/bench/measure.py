@@ -169,6 +169,13 @@ def main() -> None:
     parser.add_argument("--ruff", required=True)
     parser.add_argument("--graphbreak")
     parser.add_argument("--parse-floor", help="parse-only floor binary (scripts/bench/parse_floor)")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME=BINARY",
+        help="another graphbreak build to time alongside (A/B of a proposed change)",
+    )
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument(
@@ -216,6 +223,16 @@ def main() -> None:
             )
         )
 
+    for spec in args.variant:
+        name, _, binary = spec.partition("=")
+        tools.append(
+            Tool(
+                name,
+                [binary, "scan", "--no-config", "--quiet"],
+                [binary, "scan", "--no-config", "--output-format", "json"],
+                (0, 1),
+            )
+        )
     if args.parse_floor:
         tools.append(Tool("parse floor", [args.parse_floor], None, (0,)))
 
