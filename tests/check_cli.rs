@@ -449,6 +449,7 @@ fn ctrl_c_keeps_finished_results() {
         std::thread::sleep(Duration::from_millis(200));
     }
     std::thread::sleep(Duration::from_secs(1)); // the hanging case is now running
+    let graphbreak_pid = child.id();
     let signalled = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -471,6 +472,21 @@ fn ctrl_c_keeps_finished_results() {
     );
     assert_eq!(results[0]["case"], "corpus/cases/clean.py::build");
     assert!(stdout(&output).contains("INTERRUPTED"));
+    // The hanging case (started with a request file in graphbreak's scratch directory) is gone too.
+    #[cfg(target_os = "linux")]
+    {
+        let scratch = format!("graphbreak-check-{graphbreak_pid}-");
+        let survivors: Vec<String> = std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|entry| std::fs::read(entry.ok()?.path().join("cmdline")).ok())
+            .map(|cmdline| String::from_utf8_lossy(&cmdline).replace('\0', " "))
+            .filter(|cmdline| cmdline.contains(&scratch))
+            .collect();
+        assert!(
+            survivors.is_empty(),
+            "case processes outlived the interrupt: {survivors:?}"
+        );
+    }
     assert!(stderr(&output).contains("1 finished result(s) kept in"));
 }
 
