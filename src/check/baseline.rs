@@ -74,15 +74,37 @@ fn status_rank(status: &str) -> u8 {
     }
 }
 
-fn key(result: &Value) -> (String, String) {
-    (
-        result["case"].as_str().unwrap_or("").to_owned(),
-        result["torch_version"]
-            .as_str()
-            .or(result["python_executable"].as_str())
-            .unwrap_or("")
-            .to_owned(),
-    )
+fn case_of(result: &Value) -> &str {
+    result["case"].as_str().unwrap_or("")
+}
+
+fn torch_of(result: &Value) -> &str {
+    result["torch_version"]
+        .as_str()
+        .or(result["python_executable"].as_str())
+        .unwrap_or("")
+}
+
+/// `2.11.0+cu130` and `2.11.0+cpu` are the same release: a baseline written on a CUDA dev box still gates CPU CI.
+fn release(torch: &str) -> &str {
+    torch.split('+').next().unwrap_or(torch)
+}
+
+/// Timings are comparable only from the same hardware and the same torch build.
+fn same_machine(old: &Value, new: &Value) -> bool {
+    let same = |key: &str| old[key] == new[key];
+    let same_env = |key: &str| old["environment"][key] == new["environment"][key];
+    old["device"].is_string()
+        && same("device")
+        && same("torch_version")
+        && same_env("gpu_name")
+        && same_env("platform")
+}
+
+pub struct Comparison {
+    pub regressions: Vec<String>,
+    /// Things the gate could not check (cases missing from the baseline, a different torch release).
+    pub notes: Vec<String>,
 }
 
 pub fn compare(
@@ -90,17 +112,43 @@ pub fn compare(
     results: &[Value],
     threshold_percent: f64,
     cwd: &Path,
-) -> Vec<String> {
+) -> Comparison {
     let empty = Vec::new();
     let old_results = baseline["results"].as_array().unwrap_or(&empty);
     let mut regressions = Vec::new();
+    let mut notes = Vec::new();
     for new in results {
-        let (case, torch) = key(new);
-        let Some(old) = old_results
+        let (case, torch) = (case_of(new), torch_of(new));
+        let same_case: Vec<&Value> = old_results
             .iter()
-            .find(|old| key(old) == (case.clone(), torch.clone()))
-        else {
-            continue;
+            .filter(|old| case_of(old) == case)
+            .collect();
+        let exact = same_case
+            .iter()
+            .find(|old| release(torch_of(old)) == release(torch));
+        let old = match (exact, same_case.as_slice()) {
+            (Some(old), _) => *old,
+            // One baseline result for this case on another torch: still compare Dynamo facts, so a torch
+            // upgrade that adds a break is caught rather than silently unmatched.
+            (None, [only]) => {
+                notes.push(format!(
+                    "{case}: baseline has torch {}, this run torch {torch}; compared anyway",
+                    torch_of(only)
+                ));
+                only
+            }
+            (None, []) => {
+                notes.push(format!(
+                    "{case} · torch {torch}: not in the baseline (new case)"
+                ));
+                continue;
+            }
+            (None, _) => {
+                notes.push(format!(
+                    "{case} · torch {torch}: no baseline result for this torch release"
+                ));
+                continue;
+            }
         };
         let who = format!("{case} · torch {torch}");
         let old_status = old["status"].as_str().unwrap_or("?");
@@ -166,9 +214,8 @@ pub fn compare(
                 .unwrap_or_default();
             regressions.push(format!("{who}: parity now beyond tolerance{diff}"));
         }
-        let same_device = old["device"].is_string() && old["device"] == new["device"];
         if let (true, Some(before), Some(after)) = (
-            same_device,
+            same_machine(old, new),
             old["compiled_ms"].as_f64(),
             new["compiled_ms"].as_f64(),
         ) && before > 0.0
@@ -180,7 +227,13 @@ pub fn compare(
             ));
         }
     }
-    regressions
+    for old in old_results {
+        if !results.iter().any(|new| case_of(new) == case_of(old)) {
+            notes.push(format!("{}: in the baseline but not run now", case_of(old)));
+        }
+    }
+    notes.dedup();
+    Comparison { regressions, notes }
 }
 
 fn break_key(graph_break: &Value, cwd: &Path) -> (String, String) {
@@ -223,7 +276,7 @@ mod tests {
         let cwd = Path::new("/p");
         let old = json!({"results": [result(&[("c.py", 10, "item()")], 1, 2.0, "ok")]});
         let new = [result(&[("/p/c.py", 14, "item()")], 1, 2.1, "ok")];
-        assert!(compare(&old, &new, 10.0, cwd).is_empty());
+        assert!(compare(&old, &new, 10.0, cwd).regressions.is_empty());
     }
 
     #[test]
@@ -236,7 +289,7 @@ mod tests {
             3.0,
             "compile_error",
         )];
-        let found = compare(&old, &new, 10.0, cwd);
+        let found = compare(&old, &new, 10.0, cwd).regressions;
         assert_eq!(found.len(), 5, "{found:#?}");
         assert!(found[0].contains("status ok → compile_error"));
         assert!(found[1].contains("graph breaks 1 → 2"));
@@ -246,10 +299,45 @@ mod tests {
     }
 
     #[test]
+    fn torch_builds_and_upgrades_still_gate() {
+        let cwd = Path::new("/p");
+        let mut old = result(&[], 0, 1.0, "ok");
+        old["torch_version"] = json!("2.11.0+cu130");
+        let baseline = json!({"results": [old]});
+        let mut cpu_build = result(&[("/p/c.py", 3, "item()")], 0, 9.0, "ok");
+        cpu_build["torch_version"] = json!("2.11.0+cpu");
+        let found = compare(&baseline, &[cpu_build.clone()], 10.0, cwd);
+        assert_eq!(found.regressions.len(), 2, "{:?}", found.regressions);
+        assert!(found.notes.is_empty(), "{:?}", found.notes);
+        assert!(
+            !found.regressions.iter().any(|r| r.contains("ms/step")),
+            "timings of another torch build are not compared"
+        );
+
+        let mut upgraded = cpu_build;
+        upgraded["torch_version"] = json!("2.12.0");
+        let found = compare(&baseline, &[upgraded], 10.0, cwd);
+        assert_eq!(found.regressions.len(), 2);
+        assert!(found.notes[0].contains("baseline has torch 2.11.0+cu130, this run torch 2.12.0"));
+
+        let mut other_case = result(&[], 0, 1.0, "ok");
+        other_case["case"] = json!("c.py::case_new");
+        let found = compare(&baseline, &[other_case], 10.0, cwd);
+        assert!(found.regressions.is_empty());
+        assert_eq!(found.notes.len(), 2, "{:?}", found.notes);
+        assert!(found.notes[0].contains("not in the baseline"));
+        assert!(found.notes[1].contains("c.py::case_x: in the baseline but not run now"));
+    }
+
+    #[test]
     fn timings_from_another_device_are_not_compared() {
         let old = json!({"results": [result(&[], 0, 1.0, "ok")]});
         let mut new = result(&[], 0, 5.0, "ok");
         new["device"] = json!("cuda");
-        assert!(compare(&old, &[new], 10.0, Path::new("/p")).is_empty());
+        assert!(
+            compare(&old, &[new], 10.0, Path::new("/p"))
+                .regressions
+                .is_empty()
+        );
     }
 }

@@ -307,17 +307,22 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
     drop(scratch);
 
     let environment: Vec<Value> = interpreters.iter().map(|i| i.environment.clone()).collect();
-    let regressions = match &baseline_document {
+    let comparison = match &baseline_document {
         Some(baseline) if !was_interrupted => {
             baseline::compare(baseline, &results, options.regression_threshold, &cwd)
         }
-        _ => Vec::new(),
+        _ => baseline::Comparison {
+            regressions: Vec::new(),
+            notes: Vec::new(),
+        },
     };
+    let regressions = comparison.regressions;
     let document = report::Document {
         environment: &environment,
         results: &results,
         options: options.to_json(),
         regressions: &regressions,
+        baseline_notes: &comparison.notes,
         baseline: options.baseline.as_deref(),
         interrupted: was_interrupted,
         cwd: &cwd,

@@ -13,6 +13,8 @@ pub struct Document<'a> {
     pub results: &'a [Value],
     pub options: Value,
     pub regressions: &'a [String],
+    /// What the baseline comparison could not check (unmatched cases, another torch release).
+    pub baseline_notes: &'a [String],
     pub baseline: Option<&'a Path>,
     pub interrupted: bool,
     /// Paths under it are shown relative to it.
@@ -415,6 +417,9 @@ pub fn render_text(document: &Document) -> String {
                 let _ = writeln!(out, "  REGRESSION {regression}");
             }
         }
+        for note in document.baseline_notes {
+            let _ = writeln!(out, "  note: {note}");
+        }
     }
     let _ = writeln!(out, "\n{}", summary_line(document));
     out
@@ -443,6 +448,12 @@ pub fn render_markdown(document: &Document) -> String {
             for regression in document.regressions {
                 let _ = writeln!(out, "- {}", markdown_cell(regression));
             }
+            out.push('\n');
+        }
+        for note in document.baseline_notes {
+            let _ = writeln!(out, "- note: {}", markdown_cell(note));
+        }
+        if !document.baseline_notes.is_empty() {
             out.push('\n');
         }
     }
@@ -495,6 +506,7 @@ pub fn to_json(document: &Document) -> Value {
     if let Some(path) = document.baseline {
         value["baseline"] = Value::from(path.display().to_string());
         value["regressions"] = json!(document.regressions);
+        value["baseline_notes"] = json!(document.baseline_notes);
     }
     value
 }
