@@ -429,6 +429,86 @@ fn sanitize(version: &str) -> String {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
+    #[test]
+    fn process_fates_map_to_statuses() {
+        use std::os::unix::process::ExitStatusExt;
+        let options = super::super::Options {
+            pythons: Vec::new(),
+            torch: Vec::new(),
+            requirements: None,
+            device: "auto".into(),
+            backend: None,
+            dynamic: Value::Null,
+            mode: None,
+            fullgraph: None,
+            warmup: 3,
+            steps: 10,
+            timeout: 5.0,
+            measure: true,
+            output_format: super::super::OutputFormat::Text,
+            output: None,
+            jsonl: PathBuf::from("x.jsonl"),
+            baseline: None,
+            write_baseline: None,
+            regression_threshold: 10.0,
+            fail_on_break: false,
+        };
+        let case = Case {
+            node_id: "c.py::case_x".into(),
+            file: PathBuf::from("/p/c.py"),
+            factory: "case_x".into(),
+            params: Map::new(),
+            cwd: PathBuf::from("/p"),
+        };
+        let interpreter = Interpreter {
+            path: PathBuf::from("python3"),
+            environment: json!({"python": "3.11.7", "python_executable": "/usr/bin/python3",
+                                "torch_version": "2.11.0", "cuda_available": false}),
+            label: "torch 2.11.0".into(),
+        };
+        // Raw wait statuses: a signal number alone = killed by it; `code << 8` = exited with code.
+        let fate = |raw: i32, timed_out: bool, written: Option<Value>| {
+            let finished = Finished {
+                status: Some(std::process::ExitStatus::from_raw(raw)),
+                timed_out,
+                interrupted: false,
+                wall_seconds: 1.0,
+                stdout_tail: String::new(),
+                stderr_tail: "  File \"/p/c.py\", line 9 in case_x\n".into(),
+            };
+            classify(&case, &interpreter, written, &finished, &options)
+        };
+        let crash = fate(11, false, None);
+        assert_eq!(crash["status"], "crash");
+        assert_eq!(crash["error"]["line"], 9);
+        assert_eq!(crash["torch_version"], "2.11.0", "filled from the probe");
+        assert_eq!(crash["device"], "cpu", "auto without CUDA");
+        assert_eq!(fate(9, false, None)["status"], "oom");
+        assert_eq!(fate(6, true, None)["status"], "timeout");
+        let silent = fate(1 << 8, false, None);
+        assert_eq!(silent["status"], "harness_error");
+        assert!(
+            silent["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("exited with code 1")
+        );
+        let early =
+            json!({"status": "harness_error", "error": {"phase": "compile"}, "graph_breaks": []});
+        let died_compiling = fate(11, false, Some(early));
+        assert_eq!(died_compiling["status"], "crash");
+        assert_eq!(
+            died_compiling["error"]["phase"], "compile",
+            "keeps where the harness got to"
+        );
+        let finished = json!({"status": "parity_fail", "graph_breaks": [], "eager_ms": 1.5});
+        let kept = fate(0, false, Some(finished));
+        assert_eq!(kept["status"], "parity_fail");
+        assert_eq!(kept["eager_ms"], 1.5);
+        assert_eq!(kept["wall_seconds"], 1.0);
+    }
+
     #[test]
     fn finds_the_case_frame_in_faulthandler_output() {
         let stderr = "Fatal Python error: Segmentation fault\n\nCurrent thread 0x1 (most recent call first):\n  \
