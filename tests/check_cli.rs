@@ -27,7 +27,9 @@ fn python_with_torch() -> Option<&'static Path> {
     FOUND
         .get_or_init(|| {
             let candidates: Vec<PathBuf> = match std::env::var_os("GRAPHBREAK_PYTHON") {
-                Some(path) if !path.is_empty() => vec![PathBuf::from(path)],
+                // The test script may give `.venv/bin/python`: relative to the crate root (the tests' cwd),
+                // while the binary runs in other directories.
+                Some(path) if !path.is_empty() => vec![repo().join(path)],
                 _ => vec![PathBuf::from("python3")],
             };
             candidates.into_iter().find(|python| {

@@ -256,7 +256,7 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
         }
     }
     if interpreter_paths.is_empty() {
-        interpreter_paths.push(default_python());
+        interpreter_paths.push(default_python(&cwd));
     }
     let mut interpreters = Vec::new();
     for path in &interpreter_paths {
@@ -443,7 +443,10 @@ fn merge_options(
         },
     };
     let pythons = if !args.python.is_empty() {
-        args.python.clone()
+        args.python
+            .iter()
+            .map(|p| resolve_program(&p.to_string_lossy(), cwd))
+            .collect()
     } else {
         file.python
             .iter()
@@ -513,10 +516,12 @@ fn merge_options(
     })
 }
 
-/// A configured interpreter: a bare name (`python3.12`) is looked up on PATH, a path is relative to the project.
+/// An interpreter: a bare name (`python3.12`) is looked up on PATH; a path is made absolute against `base`
+/// (cases run with the project root as their working directory, where a relative path would mean something
+/// else). Lexically only: resolving a venv's `bin/python` symlink would leave the venv.
 fn resolve_program(text: &str, base: &Path) -> PathBuf {
     if text.contains('/') || text.contains(std::path::MAIN_SEPARATOR) {
-        base.join(text)
+        targets::absolute(&base.join(text))
     } else {
         PathBuf::from(text)
     }
@@ -529,9 +534,9 @@ fn enum_name(value: impl ValueEnum) -> String {
         .unwrap_or_default()
 }
 
-fn default_python() -> PathBuf {
+fn default_python(cwd: &Path) -> PathBuf {
     match std::env::var_os("GRAPHBREAK_PYTHON") {
-        Some(path) if !path.is_empty() => PathBuf::from(path),
+        Some(path) if !path.is_empty() => resolve_program(&path.to_string_lossy(), cwd),
         _ => PathBuf::from("python3"),
     }
 }
