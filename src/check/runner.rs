@@ -19,7 +19,10 @@ pub fn interrupted() -> bool {
 #[cfg(unix)]
 mod sys {
     use super::INTERRUPTED;
-    use std::sync::atomic::Ordering;
+    use std::sync::atomic::{AtomicI32, Ordering};
+
+    /// Process group of the case running now (0: none), so a second Ctrl-C can take it down before exiting.
+    pub static RUNNING_GROUP: AtomicI32 = AtomicI32::new(0);
 
     pub const SIGKILL: i32 = 9;
     pub const SIGABRT: i32 = 6;
@@ -31,13 +34,35 @@ mod sys {
         fn signal(signum: i32, handler: extern "C" fn(i32)) -> usize;
         fn kill(pid: i32, sig: i32) -> i32;
         fn _exit(status: i32) -> !;
+        #[cfg(target_os = "linux")]
+        fn prctl(option: i32, ...) -> i32;
+    }
+
+    /// Linux: the case dies with graphbreak even when graphbreak is SIGKILLed (no handler runs then).
+    #[cfg(target_os = "linux")]
+    pub fn die_with_parent(command: &mut std::process::Command) {
+        use std::os::unix::process::CommandExt;
+        const PR_SET_PDEATHSIG: i32 = 1;
+        // SAFETY: prctl is async-signal-safe, allowed between fork and exec.
+        unsafe {
+            command.pre_exec(|| {
+                prctl(PR_SET_PDEATHSIG, SIGKILL as std::ffi::c_ulong);
+                Ok(())
+            });
+        }
     }
 
     extern "C" fn on_signal(_signum: i32) {
         // A second Ctrl-C means "stop now": results already written stay on disk (each line is flushed).
         if INTERRUPTED.swap(true, Ordering::SeqCst) {
-            // SAFETY: _exit is async-signal-safe.
-            unsafe { _exit(130) }
+            let group = RUNNING_GROUP.load(Ordering::SeqCst);
+            // SAFETY: kill and _exit are async-signal-safe.
+            unsafe {
+                if group > 0 {
+                    kill(-group, SIGKILL);
+                }
+                _exit(130)
+            }
         }
     }
 
@@ -149,9 +174,13 @@ pub fn run_bounded(
         use std::os::unix::process::CommandExt;
         command.process_group(0);
     }
+    #[cfg(target_os = "linux")]
+    sys::die_with_parent(command);
     let started = Instant::now();
     let mut child = command.spawn()?;
     let pid = child.id();
+    #[cfg(unix)]
+    sys::RUNNING_GROUP.store(i32::try_from(pid).unwrap_or(0), Ordering::SeqCst);
 
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let mut tails = Vec::new();
@@ -218,7 +247,10 @@ pub fn run_bounded(
     let wall_seconds = started.elapsed().as_secs_f64();
     // Workers the case left behind (compile pools, dataloader processes) would keep the pipes open forever.
     #[cfg(unix)]
-    sys::kill_group(pid, sys::SIGKILL);
+    {
+        sys::kill_group(pid, sys::SIGKILL);
+        sys::RUNNING_GROUP.store(0, Ordering::SeqCst);
+    }
 
     // Both readers normally finish at once; a grandchild that escaped the group could hold a pipe open, so wait
     // a bounded time and keep what was captured.
