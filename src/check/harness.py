@@ -412,7 +412,8 @@ def merge_compile_options(case_options, overrides):
     """CLI overrides (non-null) over the case's own `compile` dict over torch.compile defaults."""
     effective = {"backend": "inductor", "dynamic": None, "mode": None, "fullgraph": False, "options": None}
     for key, value in case_options.items():
-        effective[key] = value
+        if key in effective:
+            effective[key] = value
     for key, value in (overrides or {}).items():
         if value is None:
             continue
@@ -960,8 +961,9 @@ class Run:
 
         # factory
         try:
-            factory = load_factory(self.request["file"], self.request["factory"])
             # Same weights and inputs on every run of the case, so results compare across runs/versions.
+            torch.manual_seed(0)
+            factory = load_factory(self.request["file"], self.request["factory"])
             torch.manual_seed(0)
             made = factory(**(self.request.get("params") or {}))
             case = normalize_case(made)
@@ -972,6 +974,9 @@ class Run:
             return
         if case["unknown_keys"]:
             self.note("ignored unknown case keys: %s" % ", ".join(case["unknown_keys"]))
+        unknown_compile_keys = sorted(set(case["compile"]) - {"backend", "dynamic", "mode", "fullgraph", "options"})
+        if unknown_compile_keys:
+            self.note("ignored unknown compile keys: %s" % ", ".join(unknown_compile_keys))
         effective = merge_compile_options(case["compile"], self.request.get("compile"))
         environment["compile_options"] = describe_options(effective)
         try:
@@ -1177,13 +1182,14 @@ class Run:
             result["recompiles"] = max(0, recompile_events - limit_hits)
             result["recompile_reasons"] = [recompile_reason(message) for message in recorder.recompile_messages]
         else:
-            failures = getattr(getattr(self.torch._dynamo, "utils", None), "guard_failures", None)
-            if failures is not None:
-                result["recompiles"] = sum(1 for reasons in failures.values() for _ in reasons)
-                result["recompile_reasons"] = [truncate(first_line(r), REASON_LIMIT) for rs in failures.values() for r in rs]
-                self.note("recompiles counted from torch._dynamo.utils.guard_failures (no recompiles log artifact)")
+            # Without the log artifact there is no per-recompile record (guard_failures lists one entry per
+            # failing cache entry, not per recompile): unknown beats a wrong count.
+            self.note("this torch has no 'recompiles' log artifact: recompiles not counted")
         if limit_hits:
             result["cache_limit_hit"] = True
+            named = LIMIT_HIT_PATTERN.search(recorder.limit_messages[0])
+            if named:  # the message names the limit that was hit (recompile_limit, accumulated_..., cache_size_limit)
+                limit_name, limit_value = named.group(1), named.group(2)
             self.note("Dynamo hit %s=%s and fell back to eager for the rest of the calls" % (limit_name, limit_value))
 
     def compare(self, case, stepper, eager_reference, eager_grads, compiled_outputs, compiled_loss, args, kwargs):
