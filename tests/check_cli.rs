@@ -29,7 +29,15 @@ fn python_with_torch() -> Option<&'static Path> {
             let candidates: Vec<PathBuf> = match std::env::var_os("GRAPHBREAK_PYTHON") {
                 // The test script may give `.venv/bin/python`: relative to the crate root (the tests' cwd),
                 // while the binary runs in other directories.
-                Some(path) if !path.is_empty() => vec![repo().join(path)],
+                // A bare name (`python3`) stays a PATH lookup.
+                Some(path) if !path.is_empty() => {
+                    let path = PathBuf::from(path);
+                    if path.components().count() > 1 {
+                        vec![repo().join(path)]
+                    } else {
+                        vec![path]
+                    }
+                }
                 _ => vec![PathBuf::from("python3")],
             };
             candidates.into_iter().find(|python| {
