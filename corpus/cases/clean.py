@@ -52,3 +52,14 @@ def build(size="nano"):
         "args": (torch.randn(4, width),),
         "compile": {"backend": "eager"},
     }
+
+
+def case_clean_bf16():
+    """Autocast (`dtype`): parity uses the looser bfloat16 tolerances."""
+    torch.manual_seed(0)
+    return {
+        "model": MLP(16),
+        "args": (torch.randn(8, 16),),
+        "dtype": "bfloat16",
+        "compile": {"backend": "aot_eager"},
+    }

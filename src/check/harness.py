@@ -5,7 +5,7 @@ Embedded in the graphbreak binary and run as a subprocess, one per (case, interp
     python -X faulthandler harness.py run request.json result.json
     python harness.py env
 
-The contract (request/result fields, statuses) is /work/notes/CHECK_PROTOCOL.md, mirrored in docs.
+The request/result contract is shared with the Rust side (src/check/*.rs): keep both in step.
 Constraints: one file, stdlib + torch only, Python 3.9+, torch 2.2 through current. Every torch API that
 moved between versions is feature-detected (hasattr / try), never assumed from a version number.
 """
@@ -496,6 +496,7 @@ class Stepper:
             self.autocast_dtype = dtype
         module = case["model"] if isinstance(case["model"], torch.nn.Module) else None
         self.module = module
+        self.cudagraph_callable = None
 
     def context(self):
         stack = contextlib.ExitStack()
@@ -520,6 +521,10 @@ class Stepper:
 
     def step(self, function, args, kwargs):
         """Returns (outputs, loss) where loss is None outside training mode."""
+        if function is self.cudagraph_callable:
+            # CUDA graphs (mode="reduce-overhead") reuse output memory between replays; a training loop
+            # must mark each step so the previous step's tensors are not overwritten under it.
+            self.torch.compiler.cudagraph_mark_step_begin()
         if self.training:
             self.zero_grads(args, kwargs)
         with self.context():
@@ -1081,6 +1086,10 @@ class Run:
         with DynamoLogRecorder(torch, ("recompiles", "graph_breaks")) as recorder:
             try:
                 compiled = torch.compile(model, **compile_kwargs(effective))
+                if effective.get("mode") == "reduce-overhead" and hasattr(
+                    getattr(torch, "compiler", None), "cudagraph_mark_step_begin"
+                ):
+                    stepper.cudagraph_callable = compiled
                 if cuda:
                     torch.cuda.reset_peak_memory_stats()
                 first_args, first_kwargs = schedule[0]
