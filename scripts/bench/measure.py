@@ -145,6 +145,14 @@ def peak_rss_mib(argv: list[str]) -> float:
     return usage.ru_maxrss / 1024  # Linux reports kilobytes.
 
 
+def usable_cpus() -> int:
+    """CPUs this process may run on (honours taskset / cgroup cpusets, unlike os.cpu_count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
 def cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -238,13 +246,16 @@ def main() -> None:
 
     have_hyperfine = shutil.which("hyperfine") is not None
     use_loop = args.interleave or not have_hyperfine
-    threads = os.environ.get("RAYON_NUM_THREADS", f"all ({os.cpu_count()})")
+    cpus = usable_cpus()
+    threads = os.environ.get("RAYON_NUM_THREADS", f"all ({cpus})")
     if use_loop:
         method = "perf_counter loop, tools interleaved run by run"
     else:
         method = "hyperfine"
     print(f"# graphbreak vs ruff — {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n")
-    print(f"- machine: {cpu_model()}, {os.cpu_count()} logical CPUs, threads per tool: {threads}")
+    print(
+        f"- machine: {cpu_model()}, {cpus} usable of {os.cpu_count()} logical CPUs, threads per tool: {threads}"
+    )
     versioned = dict.fromkeys(t.argv[0] for t in tools if t.json_argv is not None)
     print(f"- tools: {', '.join(tool_version(argv0) for argv0 in versioned)}")
     print(
