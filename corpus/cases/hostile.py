@@ -32,3 +32,17 @@ def case_prints_megabytes():
 
 def case_exits():
     sys.exit(3)
+
+
+class AllocatesTooMuch(torch.nn.Module):
+    def forward(self, x):
+        # 1 PiB: more than any GPU has; the caching allocator raises torch.cuda.OutOfMemoryError at once.
+        waste = torch.empty(2**50, dtype=torch.uint8, device=x.device)
+        return x + waste[:1].float()
+
+
+def case_cuda_oom():
+    """CUDA only (a CPU allocation this size could be granted lazily by an overcommitting kernel)."""
+    if not torch.cuda.is_available():
+        raise RuntimeError("case_cuda_oom needs a CUDA device")
+    return {"model": AllocatesTooMuch(), "args": (torch.randn(4),), "compile": {"backend": "eager"}}

@@ -316,8 +316,11 @@ def is_out_of_memory(torch, error):
             return True
         if oom_type is not None and isinstance(link, oom_type):
             return True
-        if isinstance(link, RuntimeError) and "out of memory" in str(link).lower():
-            return True
+        if isinstance(link, RuntimeError):
+            text = str(link).lower()
+            # CUDA: "CUDA out of memory"; CPU allocator: "DefaultCPUAllocator: not enough memory".
+            if "out of memory" in text or "not enough memory" in text:
+                return True
     return False
 
 
