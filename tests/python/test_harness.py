@@ -63,6 +63,7 @@ def run_harness(tmp_path, file_name, factory, *, params=None, compile_overrides=
 PLANNED_RUNS = {
     "clean_mlp": dict(file_name="clean.py", factory="case_clean_mlp", measure=True, warmup=1, steps=3),
     "training": dict(file_name="clean.py", factory="case_clean_training", measure=True, warmup=1, steps=2),
+    "bf16": dict(file_name="clean.py", factory="case_clean_bf16", measure=True, warmup=1, steps=2),
     "crash": dict(file_name="hazards.py", factory="case_shape_as_tensor_crash"),
     "item": dict(file_name="hazards.py", factory="case_item_break"),
     "attribute": dict(file_name="hazards.py", factory="case_attribute_recompile"),
@@ -75,6 +76,7 @@ PLANNED_RUNS = {
     "raises": dict(file_name="hostile.py", factory="case_factory_raises"),
     "missing": dict(file_name="clean.py", factory="case_does_not_exist"),
     "segfault": dict(file_name="hostile.py", factory="case_segfault"),
+    "chatty": dict(file_name="hostile.py", factory="case_prints_megabytes"),
 }
 
 
@@ -236,6 +238,19 @@ def test_training_case_compares_gradients_and_metric(runs):
     assert result["grad_max_abs_diff"] is not None and result["grad_max_abs_diff"] <= result["atol"]
     assert result["metric_eager"] == result["metric_compiled"]
     assert result["environment"]["compile_options"]["backend"] == "aot_eager"
+
+
+def test_autocast_dtype_uses_bfloat16_tolerances(runs):
+    result = finished(runs, "bf16")
+    assert result["status"] == "ok", result["error"]
+    assert (result["atol"], result["rtol"]) == (5e-2, 5e-2)
+    assert result["parity_ok"] is True
+
+
+def test_megabytes_of_user_stdout_do_not_disturb_the_result(runs):
+    result = finished(runs, "chatty")
+    assert result["status"] == "ok", result["error"]
+    assert result["graph_count"] == 1
 
 
 def test_params_reach_the_factory(runs):
