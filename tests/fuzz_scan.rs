@@ -7,7 +7,9 @@
 //! panic, JSON output whose diagnostics point at files that exist and rows that exist.
 //!
 //! `GRAPHBREAK_FUZZ_ITERS` (default 300) sets the number of mutants, `GRAPHBREAK_FUZZ_SEED` the seed,
-//! `GRAPHBREAK_FUZZ_BINARY` another build to fuzz (e.g. `target/release/graphbreak` for long runs). On a
+//! `GRAPHBREAK_FUZZ_BINARY` another build to fuzz (e.g. `target/release/graphbreak` for long runs),
+//! `GRAPHBREAK_FUZZ_CORPUS` another directory of `.py` seeds instead of `corpus/` (e.g. the benchmark's
+//! unpacked transformers tree). On a
 //! failure the batch is bisected to the single mutants that fail, which are copied to
 //! `target/fuzz-failures/` and named in the panic message.
 
@@ -469,14 +471,15 @@ fn mutated_corpus_never_crashes_the_scanner() {
         .map(|s| s.as_bytes().to_vec())
         .collect();
     let builtin = seeds.len();
-    collect_seeds(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus"),
-        &mut seeds,
-    );
+    let corpus = std::env::var_os("GRAPHBREAK_FUZZ_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus"));
+    collect_seeds(&corpus, &mut seeds);
     eprintln!(
-        "fuzz: {iters} mutants, seed {seed:#x}, {} seeds ({} from corpus/), binary {}",
+        "fuzz: {iters} mutants, seed {seed:#x}, {} seeds ({} from {}), binary {}",
         seeds.len(),
         seeds.len() - builtin,
+        corpus.display(),
         binary()
     );
 
