@@ -24,11 +24,17 @@ fn main() {
     let bytes: usize = files
         .par_iter()
         .map(|path| {
-            let Ok(source) = std::fs::read_to_string(path) else { return 0 };
+            let Ok(source) = std::fs::read_to_string(path) else {
+                return 0;
+            };
             let parsed = ruff_python_parser::parse_unchecked_source(&source, PySourceType::Python);
             errors.fetch_add(parsed.errors().len(), Ordering::Relaxed);
             source.len()
         })
         .sum();
-    eprintln!("{} files, {bytes} bytes, {} syntax errors", files.len(), errors.into_inner());
+    eprintln!(
+        "{} files, {bytes} bytes, {} syntax errors",
+        files.len(),
+        errors.into_inner()
+    );
 }
