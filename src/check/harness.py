@@ -27,6 +27,8 @@ import traceback
 
 HARNESS_FILE = os.path.abspath(__file__)
 MESSAGE_LIMIT = 2000
+# p90/p10 above this marks a timing as unstable (noise from other processes, throttling, too-short steps).
+UNSTABLE_SPREAD = 2.0
 TRACEBACK_TAIL_LIMIT = 4000
 REASON_LIMIT = 600
 GB_CODE_PATTERN = re.compile(r"\bgb(\d{4})\b", re.IGNORECASE)
@@ -154,6 +156,13 @@ def environment_info(torch, torch_error):
     if torch is None:
         return info
     info["torch_version"] = str(torch.__version__)
+    # What CPU timings depend on: a busy machine or oversubscribed threads distort eager steps.
+    info["cpu_count"] = os.cpu_count()
+    try:
+        info["torch_threads"] = torch.get_num_threads()
+        info["load_average"] = round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError, RuntimeError):
+        info["load_average"] = None
     try:
         info["cuda_version"] = getattr(torch.version, "cuda", None)
         info["cuda_available"] = bool(torch.cuda.is_available())
@@ -549,6 +558,43 @@ class Stepper:
             self.torch.cuda.synchronize()
 
 
+def time_one_step(stepper, function, args, kwargs):
+    torch = stepper.torch
+    if stepper.device == "cuda":
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        stepper.step(function, args, kwargs)
+        end.record()
+        end.synchronize()
+        return float(start.elapsed_time(end))
+    started = time.perf_counter()
+    stepper.step(function, args, kwargs)
+    return (time.perf_counter() - started) * 1000.0
+
+
+def time_interleaved(stepper, eager_fn, compiled_fn, args, kwargs, warmup, steps):
+    """Eager and compiled steps alternate (ABBA…), so both see the same machine. Timed back to back,
+    a busy or throttling host makes one side look fast and the other slow: on a loaded 2-core CI
+    box, eager CPU steps of a tiny MLP swung from 0.2 ms to 48 ms (OpenMP threads fighting other
+    processes) while the compiled block ran in a quiet moment, reporting a 177x "speedup"."""
+    for _ in range(warmup):
+        stepper.step(eager_fn, args, kwargs)
+        stepper.step(compiled_fn, args, kwargs)
+    stepper.synchronize()
+    eager, compiled = [], []
+    for index in range(steps):
+        pairs = ((eager_fn, eager), (compiled_fn, compiled))
+        for function, samples in pairs if index % 2 == 0 else reversed(pairs):
+            samples.append(time_one_step(stepper, function, args, kwargs))
+    return eager, compiled
+
+
+def timing_unstable(stats):
+    """A spread this wide means the median describes the machine's load, not the code."""
+    return bool(stats) and stats["p10"] > 0 and stats["p90"] / stats["p10"] > UNSTABLE_SPREAD
+
+
 def time_steps(stepper, function, args, kwargs, warmup, steps):
     torch = stepper.torch
     for _ in range(warmup):
@@ -883,7 +929,7 @@ RESULT_TEMPLATE = {
     "eager_ms_stats": None, "compiled_ms_stats": None, "speedup": None, "payback_steps": None,
     "max_abs_diff": None, "max_rel_diff": None, "parity_ok": None, "atol": None, "rtol": None,
     "grad_max_abs_diff": None, "metric_eager": None, "metric_compiled": None,
-    "peak_memory_eager_mb": None, "peak_memory_compiled_mb": None, "environment": None, "notes": [],
+    "peak_memory_eager_mb": None, "peak_memory_compiled_mb": None, "environment": None, "notes": [], "timing_stable": None,
 }
 
 
@@ -918,6 +964,32 @@ class Run:
 
     def write(self):
         write_json_atomically(self.result_path, self.result)
+
+    def check_timing_stability(self):
+        result = self.result
+        unstable = [side for side in ("eager", "compiled") if timing_unstable(result[side + "_ms_stats"])]
+        environment = result.get("environment") or {}
+        load, cpus = environment.get("load_average"), environment.get("cpu_count")
+        busy = environment.get("device") != "cuda" and load is not None and cpus and load > cpus
+        result["timing_stable"] = not unstable and not busy
+        if busy and not unstable:
+            self.note(
+                "busy machine (load average %s on %s CPUs): CPU timings, eager most of all (its %s "
+                "intra-op threads compete with other processes), are not representative"
+                % (load, cpus, environment.get("torch_threads"))
+            )
+        if unstable:
+            self.note(
+                "unstable timings (%s: p90/p10 > %.0fx; load average %s on %s CPUs, %s torch threads): "
+                "the medians describe the machine's load more than the code; re-run on an idle machine"
+                % (
+                    ", ".join(unstable),
+                    UNSTABLE_SPREAD,
+                    environment.get("load_average"),
+                    environment.get("cpu_count"),
+                    environment.get("torch_threads"),
+                )
+            )
 
     def note(self, text):
         self.result["notes"].append(truncate(text, MESSAGE_LIMIT))
@@ -1121,9 +1193,14 @@ class Run:
                 del outputs, loss
                 phase = "compiled_run"
                 self.checkpoint("compiled_run")
-                samples = time_steps(stepper, compiled, args, kwargs, warmup, steps)
-                result["compiled_ms_stats"] = timing_stats(samples)
-                result["compiled_ms"] = result["compiled_ms_stats"]["median"] if samples else None
+                eager_samples, compiled_samples = time_interleaved(
+                    stepper, model, compiled, args, kwargs, warmup, steps
+                )
+                # The interleaved eager samples replace the eager-phase ones: same conditions as compiled.
+                for side, samples in (("eager", eager_samples), ("compiled", compiled_samples)):
+                    result[side + "_ms_stats"] = timing_stats(samples)
+                    result[side + "_ms"] = result[side + "_ms_stats"]["median"] if samples else None
+                self.check_timing_stability()
                 if cuda:
                     result["peak_memory_compiled_mb"] = torch.cuda.max_memory_allocated() / 2**20
             except BaseException as error:  # noqa: BLE001
