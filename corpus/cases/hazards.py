@@ -1,6 +1,6 @@
 """Runnable `graphbreak check` cases for the torch.compile hazards the scanner's rules describe.
 
-Each `case_*` factory returns a dict (see docs / CHECK_PROTOCOL.md). The Dynamo-level cases pin
+Each `case_*` factory returns a dict (see docs/check-protocol.md). The Dynamo-level cases pin
 `compile={"backend": "eager"}`: graph capture, breaks and recompiles are decided by Dynamo before any
 backend runs, so the eager backend gives the same facts in seconds.
 

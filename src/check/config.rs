@@ -1,5 +1,5 @@
 //! `[tool.graphbreak.check]` in the nearest pyproject.toml: the case list and default options.
-//! Shape agreed in /work/notes/CHECK_PROTOCOL.md ("pyproject shape"); unknown keys are errors so that a typo
+//! Shape agreed in docs/check-protocol.md ("pyproject shape"); unknown keys are errors so that a typo
 //! never silently drops a case or an option.
 
 use std::path::{Path, PathBuf};

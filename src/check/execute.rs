@@ -1,6 +1,6 @@
 //! One (case, interpreter) run: write request.json, start the embedded harness in its own process group, and
 //! turn whatever happened — a result file, a signal, a timeout, silence — into one result object
-//! (protocol: /work/notes/CHECK_PROTOCOL.md).
+//! (protocol: docs/check-protocol.md).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -4,7 +4,7 @@
 //! importing), provision `--torch` venvs, probe each interpreter (`harness.py env`), then run every
 //! (case, interpreter) sequentially — compiles are CPU-heavy and timings must not interfere — appending each
 //! result to the JSONL stream the moment it finishes, and finally render the report and compare to a baseline.
-//! The Rust ⇄ harness contract is /work/notes/CHECK_PROTOCOL.md.
+//! The Rust ⇄ harness contract is docs/check-protocol.md.
 //!
 //! Exit codes: 0 every case ran with status `ok` (graph breaks and recompiles are findings, not failures, unless
 //! `--fail-on-break`); 1 a case did not run cleanly (compile/eager/factory error, parity failure, crash, timeout,

@@ -5,7 +5,7 @@ graph break, sync, silent fallback, blind test); the negatives' region code must
 Dynamo. Everything runs on CPU with backend="eager" (Dynamo only, no Inductor) except the SY001
 proofs, which need CUDA and skip with a reason elsewhere.
 
-Facts asserted here were measured on torch 2.11; /work/notes/PROOFS.md (for the lead) and the
+Facts asserted here were measured on torch 2.11; docs/rule-proofs.md and the
 corpus docstrings record the exact texts.
 """
 
