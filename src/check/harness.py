@@ -596,26 +596,10 @@ def timing_unstable(stats):
 
 
 def time_steps(stepper, function, args, kwargs, warmup, steps):
-    torch = stepper.torch
     for _ in range(warmup):
         stepper.step(function, args, kwargs)
     stepper.synchronize()
-    samples = []
-    if stepper.device == "cuda":
-        for _ in range(steps):
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
-            start.record()
-            stepper.step(function, args, kwargs)
-            end.record()
-            end.synchronize()
-            samples.append(float(start.elapsed_time(end)))
-    else:
-        for _ in range(steps):
-            started = time.perf_counter()
-            stepper.step(function, args, kwargs)
-            samples.append((time.perf_counter() - started) * 1000.0)
-    return samples
+    return [time_one_step(stepper, function, args, kwargs) for _ in range(steps)]
 
 
 # --------------------------------------------------------------------------------------------
