@@ -6,7 +6,8 @@ use ruff_text_size::TextRange;
 declare_rule! {
     /// ## What it does
     /// Flags an availability probe — an `import` inside `try: ... except ImportError:` — in code
-    /// Dynamo traces (forward, compiled functions and what they call).
+    /// Dynamo traces (forward, compiled functions and what they call). Imports of `torch`, of the
+    /// project's own modules and relative imports cannot fail and are not flagged.
     ///
     /// ## Why is this bad?
     /// When the module is missing, the import fails while Dynamo traces the frame: graph break
@@ -49,6 +50,12 @@ declare_rule! {
 
 pub fn check_import(analyzer: &mut Analyzer<'_>, range: TextRange, module: &str) {
     if !analyzer.in_function() || analyzer.import_probe_depth == 0 {
+        return;
+    }
+    // torch is loaded whenever this code runs, and the project's own modules are always there:
+    // importing them cannot fail.
+    let root = module.split('.').next().unwrap_or(module);
+    if root == "torch" || root == "__future__" || analyzer.is_project_dotted(module) {
         return;
     }
     analyzer.report(

@@ -472,7 +472,7 @@ impl<'a> Analyzer<'a> {
             .find(|f| matches!(f.kind, FrameKind::Function { .. }))
     }
 
-    fn is_project_dotted(&self, dotted: &str) -> bool {
+    pub fn is_project_dotted(&self, dotted: &str) -> bool {
         let root = dotted.split('.').next().unwrap_or(dotted);
         self.ctx.project_roots.contains(root)
     }
@@ -1266,8 +1266,24 @@ fn block_terminates(body: &[Stmt]) -> bool {
     )
 }
 
-/// Does the handler catch a failed import (and, with `or_attribute_error`, a missing attribute)?
-fn handler_catches(handler: &ast::ExceptHandler, or_attribute_error: bool) -> bool {
+/// `except ImportError` / `except (ImportError, ModuleNotFoundError)`: an availability probe.
+/// (`except Exception` around `import torch` is defensive code, not a probe.)
+fn catches_only_import_errors(handler: &ast::ExceptHandler) -> bool {
+    let ast::ExceptHandler::ExceptHandler(handler) = handler;
+    let Some(kind) = &handler.type_ else {
+        return false;
+    };
+    let names: Vec<&Expr> = match &**kind {
+        Expr::Tuple(tuple) => tuple.elts.iter().collect(),
+        other => vec![other],
+    };
+    names.iter().any(|name| {
+        matches!(name, Expr::Name(n) if matches!(n.id.as_str(), "ImportError" | "ModuleNotFoundError"))
+    })
+}
+
+/// Does the handler catch a failed import or a missing attribute (a feature probe for VR001)?
+fn handler_catches_probe_errors(handler: &ast::ExceptHandler) -> bool {
     let ast::ExceptHandler::ExceptHandler(handler) = handler;
     let Some(kind) = &handler.type_ else {
         return true;
@@ -1278,8 +1294,7 @@ fn handler_catches(handler: &ast::ExceptHandler, or_attribute_error: bool) -> bo
     };
     names.iter().any(|name| {
         matches!(name, Expr::Name(n) if matches!(n.id.as_str(),
-            "ImportError" | "ModuleNotFoundError" | "Exception" | "BaseException")
-            || (or_attribute_error && n.id.as_str() == "AttributeError"))
+            "ImportError" | "ModuleNotFoundError" | "AttributeError" | "Exception" | "BaseException"))
     })
 }
 
@@ -1336,8 +1351,11 @@ impl<'a> Visitor<'a> for Analyzer<'a> {
             Stmt::ImportFrom(import) => {
                 let bindings = self.import_from_bindings(import);
                 rules::vr001_api_newer_than_floor::check_import_from(self, import, &bindings);
-                let module = self.import_from_module(import);
-                rules::br002_import_probe_in_region::check_import(self, stmt.range(), &module);
+                // A relative import names the project's own code, which is always there.
+                if import.level == 0 {
+                    let module = self.import_from_module(import);
+                    rules::br002_import_probe_in_region::check_import(self, stmt.range(), &module);
+                }
                 if self.in_function()
                     && let Some(frame) = self.function_frame_mut()
                 {
@@ -1367,8 +1385,8 @@ impl<'a> Visitor<'a> for Analyzer<'a> {
                 }
             }
             Stmt::Try(stmt_try) => {
-                let guarded = stmt_try.handlers.iter().any(|h| handler_catches(h, true));
-                let probe = stmt_try.handlers.iter().any(|h| handler_catches(h, false));
+                let guarded = stmt_try.handlers.iter().any(handler_catches_probe_errors);
+                let probe = stmt_try.handlers.iter().any(catches_only_import_errors);
                 self.import_guard_depth += u32::from(guarded);
                 self.import_probe_depth += u32::from(probe);
                 self.visit_body(&stmt_try.body);

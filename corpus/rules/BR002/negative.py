@@ -35,6 +35,17 @@ class Attention(nn.Module):
         return scores @ v
 
 
+class DefensiveImports(nn.Module):
+    def forward(self, x):
+        # torch is always importable here, and the except is not an ImportError probe anyway.
+        try:
+            import torch.nn.functional as F
+
+            return F.relu(x)
+        except Exception:
+            return x
+
+
 class DisabledProbe(nn.Module):
     @torch.compiler.disable
     def _probe(self):
@@ -56,4 +67,5 @@ def cases():
     return {
         "plain_import_in_forward": (Attention(), (q, q, q)),
         "disabled_probe": (DisabledProbe(), (torch.randn(3),)),
+        "defensive_imports": (DefensiveImports(), (torch.randn(3),)),
     }
