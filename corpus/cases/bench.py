@@ -1,0 +1,17 @@
+"""A case big enough for compile cost to matter, used by scripts/bench_check.sh (cold vs warm
+Inductor cache, graphbreak's own overhead). Not in the default case list: a cold CPU compile takes
+tens of seconds."""
+
+import torch
+from torch import nn
+
+
+def case_convnet(width=32):
+    torch.manual_seed(0)
+    layers = []
+    channels = 3
+    for _ in range(4):
+        layers += [nn.Conv2d(channels, width, 3, padding=1), nn.BatchNorm2d(width), nn.GELU()]
+        channels = width
+    model = nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(width, 10)).eval()
+    return {"model": model, "args": (torch.randn(8, 3, 64, 64),)}
