@@ -337,3 +337,37 @@ fn rule_docs_in_rules_dir_are_generated_from_the_declarations() {
     let output = graphbreak(&root(), &["rule", "ZZ999"]);
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn named_files_are_analyzed_within_their_project_like_a_pre_commit_hook() {
+    // pre-commit passes only the changed file; whether its helper is traced depends on a forward()
+    // in a file that did not change.
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "pyproject.toml", "[project]\nname = \"p\"\n");
+    write(dir.path(), "pkg/__init__.py", "");
+    write(
+        dir.path(),
+        "pkg/ops.py",
+        "def scale(x):\n    return x * x.max().item()\n",
+    );
+    write(
+        dir.path(),
+        "pkg/model.py",
+        "import torch\nfrom pkg.ops import scale\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return scale(x).tolist()\n",
+    );
+    write(
+        dir.path(),
+        "broken/pyproject.toml",
+        "[tool.graphbreak]\nselct = 1\n",
+    );
+    write(dir.path(), "broken/x.py", "x = 1\n");
+    let output = graphbreak(dir.path(), &["scan", "pkg/ops.py"]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}{}", stderr(&output));
+    assert!(text.starts_with("pkg/ops.py:2:"), "{text}");
+    assert!(
+        !text.contains("model.py"),
+        "only the named file is reported: {text}"
+    );
+    assert!(text.contains("in 1 file scanned"), "{text}");
+}

@@ -56,8 +56,12 @@ fn write_text(
         return Ok(());
     }
     let fixable = diagnostics.iter().filter(|d| d.fix.is_some()).count();
+    let files = match files {
+        1 => "1 file".to_owned(),
+        n => format!("{n} files"),
+    };
     if diagnostics.is_empty() {
-        writeln!(out, "All checks passed! ({files} files scanned)")?;
+        writeln!(out, "All checks passed! ({files} scanned)")?;
     } else {
         let noun = if diagnostics.len() == 1 {
             "finding"
@@ -66,7 +70,7 @@ fn write_text(
         };
         write!(
             out,
-            "Found {} {noun} in {files} files scanned.",
+            "Found {} {noun} in {files} scanned.",
             diagnostics.len()
         )?;
         if fixable > 0 {

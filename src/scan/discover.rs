@@ -34,7 +34,13 @@ const DEFAULT_EXCLUDED_DIRS: &[&str] = &[
     ".pytest_cache",
 ];
 
-pub fn discover(options: &ScanOptions) -> Result<Vec<DiscoveredFile>, String> {
+/// `context_root`: a directory walked only to give the named files their project (imports, base
+/// classes, callers); its files are never reported, so a broken configuration there skips them
+/// instead of failing the scan.
+pub fn discover(
+    options: &ScanOptions,
+    context_root: Option<&Path>,
+) -> Result<Vec<DiscoveredFile>, String> {
     let paths: Vec<PathBuf> = if options.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
@@ -56,7 +62,9 @@ pub fn discover(options: &ScanOptions) -> Result<Vec<DiscoveredFile>, String> {
     let mut found = Vec::new();
     let mut seen = std::collections::HashSet::new();
 
-    for root in &paths {
+    let context: Vec<PathBuf> = context_root.map(Path::to_path_buf).into_iter().collect();
+    for root in paths.iter().chain(context.iter()) {
+        let lenient = context.contains(root);
         let metadata = std::fs::metadata(root).map_err(|e| format!("{}: {e}", root.display()))?;
         if metadata.is_file() {
             // Explicitly named files are always scanned, whatever their extension or ignores.
@@ -103,7 +111,11 @@ pub fn discover(options: &ScanOptions) -> Result<Vec<DiscoveredFile>, String> {
             if cli_excludes.iter().any(|g| g.is_match(&path)) {
                 continue;
             }
-            let settings = configs.for_file(&path)?;
+            let settings = match configs.for_file(&path) {
+                Ok(settings) => settings,
+                Err(_) if lenient => continue,
+                Err(err) => return Err(err),
+            };
             if settings.exclude.iter().any(|g| g.is_match(&path)) {
                 continue;
             }

@@ -37,7 +37,13 @@ pub struct ScanResult {
 const WORKER_STACK_BYTES: usize = 64 << 20;
 
 pub fn run(options: &ScanOptions) -> Result<ScanResult, String> {
-    let files = discover::discover(options)?;
+    // Pre-commit passes only the changed files, but whether a helper is traced depends on the
+    // forward() that calls it in some other file: analyze the whole project, report the named files.
+    let named_files = named_files_only(&options.paths);
+    let context_root = named_files
+        .as_ref()
+        .and_then(|named| named.iter().next().and_then(|f| project_root(f)));
+    let files = discover::discover(options, context_root.as_deref())?;
     let api_table = ApiTable::load();
     let project_roots: HashSet<String> = files
         .iter()
@@ -81,10 +87,36 @@ pub fn run(options: &ScanOptions) -> Result<ScanResult, String> {
         // `x.detach().cpu().numpy()` is one read: keep one finding per (file, code, start).
         diagnostics
             .dedup_by(|b, a| a.path == b.path && a.code == b.code && a.location == b.location);
+        if let Some(named) = &named_files {
+            diagnostics.retain(|d| named.contains(&d.path));
+        }
         Ok(ScanResult {
             diagnostics,
-            files_scanned: files.len(),
+            files_scanned: named_files.as_ref().map_or(files.len(), HashSet::len),
         })
+    })
+}
+
+/// When every path is a file (a pre-commit invocation), their absolute paths.
+fn named_files_only(paths: &[PathBuf]) -> Option<HashSet<PathBuf>> {
+    if paths.is_empty() || !paths.iter().all(|p| p.is_file()) {
+        return None;
+    }
+    Some(
+        paths
+            .iter()
+            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+            .collect(),
+    )
+}
+
+/// The directory that holds the project a file belongs to: nearest config file or `.git`.
+fn project_root(file: &std::path::Path) -> Option<PathBuf> {
+    file.parent()?.ancestors().find_map(|dir| {
+        ["pyproject.toml", "graphbreak.toml", ".git"]
+            .iter()
+            .any(|marker| dir.join(marker).exists())
+            .then(|| dir.to_path_buf())
     })
 }
 
