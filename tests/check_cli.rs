@@ -276,7 +276,8 @@ fn clean_cases_have_timings_and_parity() {
         ids,
         [
             "corpus/cases/clean.py::case_clean_mlp",
-            "corpus/cases/clean.py::case_clean_training"
+            "corpus/cases/clean.py::case_clean_training",
+            "corpus/cases/clean.py::case_clean_bf16"
         ]
     );
     for result in results {
@@ -291,7 +292,9 @@ fn clean_cases_have_timings_and_parity() {
         }
         assert_eq!(result["parity_ok"], true, "{result:#}");
         assert!(
-            result["max_abs_diff"].as_f64().is_some_and(|d| d <= 1e-3),
+            result["max_abs_diff"]
+                .as_f64()
+                .is_some_and(|d| d <= result["atol"].as_f64().unwrap_or(1e-3)),
             "{result:#}"
         );
         assert_eq!(result["environment"]["steps"], 5);
