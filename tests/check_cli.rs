@@ -731,3 +731,54 @@ fn usage_errors_exit_2() {
         stderr(&output)
     );
 }
+
+#[test]
+fn interpreter_probe_is_cached_per_interpreter_and_torch() {
+    let Some(python) = python_with_torch() else {
+        skip_notice();
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str| {
+        let report = dir.path().join(format!("{name}.json"));
+        let output = check_command(
+            repo(),
+            Some(python),
+            &[
+                "corpus/cases/clean.py::build",
+                "--no-measure",
+                "--backend",
+                "eager",
+                "--output-format",
+                "json",
+                "--output",
+                report.to_str().unwrap(),
+                "--jsonl",
+                dir.path().join(format!("{name}.jsonl")).to_str().unwrap(),
+            ],
+        )
+        .env("XDG_CACHE_HOME", dir.path().join("cache"))
+        .output()
+        .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let document: Value =
+            serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+        document["environment"][0]["torch_version"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let first = run("first");
+    let probes: Vec<PathBuf> = std::fs::read_dir(dir.path().join("cache/graphbreak/probes"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(probes.len(), 1, "{probes:?}");
+    // The second run must answer from the cache (no torch import): mark the cached answer.
+    let mut cached: Value =
+        serde_json::from_str(&std::fs::read_to_string(&probes[0]).unwrap()).unwrap();
+    assert_eq!(cached["torch_version"], first.as_str());
+    cached["torch_version"] = Value::from("0.0.0-from-cache");
+    std::fs::write(&probes[0], cached.to_string()).unwrap();
+    assert_eq!(run("second"), "0.0.0-from-cache");
+}

@@ -83,6 +83,76 @@ impl Interpreter {
 /// Runs `<python> harness.py env`. A missing or broken interpreter is a usage error (exit 2); a Python without
 /// torch is not: its cases are reported as `no_torch`.
 pub fn probe(python: &Path, harness: &Path) -> Result<Interpreter, String> {
+    let cached = probe_cache_file(python, harness);
+    if let Some(environment) = cached
+        .as_ref()
+        .and_then(|file| std::fs::read_to_string(file).ok())
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .filter(Value::is_object)
+    {
+        return Ok(interpreter(python, environment));
+    }
+    let probed = probe_uncached(python, harness)?;
+    if let Some(file) = cached {
+        // Best effort: a cache that cannot be written only costs the next run its ~2 s.
+        let _ = std::fs::create_dir_all(file.parent().unwrap_or(Path::new(".")))
+            .and_then(|()| std::fs::write(&file, probed.environment.to_string()));
+    }
+    Ok(probed)
+}
+
+/// The `env` probe imports torch (~2 s on CPU: most of graphbreak's own time in a run), and its
+/// answer only changes when the interpreter, its torch or the GPU driver changes. The cache key is
+/// found without importing torch: `importlib.util.find_spec` locates it, and the file times of the
+/// interpreter, the torch package and the driver version say whether anything moved.
+fn probe_cache_file(python: &Path, harness: &Path) -> Option<PathBuf> {
+    const LOCATE: &str = "import importlib.util as u, sys\ns = u.find_spec('torch')\nprint(sys.executable)\nprint(s.origin if s and s.origin else '')";
+    let mut command = Command::new(python);
+    command.args(["-c", LOCATE]);
+    let finished = runner::run_bounded(&mut command, Duration::from_secs(30), 16 * 1024).ok()?;
+    if !finished.status.is_some_and(|s| s.success()) {
+        return None;
+    }
+    let mut lines = finished.stdout_tail.lines();
+    let executable = lines.next()?.trim().to_owned();
+    let torch_init = lines.next().unwrap_or("").trim().to_owned();
+    let stamp = |path: &Path| {
+        std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos())
+    };
+    let torch_dir = Path::new(&torch_init).parent().map(Path::to_path_buf);
+    let key = format!(
+        "{}|{}|{executable}|{}|{torch_init}|{}|{}|{}",
+        python.display(),
+        harness.display(),
+        stamp(Path::new(&executable)),
+        stamp(Path::new(&torch_init)),
+        torch_dir
+            .as_deref()
+            .map_or(0, |d| stamp(&d.join("version.py"))),
+        stamp(Path::new("/proc/driver/nvidia/version")),
+    );
+    Some(
+        harness
+            .parent()?
+            .join("probes")
+            .join(format!("{:016x}.json", fnv1a(key.as_bytes()))),
+    )
+}
+
+fn interpreter(python: &Path, mut environment: Value) -> Interpreter {
+    environment["python_arg"] = Value::from(python.display().to_string());
+    Interpreter {
+        path: python.to_path_buf(),
+        environment,
+        label: String::new(),
+    }
+}
+
+fn probe_uncached(python: &Path, harness: &Path) -> Result<Interpreter, String> {
     let mut command = Command::new(python);
     command.arg(harness).arg("env").env("PYTHONUNBUFFERED", "1");
     let finished = runner::run_bounded(&mut command, PROBE_TIMEOUT, TAIL_LIMIT).map_err(|e| {
@@ -102,8 +172,7 @@ pub fn probe(python: &Path, harness: &Path) -> Result<Interpreter, String> {
         .find(|line| line.trim_start().starts_with('{'))
         .and_then(|line| serde_json::from_str::<Value>(line).ok())
         .filter(Value::is_object);
-    let Some(mut environment) = parsed.filter(|_| finished.status.is_some_and(|s| s.success()))
-    else {
+    let Some(environment) = parsed.filter(|_| finished.status.is_some_and(|s| s.success())) else {
         let why = if finished.timed_out {
             format!("no answer within {} s", PROBE_TIMEOUT.as_secs())
         } else {
@@ -114,12 +183,7 @@ pub fn probe(python: &Path, harness: &Path) -> Result<Interpreter, String> {
             python.display()
         ));
     };
-    environment["python_arg"] = Value::from(python.display().to_string());
-    Ok(Interpreter {
-        path: python.to_path_buf(),
-        environment,
-        label: String::new(),
-    })
+    Ok(interpreter(python, environment))
 }
 
 pub fn label_interpreters(interpreters: &mut [Interpreter]) {
