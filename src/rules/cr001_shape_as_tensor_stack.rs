@@ -65,7 +65,7 @@ const STACKERS: &[&str] = &[
     "torch.vstack",
 ];
 
-pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall) {
+pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
     if !analyzer.in_function() {
         return;
     }
@@ -92,10 +92,10 @@ pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall) {
     let (Expr::Attribute(_) | Expr::Name(_)) = &*call.func else {
         return;
     };
-    let Some(qualified) = analyzer.qualified(&call.func) else {
+    let Some(qualified) = qualified else {
         return;
     };
-    if !STACKERS.contains(&qualified.as_str()) {
+    if !STACKERS.contains(&qualified) {
         return;
     }
     let sequence = call

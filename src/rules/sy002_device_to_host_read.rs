@@ -45,7 +45,7 @@ declare_rule! {
     }
 }
 
-pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall) {
+pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
     if !analyzer.in_function() {
         return;
     }
@@ -56,7 +56,7 @@ pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall) {
                 "item" | "tolist" | "numpy" => true,
                 "cpu" => false,
                 "synchronize" => {
-                    if analyzer.qualified(&call.func).as_deref() != Some("torch.cuda.synchronize") {
+                    if qualified != Some("torch.cuda.synchronize") {
                         return;
                     }
                     report(

@@ -92,10 +92,9 @@ fn is_fake_compile(analyzer: &Analyzer<'_>, replacement: Option<&Expr>) -> bool 
     }
 }
 
-pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall) {
+pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
     let args = &call.arguments.args;
-    let qualified = analyzer.qualified(&call.func);
-    let replacement: Option<Option<&Expr>> = match qualified.as_deref() {
+    let replacement: Option<Option<&Expr>> = match qualified {
         Some("unittest.mock.patch" | "mock.patch") => match args.first() {
             Some(Expr::StringLiteral(target))
                 if target.value.to_str().ends_with("torch.compile") =>

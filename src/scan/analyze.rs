@@ -1416,12 +1416,18 @@ impl<'a> Visitor<'a> for Analyzer<'a> {
         }
         match expr {
             Expr::Call(call) => {
-                self.record_call(call);
-                rules::cr001_shape_as_tensor_stack::check_call(self, call);
+                // Resolve the callee once; every rule that matches on it shares the answer.
+                let callee = self.resolve(&call.func);
+                let qualified = match &callee {
+                    Some(Sym::Dotted(qualified)) => Some(qualified.as_str()),
+                    _ => None,
+                };
+                rules::cr001_shape_as_tensor_stack::check_call(self, call, qualified);
                 rules::sy001_blocking_host_to_device::check_call(self, call);
-                rules::sy002_device_to_host_read::check_call(self, call);
+                rules::sy002_device_to_host_read::check_call(self, call, qualified);
                 rules::cf001_suppress_errors::check_call(self, call);
-                rules::ts001_patched_torch_compile::check_call(self, call);
+                rules::ts001_patched_torch_compile::check_call(self, call, qualified);
+                self.record_call(call, callee);
             }
             Expr::Attribute(attribute) => {
                 rules::vr001_api_newer_than_floor::check_attribute(self, attribute);
@@ -1533,9 +1539,8 @@ impl<'a> Analyzer<'a> {
     }
 
     /// Call-graph edges and `torch.compile(fn)` roots.
-    fn record_call(&mut self, call: &'a ast::ExprCall) {
+    fn record_call(&mut self, call: &'a ast::ExprCall, callee: Option<Sym>) {
         let func = self.current_function();
-        let callee = self.resolve(&call.func);
         if let Some(Sym::Dotted(qualified)) = &callee
             && qualified == "torch.compile"
         {
