@@ -287,7 +287,7 @@ fn select_ignore_per_file_ignores_and_noqa() {
 #[test]
 fn diff_shows_and_fix_applies_the_fixes() {
     let dir = tempfile::tempdir().unwrap();
-    let source = "import torch\nimport torch._dynamo\n\ntorch._dynamo.config.suppress_errors = True\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        s = torch.tensor([1.0, 2.0]).to(x.device)\n        return x * s.sum()\n";
+    let source = "import torch\nimport torch._dynamo\n\ntorch._dynamo.config.suppress_errors = True\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        s = torch.tensor([1.0, 2.0]).to(x.device)\n        t = torch.tensor([3.0]).to(\n            x.device  # the input's device\n        )\n        return x * s.sum() * t\n";
     let path = write(dir.path(), "m.py", source);
     let output = graphbreak(dir.path(), &["scan", "--diff", "."]);
     let diff = stdout(&output);
@@ -300,6 +300,11 @@ fn diff_shows_and_fix_applies_the_fixes() {
         "{diff}"
     );
     assert!(diff.contains(".to(x.device, non_blocking=True)"), "{diff}");
+    // Inserted after the last argument, not into the trailing comment.
+    assert!(
+        diff.contains("+            x.device, non_blocking=True  # the input's device"),
+        "{diff}"
+    );
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
         source,
@@ -370,4 +375,31 @@ fn named_files_are_analyzed_within_their_project_like_a_pre_commit_hook() {
         "only the named file is reported: {text}"
     );
     assert!(text.contains("in 1 file scanned"), "{text}");
+}
+
+#[test]
+fn import_resolution_does_not_depend_on_the_order_of_scan_roots() {
+    // Two scripts directories each with their own `utils.py`; `b/train.py` imports its neighbour.
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "a/utils.py",
+        "def process(x):\n    return x.item()\n",
+    );
+    write(dir.path(), "b/utils.py", "def process(x):\n    return x\n");
+    write(
+        dir.path(),
+        "b/train.py",
+        "import torch\nfrom utils import process\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return process(x)\n",
+    );
+    let b = dir.path().join("b");
+    for args in [["scan", ".", "../a"], ["scan", "../a", "."]] {
+        let output = graphbreak(&b, &args);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            stdout(&output)
+        );
+    }
 }

@@ -5,9 +5,10 @@ use ruff_text_size::TextRange;
 
 declare_rule! {
     /// ## What it does
-    /// Flags an availability probe — an `import` inside `try: ... except ImportError:` — in code
-    /// Dynamo traces (forward, compiled functions and what they call). Imports of `torch`, of the
-    /// project's own modules and relative imports cannot fail and are not flagged.
+    /// Flags an availability probe — an `import` inside `try: ... except ImportError:` (or
+    /// `except Exception:` / a bare `except:`) — in code Dynamo traces (forward, compiled functions
+    /// and what they call). Imports that cannot fail are not flagged: `torch`, the standard library,
+    /// the project's own modules and relative imports.
     ///
     /// ## Why is this bad?
     /// When the module is missing, the import fails while Dynamo traces the frame: graph break
@@ -55,7 +56,7 @@ pub fn check_import(analyzer: &mut Analyzer<'_>, range: TextRange, module: &str)
     // torch is loaded whenever this code runs, and the project's own modules are always there:
     // importing them cannot fail.
     let root = module.split('.').next().unwrap_or(module);
-    if root == "torch" || root == "__future__" || analyzer.is_project_dotted(module) {
+    if root == "torch" || STDLIB.contains(&root) || analyzer.is_project_dotted(module) {
         return;
     }
     analyzer.report(
@@ -69,3 +70,113 @@ pub fn check_import(analyzer: &mut Analyzer<'_>, range: TextRange, module: &str)
         true,
     );
 }
+
+/// Top-level standard-library modules (CPython 3.9–3.13): importing them cannot fail.
+const STDLIB: &[&str] = &[
+    "__future__",
+    "abc",
+    "argparse",
+    "array",
+    "ast",
+    "asyncio",
+    "atexit",
+    "base64",
+    "bisect",
+    "builtins",
+    "bz2",
+    "calendar",
+    "cmath",
+    "codecs",
+    "collections",
+    "colorsys",
+    "concurrent",
+    "configparser",
+    "contextlib",
+    "contextvars",
+    "copy",
+    "copyreg",
+    "csv",
+    "ctypes",
+    "dataclasses",
+    "datetime",
+    "decimal",
+    "difflib",
+    "dis",
+    "email",
+    "enum",
+    "errno",
+    "faulthandler",
+    "fnmatch",
+    "fractions",
+    "functools",
+    "gc",
+    "getpass",
+    "gettext",
+    "glob",
+    "gzip",
+    "hashlib",
+    "heapq",
+    "hmac",
+    "html",
+    "http",
+    "importlib",
+    "inspect",
+    "io",
+    "ipaddress",
+    "itertools",
+    "json",
+    "keyword",
+    "linecache",
+    "locale",
+    "logging",
+    "lzma",
+    "marshal",
+    "math",
+    "mmap",
+    "multiprocessing",
+    "numbers",
+    "operator",
+    "os",
+    "pathlib",
+    "pickle",
+    "pkgutil",
+    "platform",
+    "pprint",
+    "queue",
+    "random",
+    "re",
+    "reprlib",
+    "secrets",
+    "select",
+    "shlex",
+    "shutil",
+    "signal",
+    "socket",
+    "sqlite3",
+    "ssl",
+    "stat",
+    "statistics",
+    "string",
+    "struct",
+    "subprocess",
+    "sys",
+    "sysconfig",
+    "tempfile",
+    "textwrap",
+    "threading",
+    "time",
+    "timeit",
+    "token",
+    "tokenize",
+    "traceback",
+    "types",
+    "typing",
+    "unicodedata",
+    "unittest",
+    "urllib",
+    "uuid",
+    "warnings",
+    "weakref",
+    "zipfile",
+    "zlib",
+];

@@ -52,6 +52,10 @@ fn is_shape_as_tensor_value(analyzer: &Analyzer<'_>, expr: &Expr) -> bool {
             analyzer.qualified(&call.func).as_deref() == Some("torch._shape_as_tensor")
         }
         Expr::Subscript(subscript) => is_shape_as_tensor_value(analyzer, &subscript.value),
+        // `sizes = torch._shape_as_tensor(x)` earlier in the function.
+        Expr::Name(name) => analyzer.local_value(name.id.as_str()).is_some_and(|value| {
+            !matches!(value, Expr::Name(_)) && is_shape_as_tensor_value(analyzer, value)
+        }),
         _ => false,
     }
 }

@@ -60,7 +60,19 @@ pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall) {
     if !analyzer.is_host_built(&attribute.value) {
         return;
     }
-    if method == "to" && !moves_to_device(analyzer, &call.arguments) {
+    // `.to(device, dtype, non_blocking)` / `.cuda(device, non_blocking)` / `**kwargs` may already
+    // pass non_blocking where we cannot see it: only the one-positional forms are judged.
+    let arguments = &call.arguments;
+    if arguments.args.len() > 1
+        || arguments.keywords.iter().any(|k| k.arg.is_none())
+        || arguments.args.iter().any(|a| matches!(a, Expr::Starred(_)))
+    {
+        return;
+    }
+    if method == "to" && !moves_to_device(analyzer, arguments) {
+        return;
+    }
+    if targets_cpu(analyzer, arguments) {
         return;
     }
     let non_blocking = call.arguments.find_keyword("non_blocking");
@@ -103,6 +115,24 @@ fn moves_to_device(analyzer: &Analyzer<'_>, arguments: &ast::Arguments) -> bool 
     }
 }
 
+/// `.to("cpu")`, `.to(device="cpu")`, `.to(torch.device("cpu"))`, `.cpu()`-like moves stay on the host.
+fn targets_cpu(analyzer: &Analyzer<'_>, arguments: &ast::Arguments) -> bool {
+    let target = arguments
+        .find_keyword("device")
+        .map(|k| &k.value)
+        .or_else(|| arguments.args.first());
+    let is_cpu_literal =
+        |expr: &Expr| matches!(expr, Expr::StringLiteral(s) if s.value.to_str().starts_with("cpu"));
+    match target {
+        Some(Expr::Call(call)) => {
+            analyzer.qualified(&call.func).as_deref() == Some("torch.device")
+                && call.arguments.args.first().is_some_and(is_cpu_literal)
+        }
+        Some(other) => is_cpu_literal(other),
+        None => false,
+    }
+}
+
 fn is_torch_dtype(qualified: &str) -> bool {
     matches!(
         qualified,
@@ -136,23 +166,24 @@ fn non_blocking_fix(analyzer: &Analyzer<'_>, call: &ast::ExprCall) -> Fix {
             edits: vec![analyzer.edit(keyword.value.range(), "True")],
         };
     }
-    let close = call.arguments.range().end() - TextSize::from(1);
-    let source = analyzer.source_text();
-    let before =
-        source[usize::from(call.arguments.range().start()) + 1..usize::from(close)].trim_end();
-    let content = if call.arguments.args.is_empty() && call.arguments.keywords.is_empty() {
-        "non_blocking=True"
-    } else if before.ends_with(',') {
-        " non_blocking=True"
-    } else {
-        ", non_blocking=True"
+    // Insert right after the last argument, never at the `)`: a comment may sit in between
+    // (`x.device  # input's device` on its own line), and a trailing comma stays where it is.
+    let last_argument_end = call
+        .arguments
+        .args
+        .iter()
+        .map(Ranged::end)
+        .chain(call.arguments.keywords.iter().map(Ranged::end))
+        .max();
+    let (at, content) = match last_argument_end {
+        Some(end) => (end, ", non_blocking=True"),
+        None => (
+            call.arguments.range().start() + TextSize::from(1),
+            "non_blocking=True",
+        ),
     };
-    // Insert right after the last non-blank character before `)` so trailing newlines stay put.
-    let insert_at =
-        TextSize::try_from(usize::from(call.arguments.range().start()) + 1 + before.len())
-            .unwrap_or(close);
     Fix {
         message: "Pass `non_blocking=True`".to_owned(),
-        edits: vec![analyzer.edit(TextRange::empty(insert_at), content)],
+        edits: vec![analyzer.edit(TextRange::empty(at), content)],
     }
 }

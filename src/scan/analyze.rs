@@ -123,6 +123,7 @@ pub fn analyze_source(
         last_if_guard: None,
         probes: Vec::new(),
         numeric_attrs: HashSet::new(),
+        if_guards: HashMap::new(),
         pending_counters: Vec::new(),
         summary,
     };
@@ -207,6 +208,9 @@ pub struct Analyzer<'a> {
     probes: Vec<String>,
     /// `(class, attr)` pairs some method initializes to a Python number (`self.calls = 0`).
     numeric_attrs: HashSet<(String, String)>,
+    /// Guard index of each recorded `if` statement, by its start offset (for early returns nested
+    /// in `with` / `try` bodies).
+    if_guards: HashMap<ruff_text_size::TextSize, GuardIdx>,
     /// RC001 candidates waiting to learn whether their attribute is a Python number.
     pending_counters: Vec<(Candidate, (String, String))>,
     summary: FileSummary,
@@ -665,8 +669,12 @@ impl<'a> Analyzer<'a> {
                     return false;
                 };
                 match qualified.as_str() {
+                    // `as_tensor(t)` of a tensor returns it as it is: nothing is built on the host.
                     "torch.tensor" | "torch.as_tensor" | "torch.asarray" => {
                         call.arguments.find_keyword("device").is_none()
+                            && !call.arguments.args.first().is_some_and(|data| {
+                                self.tensor_kind_depth(data, depth + 1) == TensorKind::Tensor
+                            })
                     }
                     "torch.from_numpy" | "torch._shape_as_tensor" => true,
                     "torch.stack" | "torch.cat" | "torch.concat" | "torch.concatenate" => {
@@ -722,9 +730,14 @@ impl<'a> Analyzer<'a> {
                 self.contains_shape_as_tensor_depth(&binop.left, depth + 1)
                     || self.contains_shape_as_tensor_depth(&binop.right, depth + 1)
             }
-            Expr::Name(name) => self
-                .function_frame()
-                .is_some_and(|frame| frame.shape_lists.contains(name.id.as_str())),
+            Expr::Name(name) => {
+                self.function_frame()
+                    .is_some_and(|frame| frame.shape_lists.contains(name.id.as_str()))
+                    || self.local_value(name.id.as_str()).is_some_and(|value| {
+                        !matches!(value, Expr::Name(_))
+                            && self.contains_shape_as_tensor_depth(value, depth + 1)
+                    })
+            }
             _ => false,
         }
     }
@@ -770,6 +783,13 @@ impl<'a> Analyzer<'a> {
             }
             Expr::BooleanLiteral(literal) => Cond::Const(literal.value),
             Expr::Call(call) => self.cond_of_call(call),
+            // `compiling = is_compiling()` … `if compiling:`
+            Expr::Name(name) => match self.local_value(name.id.as_str()) {
+                Some(value) if !matches!(value, Expr::Name(_)) => {
+                    self.cond_of_depth(value, depth + 1)
+                }
+                _ => Cond::Unknown,
+            },
             _ => Cond::Unknown,
         }
     }
@@ -864,10 +884,6 @@ impl<'a> Analyzer<'a> {
 
     pub fn location(&self, offset: u32) -> Location {
         self.lines.location(self.source, offset)
-    }
-
-    pub fn source_text(&self) -> &'a str {
-        self.source
     }
 
     pub fn edit(&self, range: TextRange, content: impl Into<String>) -> Edit {
@@ -1156,6 +1172,9 @@ impl<'a> Analyzer<'a> {
         }
         self.guard_path.truncate(saved);
         self.last_if_guard = guard;
+        if let Some(g) = guard {
+            self.if_guards.insert(stmt_if.range.start(), g);
+        }
     }
 
     fn visit_assign_targets(&mut self, targets: &[&'a Expr], value: &'a Expr) {
@@ -1266,19 +1285,20 @@ fn block_terminates(body: &[Stmt]) -> bool {
     )
 }
 
-/// `except ImportError` / `except (ImportError, ModuleNotFoundError)`: an availability probe.
-/// (`except Exception` around `import torch` is defensive code, not a probe.)
-fn catches_only_import_errors(handler: &ast::ExceptHandler) -> bool {
+/// A handler that catches a failed import: `ImportError`, `ModuleNotFoundError`, `Exception`,
+/// `BaseException` or a bare `except:` (an availability probe when it wraps an import).
+fn catches_import_failure(handler: &ast::ExceptHandler) -> bool {
     let ast::ExceptHandler::ExceptHandler(handler) = handler;
     let Some(kind) = &handler.type_ else {
-        return false;
+        return true;
     };
     let names: Vec<&Expr> = match &**kind {
         Expr::Tuple(tuple) => tuple.elts.iter().collect(),
         other => vec![other],
     };
     names.iter().any(|name| {
-        matches!(name, Expr::Name(n) if matches!(n.id.as_str(), "ImportError" | "ModuleNotFoundError"))
+        matches!(name, Expr::Name(n) if matches!(n.id.as_str(),
+            "ImportError" | "ModuleNotFoundError" | "Exception" | "BaseException"))
     })
 }
 
@@ -1310,6 +1330,21 @@ impl<'a> Visitor<'a> for Analyzer<'a> {
                 && let Some(g) = self.last_if_guard
             {
                 self.guard_path.push((g, false));
+            }
+            // The same return inside a `with` or `try` body leaves the function too.
+            let nested: &[Stmt] = match stmt {
+                Stmt::With(with) => &with.body,
+                Stmt::Try(stmt_try) => &stmt_try.body,
+                _ => &[],
+            };
+            for inner in nested {
+                if let Stmt::If(stmt_if) = inner
+                    && stmt_if.elif_else_clauses.is_empty()
+                    && matches!(stmt_if.body.last(), Some(Stmt::Return(_) | Stmt::Raise(_)))
+                    && let Some(&g) = self.if_guards.get(&stmt_if.range.start())
+                {
+                    self.guard_path.push((g, false));
+                }
             }
         }
         self.guard_path.truncate(saved);
@@ -1386,7 +1421,7 @@ impl<'a> Visitor<'a> for Analyzer<'a> {
             }
             Stmt::Try(stmt_try) => {
                 let guarded = stmt_try.handlers.iter().any(handler_catches_probe_errors);
-                let probe = stmt_try.handlers.iter().any(catches_only_import_errors);
+                let probe = stmt_try.handlers.iter().any(catches_import_failure);
                 self.import_guard_depth += u32::from(guarded);
                 self.import_probe_depth += u32::from(probe);
                 self.visit_body(&stmt_try.body);
@@ -1435,12 +1470,17 @@ impl<'a> Visitor<'a> for Analyzer<'a> {
             Expr::If(if_expr) => {
                 rules::br001_tensor_truthiness_branch::check_test(self, &if_expr.test);
                 // `torch.compiler.x() if hasattr(torch.compiler, "x") else ...`: the body is probed.
+                // `x if is_compiling() else x.item()`: each side is guarded like an if/else.
+                self.visit_expr(&if_expr.test);
                 let saved = self.probes.len();
                 self.push_probes(&if_expr.test);
+                let path = self.enter_guard(&if_expr.test, true);
                 self.visit_expr(&if_expr.body);
+                self.leave_guards(path);
                 self.probes.truncate(saved);
-                self.visit_expr(&if_expr.test);
+                let path = self.enter_guard(&if_expr.test, false);
                 self.visit_expr(&if_expr.orelse);
+                self.leave_guards(path);
                 self.depth -= 1;
                 return;
             }

@@ -127,8 +127,21 @@ pub fn discover(
     Ok(found)
 }
 
-fn absolute(path: &Path) -> PathBuf {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+/// Absolute and lexically normalized (`b/../a/x.py` → `a/x.py`), so the same file always has one
+/// path whatever the arguments looked like; symlinks are left alone.
+pub fn absolute(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut normal = PathBuf::new();
+    for component in absolute.components() {
+        match component {
+            std::path::Component::ParentDir => {
+                normal.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => normal.push(other),
+        }
+    }
+    normal
 }
 
 fn describe(path: PathBuf, settings: Arc<Settings>, packages: &mut PackageCache) -> DiscoveredFile {

@@ -102,12 +102,7 @@ fn named_files_only(paths: &[PathBuf]) -> Option<HashSet<PathBuf>> {
     if paths.is_empty() || !paths.iter().all(|p| p.is_file()) {
         return None;
     }
-    Some(
-        paths
-            .iter()
-            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
-            .collect(),
-    )
+    Some(paths.iter().map(|p| discover::absolute(p)).collect())
 }
 
 /// The directory that holds the project a file belongs to: nearest config file or `.git`.

@@ -182,11 +182,17 @@ pub const COMPILING_PREDICATES: &[&str] = &[
     "torch._dynamo.is_compiling",
     "torch._dynamo.external_utils.is_compiling",
     "torch._utils.is_compiling",
+    // Hugging Face's wrappers of torch.compiler.is_compiling(), used across model code.
+    "transformers.utils.is_torchdynamo_compiling",
+    "transformers.utils.import_utils.is_torchdynamo_compiling",
 ];
 
 pub fn export_predicate_of(qualified: &str) -> Option<ExportPredicate> {
     match qualified {
-        "torch.compiler.is_exporting" | "torch._dynamo.is_exporting" => {
+        "torch.compiler.is_exporting"
+        | "torch._dynamo.is_exporting"
+        | "transformers.utils.is_torchdynamo_exporting"
+        | "transformers.utils.import_utils.is_torchdynamo_exporting" => {
             Some(ExportPredicate::IsExporting)
         }
         "torch.onnx.is_in_onnx_export" => Some(ExportPredicate::OnnxExport),

@@ -69,11 +69,14 @@ impl<'a> Project<'a> {
         }
         // Several top-level scripts share a name (e.g. one `helpers.py` per directory): prefer the
         // one next to the importer, then the one sharing the longest path prefix.
+        // Ties go to the smallest path, so the answer never depends on the order of scan roots.
         let from_path = &self.files[from as usize].path;
-        candidates
-            .iter()
-            .copied()
-            .max_by_key(|&id| common_prefix_len(&self.files[id as usize].path, from_path))
+        candidates.iter().copied().max_by(|&a, &b| {
+            let (path_a, path_b) = (&self.files[a as usize].path, &self.files[b as usize].path);
+            common_prefix_len(path_a, from_path)
+                .cmp(&common_prefix_len(path_b, from_path))
+                .then_with(|| path_b.cmp(path_a))
+        })
     }
 
     fn resolve_dotted(&self, dotted: &str, from: FileId, depth: u32) -> Option<Target> {

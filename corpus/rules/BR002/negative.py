@@ -46,6 +46,16 @@ class DefensiveImports(nn.Module):
             return x
 
 
+class StdlibProbe(nn.Module):
+    def forward(self, x):
+        # A standard-library module cannot be missing.
+        try:
+            import json  # noqa: F401
+        except ImportError:
+            pass
+        return x * 3
+
+
 class DisabledProbe(nn.Module):
     @torch.compiler.disable
     def _probe(self):
@@ -67,5 +77,6 @@ def cases():
     return {
         "plain_import_in_forward": (Attention(), (q, q, q)),
         "disabled_probe": (DisabledProbe(), (torch.randn(3),)),
+        "stdlib_probe": (StdlibProbe(), (torch.randn(3),)),
         "defensive_imports": (DefensiveImports(), (torch.randn(3),)),
     }

@@ -37,10 +37,24 @@ def normalize(x):
     return torch.nn.functional.layer_norm(x, x.shape[-1:])
 
 
+@torch.compile(backend="eager")
+def swiglu(x):
+    # `except Exception` is a probe too: the failed import is the same GB0069.
+    try:
+        import graphbreak_missing_xformers  # noqa: F401  # expect: BR002
+
+        fused = True
+    except Exception:
+        fused = False
+    a, b = x.chunk(2, dim=-1)
+    return (a * torch.sigmoid(a) * b) if not fused else a
+
+
 def cases():
     """Entry points for the proofs: name -> (callable, example args)."""
     q = torch.randn(2, 4, 8)
     return {
         "probe_in_forward": (Attention(), (q, q, q)),
         "probe_in_called_helper": (normalize, (torch.randn(2, 8),)),
+        "except_exception_probe": (swiglu, (torch.randn(2, 8),)),
     }

@@ -54,6 +54,13 @@ compiled_padded_size = torch.compile(padded_size, dynamic=False)
 
 
 @torch.compile(backend="eager")
+def spatial_through_local(x):
+    # The shape tensor kept in a local first: the same torch.Size under Dynamo.
+    sizes = torch._shape_as_tensor(x)
+    return x.sum(), torch.stack([sizes[2:4]])  # expect: CR001
+
+
+@torch.compile(backend="eager")
 def pixel_count(x):
     # A tensor method on it: torch.Size has no .prod() -> AttributeError while tracing.
     return x.sum() / torch._shape_as_tensor(x)[2:].prod()  # expect: CR001
@@ -68,4 +75,5 @@ def cases():
         "subclass_forward_alias": (MultiScaleSizes(), (x, y)),
         "decorated_function": (flat_shapes, (x,)),
         "passed_to_torch_compile": (padded_size, (x,)),
+        "through_a_local": (spatial_through_local, (x,)),
     }

@@ -35,6 +35,16 @@ class AsyncOffsets(nn.Module):
         return x + offsets.sum() + prior + half
 
 
+class HostSideOnly(nn.Module):
+    def forward(self, x: torch.Tensor):
+        # Moves to the CPU are not host->device copies; as_tensor of a tensor builds nothing;
+        # a positional non_blocking (to(device, dtype, non_blocking)) is already asynchronous.
+        on_host = torch.tensor([1.0]).to("cpu") + torch.tensor([2.0]).to(torch.device("cpu"))
+        same = torch.as_tensor(x).to(x.device)
+        queued = torch.tensor([3.0]).to(x.device, torch.float32, True)
+        return same * queued + on_host.to(x.device, non_blocking=True)
+
+
 def collate(samples, device):
     # Data loading: host tensors moved to the device outside the model.
     labels = torch.tensor([label for _, label in samples]).to(device)
@@ -56,4 +66,5 @@ def cases(device):
     return {
         "built_on_device": (BoxScaler(), (boxes,)),
         "non_blocking_and_dtype_only": (AsyncOffsets(), (boxes, torch.rand(2, 4, device=device))),
+        "host_side_only": (HostSideOnly(), (boxes,)),
     }

@@ -7,6 +7,14 @@ from torch import nn
 
 from .helpers import loss_for_logging
 
+try:
+    # Hugging Face's wrapper of torch.compiler.is_compiling(), recognised by name.
+    from transformers.utils import is_torchdynamo_compiling
+except ImportError:  # transformers is not installed for the proofs
+
+    def is_torchdynamo_compiling():
+        return torch.compiler.is_compiling()
+
 
 class SliceHead(nn.Module):
     def forward(self, x: torch.Tensor, k: int = 2) -> torch.Tensor:
@@ -47,6 +55,18 @@ class StatsBlock(LoggedBlock):
         return x * 2
 
 
+class GuardShapes(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        compiling = torch.compiler.is_compiling()  # the guard kept in a local
+        if not compiling:
+            print(x.sum().item())
+        y = x if torch.compiler.is_compiling() else x * x.max().item()  # ternary guard
+        with torch.no_grad():
+            if is_torchdynamo_compiling():
+                return y  # an early return inside `with` leaves the function
+        return y * x.min().item()
+
+
 def train_step(model, x, y, optimizer, history):
     # Training loop: host reads for logging are fine here.
     loss = torch.nn.functional.mse_loss(model(x), y)
@@ -62,4 +82,5 @@ def cases():
         "int_of_plain_int_and_shapes": (SliceHead(), (torch.randn(4, 4),)),
         "eager_only_reads": (LoggedBlock(), (torch.randn(4, 4),)),
         "disabled_helper": (StatsBlock(), (torch.randn(4, 4),)),
+        "guard_shapes": (GuardShapes(), (torch.randn(4, 4),)),
     }
