@@ -403,3 +403,39 @@ fn import_resolution_does_not_depend_on_the_order_of_scan_roots() {
         );
     }
 }
+
+#[test]
+fn self_referential_locals_are_followed_one_hop_only() {
+    // `h = h + h` rebinds a local from itself: following local values recursively is exponential
+    // (this took minutes on transformers before the one-hop rule). It must finish promptly.
+    let dir = tempfile::tempdir().unwrap();
+    let mut body = String::new();
+    for _ in 0..40 {
+        body.push_str(
+            "        h = h + h * h\n        sizes = sizes[1:]\n        c = c or c and h\n",
+        );
+    }
+    let source = format!(
+        "import torch\n\nclass M(torch.nn.Module):\n    def forward(self, h, sizes, c):\n{body}        if c:\n            return torch.stack([sizes])\n        return h\n"
+    );
+    write(dir.path(), "m.py", &source);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_graphbreak"))
+        .current_dir(dir.path())
+        .args(["scan", "."])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(matches!(status.code(), Some(0 | 1)), "{status:?}");
+            break;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("scan still running after 20 s: exponential local-value following");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}

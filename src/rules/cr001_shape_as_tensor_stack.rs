@@ -47,15 +47,26 @@ declare_rule! {
 
 /// `torch._shape_as_tensor(x)` or a subscript of it (what Dynamo models as a `torch.Size`).
 fn is_shape_as_tensor_value(analyzer: &Analyzer<'_>, expr: &Expr) -> bool {
+    is_shape_as_tensor_value_inner(analyzer, expr, true)
+}
+
+fn is_shape_as_tensor_value_inner(
+    analyzer: &Analyzer<'_>,
+    expr: &Expr,
+    follow_locals: bool,
+) -> bool {
     match expr {
         Expr::Call(call) => {
             analyzer.qualified(&call.func).as_deref() == Some("torch._shape_as_tensor")
         }
-        Expr::Subscript(subscript) => is_shape_as_tensor_value(analyzer, &subscript.value),
-        // `sizes = torch._shape_as_tensor(x)` earlier in the function.
-        Expr::Name(name) => analyzer.local_value(name.id.as_str()).is_some_and(|value| {
-            !matches!(value, Expr::Name(_)) && is_shape_as_tensor_value(analyzer, value)
-        }),
+        Expr::Subscript(subscript) => {
+            is_shape_as_tensor_value_inner(analyzer, &subscript.value, follow_locals)
+        }
+        // `sizes = torch._shape_as_tensor(x)` earlier in the function; one hop only, so
+        // `sizes = sizes[1:]` cannot recurse into itself.
+        Expr::Name(name) if follow_locals => analyzer
+            .local_value(name.id.as_str())
+            .is_some_and(|value| is_shape_as_tensor_value_inner(analyzer, value, false)),
         _ => false,
     }
 }

@@ -711,32 +711,34 @@ impl<'a> Analyzer<'a> {
 
     /// Does `expr` contain a call to `torch._shape_as_tensor` (through subscripts, arithmetic…)?
     pub fn contains_shape_as_tensor(&self, expr: &Expr) -> bool {
-        self.contains_shape_as_tensor_depth(expr, 0)
+        // Locals are followed one hop only: `h = h + r` must not recurse into itself.
+        self.contains_shape_as_tensor_depth(expr, 0, true)
     }
 
-    fn contains_shape_as_tensor_depth(&self, expr: &Expr, depth: u32) -> bool {
+    fn contains_shape_as_tensor_depth(&self, expr: &Expr, depth: u32, follow_locals: bool) -> bool {
         if depth > MAX_EXPR_DEPTH {
             return false;
         }
         match expr {
             Expr::Call(call) => {
                 self.qualified(&call.func).as_deref() == Some("torch._shape_as_tensor")
-                    || matches!(&*call.func, Expr::Attribute(a) if self.contains_shape_as_tensor_depth(&a.value, depth + 1))
+                    || matches!(&*call.func, Expr::Attribute(a) if self.contains_shape_as_tensor_depth(&a.value, depth + 1, follow_locals))
             }
             Expr::Subscript(subscript) => {
-                self.contains_shape_as_tensor_depth(&subscript.value, depth + 1)
+                self.contains_shape_as_tensor_depth(&subscript.value, depth + 1, follow_locals)
             }
             Expr::BinOp(binop) => {
-                self.contains_shape_as_tensor_depth(&binop.left, depth + 1)
-                    || self.contains_shape_as_tensor_depth(&binop.right, depth + 1)
+                self.contains_shape_as_tensor_depth(&binop.left, depth + 1, follow_locals)
+                    || self.contains_shape_as_tensor_depth(&binop.right, depth + 1, follow_locals)
             }
             Expr::Name(name) => {
                 self.function_frame()
                     .is_some_and(|frame| frame.shape_lists.contains(name.id.as_str()))
-                    || self.local_value(name.id.as_str()).is_some_and(|value| {
-                        !matches!(value, Expr::Name(_))
-                            && self.contains_shape_as_tensor_depth(value, depth + 1)
-                    })
+                    || follow_locals
+                        && self.local_value(name.id.as_str()).is_some_and(|value| {
+                            !matches!(value, Expr::Name(_))
+                                && self.contains_shape_as_tensor_depth(value, depth + 1, false)
+                        })
             }
             _ => false,
         }
@@ -759,22 +761,23 @@ impl<'a> Analyzer<'a> {
     // ----- guards ---------------------------------------------------------------------------
 
     pub fn cond_of(&self, expr: &Expr) -> Cond {
-        self.cond_of_depth(expr, 0)
+        // Locals are followed one hop only (`compiling = is_compiling()`), never into themselves.
+        self.cond_of_depth(expr, 0, true)
     }
 
-    fn cond_of_depth(&self, expr: &Expr, depth: u32) -> Cond {
+    fn cond_of_depth(&self, expr: &Expr, depth: u32, follow_locals: bool) -> Cond {
         if depth > MAX_EXPR_DEPTH {
             return Cond::Unknown;
         }
         match expr {
-            Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => {
-                Cond::Not(Box::new(self.cond_of_depth(&unary.operand, depth + 1)))
-            }
+            Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => Cond::Not(Box::new(
+                self.cond_of_depth(&unary.operand, depth + 1, follow_locals),
+            )),
             Expr::BoolOp(boolop) => {
                 let items = boolop
                     .values
                     .iter()
-                    .map(|v| self.cond_of_depth(v, depth + 1))
+                    .map(|v| self.cond_of_depth(v, depth + 1, follow_locals))
                     .collect();
                 match boolop.op {
                     ast::BoolOp::And => Cond::And(items),
@@ -784,9 +787,9 @@ impl<'a> Analyzer<'a> {
             Expr::BooleanLiteral(literal) => Cond::Const(literal.value),
             Expr::Call(call) => self.cond_of_call(call),
             // `compiling = is_compiling()` … `if compiling:`
-            Expr::Name(name) => match self.local_value(name.id.as_str()) {
+            Expr::Name(name) if follow_locals => match self.local_value(name.id.as_str()) {
                 Some(value) if !matches!(value, Expr::Name(_)) => {
-                    self.cond_of_depth(value, depth + 1)
+                    self.cond_of_depth(value, depth + 1, false)
                 }
                 _ => Cond::Unknown,
             },
