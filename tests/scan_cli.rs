@@ -439,3 +439,15 @@ fn self_referential_locals_are_followed_one_hop_only() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
+
+#[test]
+fn exit_zero_keeps_findings_but_not_the_status() {
+    let output = graphbreak(&root(), &["scan", "--exit-zero", "corpus/rules/CF001"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(stdout(&output).contains("CF001"));
+    let output = graphbreak(
+        &root(),
+        &["scan", "--exit-zero", "--select", "NOPE9", "corpus"],
+    );
+    assert_eq!(output.status.code(), Some(2));
+}
