@@ -932,6 +932,7 @@ impl<'a> Analyzer<'a> {
     fn visit_function(&mut self, def: &'a ast::StmtFunctionDef) {
         let mut compile_decorated = false;
         let mut disabled = false;
+        let mut disabled_frame_only = false;
         for decorator in &def.decorator_list {
             self.visit_expr(&decorator.expression);
             let target = match &decorator.expression {
@@ -940,7 +941,19 @@ impl<'a> Analyzer<'a> {
             };
             match self.qualified(target).as_deref() {
                 Some("torch.compile") => compile_decorated = true,
-                Some("torch.compiler.disable" | "torch._dynamo.disable") => disabled = true,
+                Some("torch.compiler.disable" | "torch._dynamo.disable") => {
+                    let recursive = match &decorator.expression {
+                        Expr::Call(call) => {
+                            call.arguments.find_keyword("recursive").map(|k| &k.value)
+                        }
+                        _ => None,
+                    };
+                    if matches!(recursive, Some(Expr::BooleanLiteral(b)) if !b.value) {
+                        disabled_frame_only = true;
+                    } else {
+                        disabled = true;
+                    }
+                }
                 _ => {}
             }
         }
@@ -964,6 +977,7 @@ impl<'a> Analyzer<'a> {
             class: class.clone(),
             compile_decorated,
             disabled,
+            disabled_frame_only,
             calls: Vec::new(),
             predicate: None,
         });

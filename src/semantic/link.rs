@@ -263,12 +263,15 @@ impl<'a> Project<'a> {
             }
         }
         let mut queue: VecDeque<FuncRef> = roots.into();
+        let mut visited: HashSet<FuncRef> = HashSet::new();
         while let Some(func) = queue.pop_front() {
             let info = &self.files[func.0 as usize].functions[func.1 as usize];
-            if info.disabled || self.in_region.contains(&func) {
+            if info.disabled || !visited.insert(func) {
                 continue;
             }
-            self.in_region.insert(func);
+            if !info.disabled_frame_only {
+                self.in_region.insert(func);
+            }
             for call in &info.calls {
                 for target in self.resolve_sym(call, func.0) {
                     if let Target::Function(callee) = target {

@@ -20,6 +20,9 @@ pub struct FunctionInfo {
     pub compile_decorated: bool,
     /// `@torch.compiler.disable` / `@torch._dynamo.disable`: Dynamo never traces it.
     pub disabled: bool,
+    /// `@torch._dynamo.disable(recursive=False)`: Dynamo skips this frame but still traces the
+    /// functions it calls.
+    pub disabled_frame_only: bool,
     pub calls: Vec<Sym>,
     /// When every `return` yields a guard formula, the function is a predicate with this formula.
     pub predicate: Option<Cond>,

@@ -316,6 +316,8 @@ def test_br001_negative_static_branches_do_not_break(code, name, case):
         ("bool_of_tensor", "Unsupported Tensor.item() call with capture_scalar_outputs=False"),
         # `.tolist()` of an integer tensor; of a float tensor the reason is GB0109 instead.
         ("tolist_via_module_alias", "Data dependent operator"),
+        # disable(recursive=False) skips only its own frame: the callee's .tolist() is traced.
+        ("callee_of_frame_only_disable", "Data dependent operator"),
     ],
 )
 def test_sy002_host_reads_break_the_graph(case, expected_reason):

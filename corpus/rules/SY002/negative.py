@@ -55,6 +55,17 @@ class StatsBlock(LoggedBlock):
         return x * 2
 
 
+@torch._dynamo.disable(recursive=False)
+def frame_only_mean(x):
+    # recursive=False still skips this frame itself: the .item() runs eagerly.
+    return x.mean().item()
+
+
+class FrameOnlyStats(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * frame_only_mean(x)
+
+
 class GuardShapes(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         compiling = torch.compiler.is_compiling()  # the guard kept in a local
@@ -83,4 +94,5 @@ def cases():
         "eager_only_reads": (LoggedBlock(), (torch.randn(4, 4),)),
         "disabled_helper": (StatsBlock(), (torch.randn(4, 4),)),
         "guard_shapes": (GuardShapes(), (torch.randn(4, 4),)),
+        "frame_only_disable": (FrameOnlyStats(), (torch.randn(4, 4),)),
     }

@@ -61,6 +61,21 @@ class TimedBlock(nn.Module):
         return y
 
 
+def _integer_counts(x):
+    # Called from a recursive=False-disabled frame: Dynamo skips that frame but traces this one.
+    return (x * 10).long().tolist()  # expect: SY002
+
+
+@torch._dynamo.disable(recursive=False)
+def counts_frame(x):
+    return _integer_counts(x)
+
+
+class FrameOnlyDisabled(nn.Module):
+    def forward(self, x):
+        return counts_frame(x * 2)
+
+
 def cases():
     """Entry points runnable on CPU: name -> (callable as written, example args)."""
     scores = torch.rand(6) + 0.1
@@ -70,4 +85,5 @@ def cases():
         "cpu_copy": (HostCopy(), (scores,)),
         "float_of_tensor": (normalized, (scores,)),
         "bool_of_tensor": (gate_flag, (scores,)),
+        "callee_of_frame_only_disable": (FrameOnlyDisabled(), (scores,)),
     }
