@@ -1302,37 +1302,46 @@ fn block_terminates(body: &[Stmt]) -> bool {
     )
 }
 
-/// A handler that catches a failed import: `ImportError`, `ModuleNotFoundError`, `Exception`,
-/// `BaseException` or a bare `except:` (an availability probe when it wraps an import).
-fn catches_import_failure(handler: &ast::ExceptHandler) -> bool {
+/// Does the handler catch any of `names` (a bare `except:` catches everything)?
+fn handler_catches(handler: &ast::ExceptHandler, names: &[&str]) -> bool {
     let ast::ExceptHandler::ExceptHandler(handler) = handler;
     let Some(kind) = &handler.type_ else {
         return true;
     };
-    let names: Vec<&Expr> = match &**kind {
+    let caught: Vec<&Expr> = match &**kind {
         Expr::Tuple(tuple) => tuple.elts.iter().collect(),
         other => vec![other],
     };
-    names.iter().any(|name| {
-        matches!(name, Expr::Name(n) if matches!(n.id.as_str(),
-            "ImportError" | "ModuleNotFoundError" | "Exception" | "BaseException"))
-    })
+    caught
+        .iter()
+        .any(|name| matches!(name, Expr::Name(n) if names.contains(&n.id.as_str())))
 }
 
-/// Does the handler catch a failed import or a missing attribute (a feature probe for VR001)?
+/// A failed import lands here: an availability probe when the `try` wraps an import (BR002).
+fn catches_import_failure(handler: &ast::ExceptHandler) -> bool {
+    handler_catches(
+        handler,
+        &[
+            "ImportError",
+            "ModuleNotFoundError",
+            "Exception",
+            "BaseException",
+        ],
+    )
+}
+
+/// A failed import or a missing attribute lands here: a feature probe (VR001 stays quiet).
 fn handler_catches_probe_errors(handler: &ast::ExceptHandler) -> bool {
-    let ast::ExceptHandler::ExceptHandler(handler) = handler;
-    let Some(kind) = &handler.type_ else {
-        return true;
-    };
-    let names: Vec<&Expr> = match &**kind {
-        Expr::Tuple(tuple) => tuple.elts.iter().collect(),
-        other => vec![other],
-    };
-    names.iter().any(|name| {
-        matches!(name, Expr::Name(n) if matches!(n.id.as_str(),
-            "ImportError" | "ModuleNotFoundError" | "AttributeError" | "Exception" | "BaseException"))
-    })
+    handler_catches(
+        handler,
+        &[
+            "ImportError",
+            "ModuleNotFoundError",
+            "AttributeError",
+            "Exception",
+            "BaseException",
+        ],
+    )
 }
 
 impl<'a> Visitor<'a> for Analyzer<'a> {
