@@ -782,3 +782,67 @@ fn interpreter_probe_is_cached_per_interpreter_and_torch() {
     std::fs::write(&probes[0], cached.to_string()).unwrap();
     assert_eq!(run("second"), "0.0.0-from-cache");
 }
+
+/// The product's promise in one test: what `scan` predicts statically on the corpus cases is what
+/// `check` measures under real Dynamo — the same lines, no more, no less.
+#[test]
+fn scan_predicts_the_lines_check_measures() {
+    let Some(python) = python_with_torch() else {
+        skip_notice();
+        return;
+    };
+    let scan = Command::new(BINARY)
+        .current_dir(repo())
+        .args(["scan", "--output-format", "json", "corpus/cases/hazards.py"])
+        .output()
+        .unwrap();
+    let findings: Vec<Value> = serde_json::from_slice(&scan.stdout).unwrap();
+    let predicted: std::collections::BTreeSet<u64> = findings
+        .iter()
+        .map(|f| f["location"]["row"].as_u64().unwrap())
+        .collect();
+
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("r.jsonl");
+    let cases = [
+        "case_shape_as_tensor_crash",
+        "case_item_break",
+        "case_attribute_recompile",
+        "case_fullgraph_branch",
+    ]
+    .map(|case| format!("corpus/cases/hazards.py::{case}"));
+    let mut args: Vec<&str> = cases.iter().map(String::as_str).collect();
+    args.extend([
+        "--backend",
+        "eager",
+        "--no-measure",
+        "--jsonl",
+        jsonl.to_str().unwrap(),
+    ]);
+    run_check(repo(), Some(python), &args);
+    let mut measured = std::collections::BTreeSet::new();
+    for result in read_jsonl(&jsonl) {
+        if let Some(line) = result["error"]["line"].as_u64() {
+            measured.insert(line);
+        }
+        for graph_break in result["graph_breaks"].as_array().into_iter().flatten() {
+            measured.extend(graph_break["line"].as_u64());
+        }
+        // Recompile reasons name the guarded source line: `... hazards.py:73 in forward`.
+        for reason in result["recompile_reasons"].as_array().into_iter().flatten() {
+            let reason = reason.as_str().unwrap_or("");
+            if let Some(at) = reason.find("hazards.py:") {
+                let digits: String = reason[at + "hazards.py:".len()..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                measured.extend(digits.parse::<u64>().ok());
+            }
+        }
+    }
+    assert!(!measured.is_empty(), "check measured nothing");
+    assert_eq!(
+        predicted, measured,
+        "scan's lines vs check's lines on corpus/cases/hazards.py"
+    );
+}
