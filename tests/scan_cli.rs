@@ -451,3 +451,32 @@ fn exit_zero_keeps_findings_but_not_the_status() {
     );
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn sarif_output_lists_rules_and_located_results() {
+    let output = graphbreak(
+        &root(),
+        &["scan", "--output-format", "sarif", "corpus/rules/SY002"],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let document: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(document["version"], "2.1.0");
+    let run = &document["runs"][0];
+    let rule_ids: Vec<&str> = run["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    let results = run["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    for result in results {
+        assert!(rule_ids.contains(&result["ruleId"].as_str().unwrap()));
+        let region = &result["locations"][0]["physicalLocation"]["region"];
+        assert!(region["startLine"].as_u64().unwrap() >= 1);
+        let uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap();
+        assert!(uri.starts_with("corpus/rules/SY002/"), "{uri}");
+    }
+}

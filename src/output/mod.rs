@@ -11,6 +11,8 @@ pub enum OutputFormat {
     Text,
     Json,
     Github,
+    /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
+    Sarif,
 }
 
 pub fn write(
@@ -24,6 +26,7 @@ pub fn write(
         OutputFormat::Text => write_text(out, diagnostics, files, quiet),
         OutputFormat::Json => write_json(out, diagnostics),
         OutputFormat::Github => write_github(out, diagnostics),
+        OutputFormat::Sarif => write_sarif(out, diagnostics),
     }
 }
 
@@ -132,4 +135,62 @@ fn write_github(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> std::io::Res
         )?;
     }
     Ok(())
+}
+
+fn write_sarif(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> std::io::Result<()> {
+    let rules_json: Vec<serde_json::Value> = rules::ALL
+        .iter()
+        .map(|rule| {
+            serde_json::json!({
+                "id": rule.code,
+                "name": rule.name,
+                "shortDescription": { "text": rule.summary },
+                "fullDescription": { "text": rule.doc() },
+                "helpUri": rule.url(),
+                "properties": { "family": rule.family.as_str(), "torch_versions": rule.torch_versions },
+            })
+        })
+        .collect();
+    let results: Vec<serde_json::Value> = diagnostics
+        .iter()
+        .map(|d| {
+            let level = match rules::by_code(d.code).map(|r| r.family) {
+                Some(rules::Family::Crash | rules::Family::Meta) => "error",
+                _ => "warning",
+            };
+            serde_json::json!({
+                "ruleId": d.code,
+                "level": level,
+                "message": { "text": d.message },
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": { "uri": display_path(&d.path).replace('\\', "/") },
+                        "region": {
+                            "startLine": d.location.row,
+                            "startColumn": d.location.column,
+                            "endLine": d.end_location.row,
+                            "endColumn": d.end_location.column,
+                        },
+                    },
+                }],
+            })
+        })
+        .collect();
+    let document = serde_json::json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {
+                "driver": {
+                    "name": "graphbreak",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "informationUri": "https://github.com/graphbreak/graphbreak",
+                    "rules": rules_json,
+                },
+            },
+            "results": results,
+        }],
+    });
+    serde_json::to_writer_pretty(&mut *out, &document)?;
+    writeln!(out)
 }
