@@ -480,3 +480,23 @@ fn sarif_output_lists_rules_and_located_results() {
         assert!(uri.starts_with("corpus/rules/SY002/"), "{uri}");
     }
 }
+
+#[test]
+fn readme_rule_table_matches_the_generated_index() {
+    let index = std::fs::read_to_string(root().join("rules/README.md")).unwrap();
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let mut rows = 0;
+    for row in index.lines().filter(|l| l.starts_with("| [")) {
+        let code = &row[3..8];
+        let expected = row.replacen(&format!("({code}.md)"), &format!("(rules/{code}.md)"), 1);
+        if code.starts_with('E') {
+            continue; // the meta rules share one README row
+        }
+        assert!(
+            readme.contains(&expected),
+            "README.md lacks or differs from:\n{expected}"
+        );
+        rows += 1;
+    }
+    assert!(rows >= 10, "only {rows} rule rows checked");
+}
