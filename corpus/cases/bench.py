@@ -15,3 +15,12 @@ def case_convnet(width=32):
         channels = width
     model = nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(width, 10)).eval()
     return {"model": model, "args": (torch.randn(8, 3, 64, 64),)}
+
+
+def case_transformer_encoder(layers=4, width=512, batch=16, seq=256):
+    """A 4-layer Transformer encoder (d_model 512): enough fused attention/MLP work for Inductor's
+    compile cost and speedup to be real numbers on a GPU."""
+    torch.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(width, nhead=8, dim_feedforward=4 * width, batch_first=True, dropout=0.0)
+    model = nn.TransformerEncoder(layer, num_layers=layers, enable_nested_tensor=False).eval()
+    return {"model": model, "args": (torch.randn(batch, seq, width),), "atol": 1e-3, "rtol": 1e-3}
