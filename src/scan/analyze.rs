@@ -1195,6 +1195,10 @@ impl<'a> Analyzer<'a> {
     }
 
     fn visit_assign_targets(&mut self, targets: &[&'a Expr], value: &'a Expr) {
+        // Module and class bodies keep no local facts: skip the work there.
+        if !self.in_function() {
+            return;
+        }
         let kind = self.tensor_kind(value);
         let host_built = self.is_host_built(value);
         let shape_list = self.is_shape_tensor_sequence(value);
