@@ -271,6 +271,17 @@ def test_cr002_is_exporting_guard_hides_the_crash_on_this_torch(case):
     assert not reasons(explain(fn, *args))
 
 
+@pytest.mark.skipif(TORCH_VERSION >= (2, 7), reason="needs a torch without torch.compiler.is_exporting (< 2.7)")
+def test_cr002_getattr_guard_falls_through_where_is_exporting_is_missing():
+    """The other half of the version story: the getattr fallback returns False, the crashing branch
+    is traced. Run with an old interpreter: `/path/to/torch-2.4/bin/python -m pytest -k getattr_guard`."""
+    fn, args = corpus_cases("CR002", "positive")["getattr_is_exporting"]
+    unwrap(fn)(*args)
+    # torch 2.2 words the same crash "... but got tuple" (a torch.Size is a tuple).
+    with pytest.raises(Exception, match=r"expected Tensor as element 0 in argument 0, but got (torch\.Size|tuple)"):
+        compile_eager(fn)(*args)
+
+
 @pytest.mark.parametrize("code,name,case", case_params("CR002", "negative"))
 def test_cr002_negative_guards_compile_with_no_break(code, name, case):
     fn, args = corpus_cases(code, name)[case]
@@ -544,6 +555,16 @@ def test_vr001_table_entries_exist_on_the_installed_torch():
     for api, entry in load_api_table().items():
         if version_tuple(entry["added"]) <= TORCH_VERSION:
             assert callable(resolve(api)), api
+
+
+def test_vr001_table_entries_are_missing_below_their_version():
+    """What VR001 warns about, shown on an old torch: each API newer than the installed one is absent."""
+    newer = {api: e for api, e in load_api_table().items() if version_tuple(e["added"]) > TORCH_VERSION}
+    if not newer:
+        pytest.skip(f"no table entry is newer than torch {torch.__version__}: run with an older torch")
+    for api in newer:
+        with pytest.raises((AttributeError, ImportError)):
+            resolve(api)
 
 
 def test_vr001_positive_lines_use_apis_newer_than_the_floor():
