@@ -149,29 +149,28 @@ impl Cond {
                 None => Truth::Unknown,
             },
             Cond::Not(inner) => inner.eval_depth(assume, depth).not(),
-            Cond::And(items) => {
-                let mut result = Truth::True;
-                for item in items {
-                    match item.eval_depth(assume, depth) {
-                        Truth::False => return Truth::False,
-                        Truth::Unknown => result = Truth::Unknown,
-                        Truth::True => {}
-                    }
-                }
-                result
-            }
-            Cond::Or(items) => {
-                let mut result = Truth::False;
-                for item in items {
-                    match item.eval_depth(assume, depth) {
-                        Truth::True => return Truth::True,
-                        Truth::Unknown => result = Truth::Unknown,
-                        Truth::False => {}
-                    }
-                }
-                result
+            Cond::And(items) => Self::eval_junction(items, Truth::False, assume, depth),
+            Cond::Or(items) => Self::eval_junction(items, Truth::True, assume, depth),
+        }
+    }
+
+    /// `and` is decided by its first False operand, `or` by its first True one; otherwise an
+    /// Unknown operand makes the whole Unknown.
+    fn eval_junction(
+        items: &[Cond],
+        decisive: Truth,
+        assume: &Assumptions<'_>,
+        depth: u32,
+    ) -> Truth {
+        let mut result = decisive.not();
+        for item in items {
+            match item.eval_depth(assume, depth) {
+                truth if truth == decisive => return decisive,
+                Truth::Unknown => result = Truth::Unknown,
+                _ => {}
             }
         }
+        result
     }
 }
 
