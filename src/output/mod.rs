@@ -30,10 +30,15 @@ pub fn write(
     }
 }
 
+/// The path relative to the current directory when it is below it (one `getcwd` per run).
 fn display_path(path: &Path) -> String {
-    let cwd = std::env::current_dir().ok();
-    cwd.and_then(|cwd| path.strip_prefix(cwd).ok().map(|p| p.display().to_string()))
-        .unwrap_or_else(|| path.display().to_string())
+    static CWD: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    CWD.get_or_init(|| std::env::current_dir().ok())
+        .as_deref()
+        .and_then(|cwd| path.strip_prefix(cwd).ok())
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }
 
 fn write_text(
