@@ -45,32 +45,6 @@ declare_rule! {
     }
 }
 
-/// `torch._shape_as_tensor(x)` or a subscript of it (what Dynamo models as a `torch.Size`).
-fn is_shape_as_tensor_value(analyzer: &Analyzer<'_>, expr: &Expr) -> bool {
-    is_shape_as_tensor_value_inner(analyzer, expr, true)
-}
-
-fn is_shape_as_tensor_value_inner(
-    analyzer: &Analyzer<'_>,
-    expr: &Expr,
-    follow_locals: bool,
-) -> bool {
-    match expr {
-        Expr::Call(call) => {
-            analyzer.qualified(&call.func).as_deref() == Some("torch._shape_as_tensor")
-        }
-        Expr::Subscript(subscript) => {
-            is_shape_as_tensor_value_inner(analyzer, &subscript.value, follow_locals)
-        }
-        // `sizes = torch._shape_as_tensor(x)` earlier in the function; one hop only, so
-        // `sizes = sizes[1:]` cannot recurse into itself.
-        Expr::Name(name) if follow_locals => analyzer
-            .local_value(name.id.as_str())
-            .is_some_and(|value| is_shape_as_tensor_value_inner(analyzer, value, false)),
-        _ => false,
-    }
-}
-
 const STACKERS: &[&str] = &[
     "torch.stack",
     "torch.cat",
@@ -89,7 +63,7 @@ pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall, qualified: 
     if let Expr::Attribute(attribute) = &*call.func {
         let method = attribute.attr.id.as_str();
         if !matches!(method, "count" | "index" | "numel")
-            && is_shape_as_tensor_value(analyzer, &attribute.value)
+            && analyzer.is_shape_as_tensor_value(&attribute.value)
         {
             analyzer.report(
                 &ShapeAsTensorStack::META,

@@ -744,6 +744,31 @@ impl<'a> Analyzer<'a> {
         }
     }
 
+    /// Is `expr` itself `torch._shape_as_tensor(x)` or a subscript of it — what Dynamo models as a
+    /// `torch.Size`? Follows a local one hop (`sizes = torch._shape_as_tensor(x)`), so
+    /// `sizes = sizes[1:]` cannot recurse into itself.
+    pub fn is_shape_as_tensor_value(&self, expr: &Expr) -> bool {
+        self.is_shape_as_tensor_value_depth(expr, 0, true)
+    }
+
+    fn is_shape_as_tensor_value_depth(&self, expr: &Expr, depth: u32, follow_locals: bool) -> bool {
+        if depth > MAX_EXPR_DEPTH {
+            return false;
+        }
+        match expr {
+            Expr::Call(call) => {
+                self.qualified(&call.func).as_deref() == Some("torch._shape_as_tensor")
+            }
+            Expr::Subscript(subscript) => {
+                self.is_shape_as_tensor_value_depth(&subscript.value, depth + 1, follow_locals)
+            }
+            Expr::Name(name) if follow_locals => self
+                .local_value(name.id.as_str())
+                .is_some_and(|value| self.is_shape_as_tensor_value_depth(value, depth + 1, false)),
+            _ => false,
+        }
+    }
+
     /// Is `expr` a list/tuple/comprehension of `_shape_as_tensor` results (or a local holding one)?
     pub fn is_shape_tensor_sequence(&self, expr: &Expr) -> bool {
         match expr {
