@@ -1539,14 +1539,23 @@ impl<'a> Visitor<'a> for Analyzer<'a> {
                 self.depth -= 1;
                 return;
             }
-            Expr::BoolOp(boolop) if boolop.op == ast::BoolOp::And => {
-                // `hasattr(torch.compiler, "x") and torch.compiler.x()`: later operands are probed.
-                let saved = self.probes.len();
+            Expr::BoolOp(boolop) => {
+                // Short-circuit: in `a and b`, `b` runs only when `a` is True (in `a or b`, only when
+                // it is False), so earlier operands guard later ones for every rule —
+                // `not is_compiling() and x.item() > 0` never reads under Dynamo — and
+                // `hasattr(torch.compiler, "x") and torch.compiler.x()` is a probe.
+                let and = boolop.op == ast::BoolOp::And;
+                let saved_probes = self.probes.len();
+                let saved_path = self.guard_path.len();
                 for value in &boolop.values {
                     self.visit_expr(value);
-                    self.push_probes(value);
+                    if and {
+                        self.push_probes(value);
+                    }
+                    self.enter_guard(value, and);
                 }
-                self.probes.truncate(saved);
+                self.leave_guards(saved_path);
+                self.probes.truncate(saved_probes);
                 self.depth -= 1;
                 return;
             }

@@ -66,6 +66,15 @@ class FrameOnlyStats(nn.Module):
         return x * frame_only_mean(x)
 
 
+class ShortCircuitReads(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # The read is an operand after the guard: under Dynamo `and`/`or` never evaluate it.
+        if not torch.compiler.is_compiling() and x.sum().item() > 0:
+            print("positive input")
+        checked = torch.compiler.is_compiling() or bool(x.max() > 1)
+        return x * 2 if checked else x
+
+
 class GuardShapes(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         compiling = torch.compiler.is_compiling()  # the guard kept in a local
@@ -94,5 +103,6 @@ def cases():
         "eager_only_reads": (LoggedBlock(), (torch.randn(4, 4),)),
         "disabled_helper": (StatsBlock(), (torch.randn(4, 4),)),
         "guard_shapes": (GuardShapes(), (torch.randn(4, 4),)),
+        "short_circuit_reads": (ShortCircuitReads(), (torch.randn(4, 4),)),
         "frame_only_disable": (FrameOnlyStats(), (torch.randn(4, 4),)),
     }
