@@ -13,14 +13,14 @@
 //! failure the batch is bisected to the single mutants that fail, which are copied to
 //! `target/fuzz-failures/` and named in the panic message.
 
+mod common;
+
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::fs;
-use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::thread;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 const DEBUG_BINARY: &str = env!("CARGO_BIN_EXE_graphbreak");
@@ -346,45 +346,18 @@ impl Run {
 }
 
 fn scan(paths: &[PathBuf]) -> Run {
-    let mut child = Command::new(binary())
-        .args(["scan", "--no-config", "--output-format", "json"])
-        .args(paths)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn graphbreak");
-    let mut child_stdout = child.stdout.take().unwrap();
-    let mut child_stderr = child.stderr.take().unwrap();
-    let stdout_reader = thread::spawn(move || {
-        let mut buf = Vec::new();
-        child_stdout.read_to_end(&mut buf).ok();
-        buf
-    });
-    let stderr_reader = thread::spawn(move || {
-        let mut buf = Vec::new();
-        child_stderr.read_to_end(&mut buf).ok();
-        buf
-    });
-    let start = Instant::now();
-    let mut timed_out = false;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for graphbreak") {
-            break status;
-        }
-        if start.elapsed() > DEADLINE {
-            timed_out = true;
-            child.kill().ok();
-            break child.wait().expect("reap graphbreak");
-        }
-        thread::sleep(Duration::from_millis(20));
-    };
+    let run = common::run_bounded(
+        Command::new(binary())
+            .args(["scan", "--no-config", "--output-format", "json"])
+            .args(paths),
+        DEADLINE,
+    );
     Run {
-        code: status.code(),
-        signal: status.signal(),
-        stdout: String::from_utf8_lossy(&stdout_reader.join().unwrap()).into_owned(),
-        stderr: String::from_utf8_lossy(&stderr_reader.join().unwrap()).into_owned(),
-        timed_out,
+        code: run.status.code(),
+        signal: run.status.signal(),
+        stdout: run.stdout,
+        stderr: run.stderr,
+        timed_out: run.timed_out,
     }
 }
 

@@ -6,14 +6,15 @@
 //! there. Per-file problems are diagnostics (E001 syntax-error, E002 unreadable-file, E003
 //! too-deeply-nested); configuration and usage problems are exit 2 with a message naming the file and key.
 
+mod common;
+
 use std::fs;
-use std::io::Read;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_graphbreak");
 /// Generous, because tests run the debug binary on a loaded 2-core machine; a hang still shows up.
@@ -102,42 +103,11 @@ fn head(text: &str) -> &str {
 /// Runs `graphbreak <args>` in `cwd` and checks the invariants every hostile input shares.
 fn graphbreak(cwd: &Path, args: &[&str]) -> Outcome {
     let description = format!("graphbreak {}", args.join(" "));
-    let start = Instant::now();
-    let mut child = Command::new(BINARY)
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn graphbreak");
-    // Drain both pipes on threads so a chatty child cannot block on a full pipe while we wait for it.
-    let mut child_stdout = child.stdout.take().unwrap();
-    let mut child_stderr = child.stderr.take().unwrap();
-    let stdout_reader = thread::spawn(move || {
-        let mut buf = Vec::new();
-        child_stdout.read_to_end(&mut buf).ok();
-        buf
-    });
-    let stderr_reader = thread::spawn(move || {
-        let mut buf = Vec::new();
-        child_stderr.read_to_end(&mut buf).ok();
-        buf
-    });
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for graphbreak") {
-            break status;
-        }
-        if start.elapsed() > DEADLINE {
-            child.kill().ok();
-            child.wait().ok();
-            panic!("{description}: still running after {DEADLINE:?} (hang)");
-        }
-        thread::sleep(Duration::from_millis(20));
-    };
-    let elapsed = start.elapsed();
-    let stdout = String::from_utf8_lossy(&stdout_reader.join().unwrap()).into_owned();
-    let stderr = String::from_utf8_lossy(&stderr_reader.join().unwrap()).into_owned();
+    let run = common::run_bounded(Command::new(BINARY).args(args).current_dir(cwd), DEADLINE);
+    if run.timed_out {
+        panic!("{description}: still running after {DEADLINE:?} (hang)");
+    }
+    let (status, stdout, stderr, elapsed) = (run.status, run.stdout, run.stderr, run.elapsed);
     let Some(code) = status.code() else {
         panic!(
             "{description}: killed by signal {:?} (stack overflow or abort?)\nstderr: {}",

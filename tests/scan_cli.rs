@@ -1,6 +1,8 @@
 //! `graphbreak scan` end to end: snapshots of each rule's corpus output, the JSON shape, config,
 //! suppression, fixes, and the rule docs being generated from one source.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -419,25 +421,17 @@ fn self_referential_locals_are_followed_one_hop_only() {
         "import torch\n\nclass M(torch.nn.Module):\n    def forward(self, h, sizes, c):\n{body}        if c:\n            return torch.stack([sizes])\n        return h\n"
     );
     write(dir.path(), "m.py", &source);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_graphbreak"))
-        .current_dir(dir.path())
-        .args(["scan", "."])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = std::time::Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            assert!(matches!(status.code(), Some(0 | 1)), "{status:?}");
-            break;
-        }
-        if started.elapsed() > std::time::Duration::from_secs(20) {
-            let _ = child.kill();
-            panic!("scan still running after 20 s: exponential local-value following");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    let run = common::run_bounded(
+        Command::new(env!("CARGO_BIN_EXE_graphbreak"))
+            .current_dir(dir.path())
+            .args(["scan", "."]),
+        std::time::Duration::from_secs(20),
+    );
+    assert!(
+        !run.timed_out,
+        "scan still running after 20 s: exponential local-value following"
+    );
+    assert!(matches!(run.status.code(), Some(0 | 1)), "{:?}", run.status);
 }
 
 #[test]

@@ -1,0 +1,58 @@
+//! Shared by the integration tests that run the real binary on hostile or generated input.
+// Each test crate uses a different part of it.
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::process::{Command, ExitStatus, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// What a bounded run of a child process left behind.
+pub struct Bounded {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+    /// The deadline passed and the child was killed (then `status` is the kill's).
+    pub timed_out: bool,
+}
+
+/// Runs `command` with no stdin, draining stdout and stderr on threads (a chatty child cannot
+/// block on a full pipe), and kills it once `deadline` has passed.
+pub fn run_bounded(command: &mut Command, deadline: Duration) -> Bounded {
+    let start = Instant::now();
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn graphbreak");
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        thread::spawn(move || {
+            let mut buf = Vec::new();
+            pipe.read_to_end(&mut buf).ok();
+            String::from_utf8_lossy(&buf).into_owned()
+        })
+    };
+    let stdout_reader = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr_reader = drain(Box::new(child.stderr.take().unwrap()));
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for graphbreak") {
+            break status;
+        }
+        if start.elapsed() > deadline {
+            timed_out = true;
+            child.kill().ok();
+            break child.wait().expect("reap graphbreak");
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    Bounded {
+        status,
+        stdout: stdout_reader.join().unwrap(),
+        stderr: stderr_reader.join().unwrap(),
+        elapsed: start.elapsed(),
+        timed_out,
+    }
+}
