@@ -616,10 +616,7 @@ measure = false
 
 #[test]
 fn python_without_torch_is_reported_per_case() {
-    let Some(python) = python_with_torch() else {
-        skip_notice();
-        return;
-    };
+    let python = require_torch!();
     let dir = tempfile::tempdir().unwrap();
     let venv = dir.path().join("bare");
     let made = Command::new(python)
@@ -734,10 +731,7 @@ fn usage_errors_exit_2() {
 
 #[test]
 fn interpreter_probe_is_cached_per_interpreter_and_torch() {
-    let Some(python) = python_with_torch() else {
-        skip_notice();
-        return;
-    };
+    let python = require_torch!();
     let dir = tempfile::tempdir().unwrap();
     let run = |name: &str| {
         let report = dir.path().join(format!("{name}.json"));
@@ -787,10 +781,7 @@ fn interpreter_probe_is_cached_per_interpreter_and_torch() {
 /// `check` measures under real Dynamo — the same lines, no more, no less.
 #[test]
 fn scan_predicts_the_lines_check_measures() {
-    let Some(python) = python_with_torch() else {
-        skip_notice();
-        return;
-    };
+    let python = require_torch!();
     let scan = Command::new(BINARY)
         .current_dir(repo())
         .args(["scan", "--output-format", "json", "corpus/cases/hazards.py"])
