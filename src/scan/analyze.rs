@@ -423,12 +423,17 @@ impl<'a> Analyzer<'a> {
 
     /// The fully qualified name of an imported symbol (`torch.stack`), if `expr` is one.
     pub fn qualified(&self, expr: &Expr) -> Option<String> {
-        // Fast reject: only names and attribute chains rooted in a name can be qualified.
+        // Fast reject, before any string is built: only a chain rooted in a name bound by an
+        // import (or an alias of one) has a qualified name. `self.conv(x)`, locals and local
+        // definitions are the common case on this hot path and resolve to nothing here.
         let mut root = expr;
         while let Expr::Attribute(attribute) = root {
             root = &attribute.value;
         }
-        if !matches!(root, Expr::Name(_)) {
+        let Expr::Name(name) = root else {
+            return None;
+        };
+        if !matches!(self.lookup(name.id.as_str()), Some(Binding::Import(_))) {
             return None;
         }
         match self.resolve(expr)? {
