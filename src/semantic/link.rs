@@ -57,6 +57,12 @@ impl RootPattern {
     pub fn matches(&self, dotted: &str) -> bool {
         self.matcher.is_match(dotted.replace('.', "/"))
     }
+
+    /// A pattern with a wildcard names models (nn.Module classes) only; a function is a root only
+    /// when named exactly, so `pkg.models.*` does not compile every helper in those modules.
+    pub fn names_functions(&self) -> bool {
+        !self.text.contains(['*', '?', '['])
+    }
 }
 
 /// What the user says is compiled. Empty: every nn.Module's `forward` is a root (the default).
@@ -95,6 +101,13 @@ pub struct Project<'a> {
     pub in_region: HashSet<FuncRef>,
     pub roots: Vec<Root>,
     region_source: &'a RegionSource,
+    /// With configured roots, a traced Module method reaches its submodules' forwards (without,
+    /// every forward is a root already and the expansion would only cost time).
+    expand_submodules: bool,
+    /// With configured roots: the classes that can be a receiver (instantiated somewhere in the
+    /// project, or named by a root). `self.m()` reaches a subclass's override only in those —
+    /// a class nobody builds (transformers' `modular_*.py` sources) cannot be `self`.
+    live_classes: Option<HashSet<ClassRef>>,
 }
 
 impl<'a> Project<'a> {
@@ -118,10 +131,28 @@ impl<'a> Project<'a> {
             in_region: HashSet::new(),
             roots: Vec::new(),
             region_source,
+            expand_submodules: !root_spec.is_empty(),
+            live_classes: None,
         };
         project.find_module_classes();
+        if !root_spec.is_empty() {
+            project.live_classes = Some(HashSet::new());
+        }
         project.find_roots(root_spec);
         project.in_region = project.closure(project.roots.iter().map(|r| r.func));
+        // With roots, a class is live when a root names it or traced code builds it; more live
+        // classes can reach more overrides, so repeat until nothing changes (2–3 rounds).
+        for _ in 0..6 {
+            let Some(live) = &project.live_classes else {
+                break;
+            };
+            let grown = project.instantiated_by(&project.in_region, live);
+            if grown.len() == live.len() {
+                break;
+            }
+            project.live_classes = Some(grown);
+            project.in_region = project.closure(project.roots.iter().map(|r| r.func));
+        }
         project
     }
 
@@ -257,8 +288,12 @@ impl<'a> Project<'a> {
                 continue;
             }
             let file = &self.files[sub.0 as usize];
+            let live = self
+                .live_classes
+                .as_ref()
+                .is_none_or(|live| live.contains(&sub));
             let qual = format!("{}.{name}", file.classes[sub.1 as usize].qualname);
-            if let Some(&idx) = file.function_by_name.get(&qual) {
+            if live && let Some(&idx) = file.function_by_name.get(&qual) {
                 found.push((sub.0, idx));
             }
             queue.extend(self.subclasses.get(&sub).into_iter().flatten().copied());
@@ -267,6 +302,25 @@ impl<'a> Project<'a> {
     }
 
     // ----- classes and regions --------------------------------------------------------------
+
+    /// `live` plus every project class the given functions call (instantiate).
+    fn instantiated_by(
+        &self,
+        functions: &HashSet<FuncRef>,
+        live: &HashSet<ClassRef>,
+    ) -> HashSet<ClassRef> {
+        let mut grown = live.clone();
+        for &(file, idx) in functions {
+            for call in &self.files[file as usize].functions[idx as usize].calls {
+                for target in self.resolve_sym(call, file) {
+                    if let Target::Class(class) = target {
+                        grown.insert(class);
+                    }
+                }
+            }
+        }
+        grown
+    }
 
     fn find_module_classes(&mut self) {
         let mut direct: Vec<ClassRef> = Vec::new();
@@ -332,6 +386,9 @@ impl<'a> Project<'a> {
                             add(func, reason, &mut roots)
                         }
                         Target::Class(class) => {
+                            if let Some(live) = &mut self.live_classes {
+                                live.insert(class);
+                            }
                             if let Some(forward) = self.lookup_method(class, "forward", 0) {
                                 add(forward, reason, &mut roots);
                             }
@@ -371,9 +428,15 @@ impl<'a> Project<'a> {
                     }
                     let matched = (module_matches && !class.qualname.contains('.'))
                         || pattern.matches(&format!("{}.{}", file.module, class.qualname));
+                    if matched && let Some(live) = &mut self.live_classes {
+                        live.insert(class_ref);
+                    }
                     if matched && let Some(forward) = self.lookup_method(class_ref, "forward", 0) {
                         add(forward, format!("--roots {}", pattern.text), &mut roots);
                     }
+                }
+                if !pattern.names_functions() {
+                    continue;
                 }
                 for (qualname, &idx) in &file.function_by_name {
                     if pattern.matches(&format!("{}.{qualname}", file.module)) {
@@ -402,7 +465,10 @@ impl<'a> Project<'a> {
                         continue;
                     }
                     let reason = format!("check case {}::{}", file.module, function.name);
-                    for forward in self.modules_built_by((file_id, idx as FuncIdx)) {
+                    for (class, forward) in self.modules_built_by((file_id, idx as FuncIdx), 3) {
+                        if let Some(live) = &mut self.live_classes {
+                            live.insert(class);
+                        }
                         add(forward, reason.clone(), &mut roots);
                     }
                 }
@@ -412,8 +478,8 @@ impl<'a> Project<'a> {
     }
 
     /// The `forward`s of the nn.Modules a factory instantiates, itself or through the project
-    /// functions it calls (a few levels: `build_model("nano")` → `Detector(...)`).
-    fn modules_built_by(&self, factory: FuncRef) -> Vec<FuncRef> {
+    /// functions it calls, up to `max_depth` calls deep (`build_model("nano")` → `Detector(...)`).
+    fn modules_built_by(&self, factory: FuncRef, max_depth: u32) -> Vec<(ClassRef, FuncRef)> {
         let mut out = Vec::new();
         let mut queue: VecDeque<(FuncRef, u32)> = VecDeque::from([(factory, 0)]);
         let mut visited: HashSet<FuncRef> = HashSet::new();
@@ -427,10 +493,10 @@ impl<'a> Project<'a> {
                     match target {
                         Target::Class(class) if self.module_classes.contains(&class) => {
                             if let Some(forward) = self.lookup_method(class, "forward", 0) {
-                                out.push(forward);
+                                out.push((class, forward));
                             }
                         }
-                        Target::Function(callee) if depth < 3 => {
+                        Target::Function(callee) if depth < max_depth => {
                             queue.push_back((callee, depth + 1))
                         }
                         _ => {}
@@ -455,18 +521,38 @@ impl<'a> Project<'a> {
     }
 
     /// Every function reachable from `roots` over the call graph (`@torch.compiler.disable`
-    /// stops it; `disable(recursive=False)` skips only its own frame).
+    /// stops it; `disable(recursive=False)` skips only its own frame). With roots, a traced
+    /// method of an nn.Module also reaches the `forward` of every Module its class's methods build
+    /// (`self.layers = nn.ModuleList([Block() ...])`): calling a submodule runs its forward.
     fn closure(&self, roots: impl Iterator<Item = FuncRef>) -> HashSet<FuncRef> {
         let mut in_region = HashSet::new();
         let mut queue: VecDeque<FuncRef> = roots.collect();
         let mut visited: HashSet<FuncRef> = HashSet::new();
+        let mut expanded: HashSet<ClassRef> = HashSet::new();
         while let Some(func) = queue.pop_front() {
-            let info = &self.files[func.0 as usize].functions[func.1 as usize];
+            let file = &self.files[func.0 as usize];
+            let info = &file.functions[func.1 as usize];
             if info.disabled || !visited.insert(func) {
                 continue;
             }
             if !info.disabled_frame_only {
                 in_region.insert(func);
+            }
+            if self.expand_submodules
+                && let Some(class) = &info.class
+                && let Some(&class_idx) = file.class_by_name.get(class)
+                && self.module_classes.contains(&(func.0, class_idx))
+                && expanded.insert((func.0, class_idx))
+            {
+                for (idx, method) in file.functions.iter().enumerate() {
+                    if method.class.as_ref() == Some(class) {
+                        queue.extend(
+                            self.modules_built_by((func.0, idx as FuncIdx), 0)
+                                .into_iter()
+                                .map(|(_, forward)| forward),
+                        );
+                    }
+                }
             }
             for call in &info.calls {
                 for target in self.resolve_sym(call, func.0) {
