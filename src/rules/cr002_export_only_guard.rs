@@ -59,6 +59,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
     let assume = Assumptions {
         torch_floor: summary.torch_floor,
         export_reading: ExportReading::AllFalse,
+        input_is_tensor: false,
         resolve_call: &resolve,
     };
     let mut out = Vec::new();

@@ -28,6 +28,10 @@ pub enum Atom {
     Probe(String),
     /// A call to something that may be a project predicate; resolved when linking.
     Call(Sym),
+    /// `isinstance(x, dict)` on the first parameter of the function (unchanged so far): False
+    /// in a compiled root `forward`, whose input is a tensor (a dict input is the eager
+    /// training-loss convention, e.g. ultralytics' `BaseModel.forward`).
+    InputIsDict,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -77,6 +81,8 @@ pub enum ExportReading {
 pub struct Assumptions<'a> {
     pub torch_floor: Option<TorchVersion>,
     pub export_reading: ExportReading,
+    /// The guards belong to a compiled root `forward`: its first input is a tensor.
+    pub input_is_tensor: bool,
     /// Resolves a project call to the predicate formula of the called function, if it is one.
     pub resolve_call: &'a dyn Fn(&Sym) -> Option<Cond>,
 }
@@ -150,6 +156,13 @@ impl Cond {
                 },
             },
             Cond::Atom(Atom::Probe(_)) => Truth::Unknown,
+            Cond::Atom(Atom::InputIsDict) => {
+                if assume.input_is_tensor {
+                    Truth::False
+                } else {
+                    Truth::Unknown
+                }
+            }
             Cond::Atom(Atom::Call(sym)) => match (assume.resolve_call)(sym) {
                 Some(cond) => cond.eval_depth(assume, depth + 1),
                 None => Truth::Unknown,

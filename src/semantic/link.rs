@@ -100,6 +100,7 @@ pub struct Project<'a> {
     subclasses: HashMap<ClassRef, Vec<ClassRef>>,
     pub in_region: HashSet<FuncRef>,
     pub roots: Vec<Root>,
+    root_funcs: HashSet<FuncRef>,
     region_source: &'a RegionSource,
     /// With configured roots, a traced Module method reaches its submodules' forwards (without,
     /// every forward is a root already and the expansion would only cost time).
@@ -130,6 +131,7 @@ impl<'a> Project<'a> {
             subclasses: HashMap::new(),
             in_region: HashSet::new(),
             roots: Vec::new(),
+            root_funcs: HashSet::new(),
             region_source,
             expand_submodules: !root_spec.is_empty(),
             live_classes: None,
@@ -139,6 +141,7 @@ impl<'a> Project<'a> {
             project.live_classes = Some(HashSet::new());
         }
         project.find_roots(root_spec);
+        project.root_funcs = project.roots.iter().map(|r| r.func).collect();
         project.in_region = project.closure(project.roots.iter().map(|r| r.func));
         // With roots, a class is live when a root names it or traced code builds it; more live
         // classes can reach more overrides, so repeat until nothing changes (2–3 rounds).
@@ -312,7 +315,7 @@ impl<'a> Project<'a> {
         let mut grown = live.clone();
         for &(file, idx) in functions {
             for call in &self.files[file as usize].functions[idx as usize].calls {
-                for target in self.resolve_sym(call, file) {
+                for target in self.resolve_sym(&call.sym, file) {
                     if let Target::Class(class) = target {
                         grown.insert(class);
                     }
@@ -489,7 +492,7 @@ impl<'a> Project<'a> {
             }
             let info = &self.files[func.0 as usize].functions[func.1 as usize];
             for call in &info.calls {
-                for target in self.resolve_sym(call, func.0) {
+                for target in self.resolve_sym(&call.sym, func.0) {
                     match target {
                         Target::Class(class) if self.module_classes.contains(&class) => {
                             if let Some(forward) = self.lookup_method(class, "forward", 0) {
@@ -507,6 +510,25 @@ impl<'a> Project<'a> {
         out
     }
 
+    /// The `forward`s of the nn.Modules `func` itself instantiates (memoized in `cache`: helpers
+    /// such as `post_init()` are called from thousands of `__init__`s).
+    fn modules_built_directly(
+        &self,
+        func: FuncRef,
+        cache: &mut HashMap<FuncRef, Vec<FuncRef>>,
+    ) -> Vec<FuncRef> {
+        if let Some(found) = cache.get(&func) {
+            return found.clone();
+        }
+        let found: Vec<FuncRef> = self
+            .modules_built_by(func, 0)
+            .into_iter()
+            .map(|(_, forward)| forward)
+            .collect();
+        cache.insert(func, found.clone());
+        found
+    }
+
     /// What a compile target names: `self.model` typed by `self.model = Cls(...)` in the class,
     /// else the symbol itself. The second value says how it was resolved, for `--show-roots`.
     fn resolve_compile_target(&self, sym: &Sym, file: FileId) -> (Vec<Target>, &'static str) {
@@ -522,13 +544,15 @@ impl<'a> Project<'a> {
 
     /// Every function reachable from `roots` over the call graph (`@torch.compiler.disable`
     /// stops it; `disable(recursive=False)` skips only its own frame). With roots, a traced
-    /// method of an nn.Module also reaches the `forward` of every Module its class's methods build
-    /// (`self.layers = nn.ModuleList([Block() ...])`): calling a submodule runs its forward.
+    /// method of an nn.Module also reaches the `forward` of every Module its `__init__` builds
+    /// (`self.layers = nn.ModuleList([Block() ...])`, directly or one call deep): calling a
+    /// submodule runs its forward.
     fn closure(&self, roots: impl Iterator<Item = FuncRef>) -> HashSet<FuncRef> {
         let mut in_region = HashSet::new();
         let mut queue: VecDeque<FuncRef> = roots.collect();
         let mut visited: HashSet<FuncRef> = HashSet::new();
         let mut expanded: HashSet<ClassRef> = HashSet::new();
+        let mut built: HashMap<FuncRef, Vec<FuncRef>> = HashMap::new();
         while let Some(func) = queue.pop_front() {
             let file = &self.files[func.0 as usize];
             let info = &file.functions[func.1 as usize];
@@ -544,18 +568,27 @@ impl<'a> Project<'a> {
                 && self.module_classes.contains(&(func.0, class_idx))
                 && expanded.insert((func.0, class_idx))
             {
-                for (idx, method) in file.functions.iter().enumerate() {
-                    if method.class.as_ref() == Some(class) {
-                        queue.extend(
-                            self.modules_built_by((func.0, idx as FuncIdx), 0)
-                                .into_iter()
-                                .map(|(_, forward)| forward),
-                        );
+                // Submodules are built while constructing the model: in `__init__` and what it
+                // calls (`self._make_layer(...)`), not in `init_criterion()` called from `loss()`.
+                if let Some(&init) = file.function_by_name.get(&format!("{class}.__init__")) {
+                    let init = (func.0, init);
+                    queue.extend(self.modules_built_directly(init, &mut built));
+                    for call in &self.files[init.0 as usize].functions[init.1 as usize].calls {
+                        for target in self.resolve_sym(&call.sym, init.0) {
+                            if let Target::Function(callee) = target {
+                                queue.extend(self.modules_built_directly(callee, &mut built));
+                            }
+                        }
                     }
                 }
             }
             for call in &info.calls {
-                for target in self.resolve_sym(call, func.0) {
+                // `if not is_compiling(): self.debug(x)`, `if isinstance(x, dict): return
+                // self.loss(x)`: a call Dynamo never traces does not compile its callee.
+                if !call.path.is_empty() && self.eager_only(func.0, func.1, &call.path) {
+                    continue;
+                }
+                for target in self.resolve_sym(&call.sym, func.0) {
                     if let Target::Function(callee) = target {
                         queue.push_back(callee);
                     }
@@ -655,12 +688,14 @@ impl<'a> Project<'a> {
 
     /// Is a finding with this path unreachable while Dynamo traces (eager-only or failure-only
     /// code)?
-    fn eager_only(&self, file: FileId, path: &[PathStep]) -> bool {
+    fn eager_only(&self, file: FileId, func: FuncIdx, path: &[PathStep]) -> bool {
         let summary = &self.files[file as usize];
         let resolve = |sym: &Sym| self.predicate_formula(sym, file);
         let assume = Assumptions {
             torch_floor: summary.torch_floor,
             export_reading: ExportReading::FromTable,
+            input_is_tensor: summary.functions[func as usize].name == "forward"
+                && self.root_funcs.contains(&(file, func)),
             resolve_call: &resolve,
         };
         path.iter().any(|step| match *step {
@@ -683,7 +718,7 @@ impl<'a> Project<'a> {
             RegionSource::Computed => match candidate.func {
                 Some(func) => {
                     self.in_region.contains(&(file, func))
-                        && !self.eager_only(file, &candidate.path)
+                        && !self.eager_only(file, func, &candidate.path)
                 }
                 None => false,
             },

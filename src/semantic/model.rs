@@ -7,8 +7,8 @@ use super::Sym;
 use super::cond::{Atom, Cond, atom_for_qualified};
 use super::data::TORCH;
 use super::summary::{
-    Branch, ClassInfo, CompileForm, CompileTarget, FileSummary, FuncIdx, FunctionInfo, Guard,
-    GuardIdx, PathStep,
+    Branch, CallEdge, ClassInfo, CompileForm, CompileTarget, FileSummary, FuncIdx, FunctionInfo,
+    Guard, GuardIdx, PathStep,
 };
 use super::tensor::TensorKind;
 use facts::Follow;
@@ -61,6 +61,8 @@ struct Frame<'a> {
     shape_lists: HashSet<String>,
     /// The expression last assigned to each simple local (for rules that look through a name).
     values: HashMap<String, &'a Expr>,
+    /// The first positional parameter after `self` (a function's input).
+    first_input: Option<String>,
 }
 
 enum FrameKind {
@@ -405,6 +407,14 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
+    /// Is `name` the first input parameter of the current function (after `self`), not
+    /// reassigned so far?
+    fn is_first_input(&self, name: &str) -> bool {
+        self.function_frame().is_some_and(|frame| {
+            frame.first_input.as_deref() == Some(name) && !frame.values.contains_key(name)
+        })
+    }
+
     /// `(self parameter name, class local qualname)` when inside a method.
     pub fn method_context(&self) -> Option<(&str, &str)> {
         for frame in self.frames.iter().rev() {
@@ -504,6 +514,16 @@ impl<'a> SemanticModel<'a> {
         // `getattr(torch.compiler, "is_compiling", lambda: False)()`
         if let Some(qualified) = self.getattr_target(&call.func) {
             return atom_for_qualified(&qualified).map_or(Cond::Unknown, Cond::Atom);
+        }
+        if self.is_builtin(&call.func, "isinstance") {
+            if let [Expr::Name(name), Expr::Name(kind), ..] = &*call.arguments.args
+                && kind.id.as_str() == "dict"
+                && self.lookup("dict").is_none()
+                && self.is_first_input(name.id.as_str())
+            {
+                return Cond::Atom(Atom::InputIsDict);
+            }
+            return Cond::Unknown;
         }
         if self.is_builtin(&call.func, "hasattr") {
             if let [object, Expr::StringLiteral(attr), ..] = &*call.arguments.args
@@ -688,6 +708,7 @@ impl<'a> SemanticModel<'a> {
 
         let mut locals = HashMap::new();
         let mut self_name = None;
+        let mut first_input = None;
         let params = &def.parameters;
         for (position, param) in params
             .posonlyargs
@@ -699,6 +720,9 @@ impl<'a> SemanticModel<'a> {
             if position == 0 && class.is_some() && !self.is_static(def) {
                 self_name = Some(param_name);
                 continue;
+            }
+            if first_input.is_none() {
+                first_input = Some(param_name.clone());
             }
             let kind = param
                 .parameter
@@ -733,6 +757,7 @@ impl<'a> SemanticModel<'a> {
             numpy_values: HashSet::new(),
             shape_lists: HashSet::new(),
             values: HashMap::new(),
+            first_input,
         });
         let scope = FunctionScope {
             idx,
@@ -858,6 +883,7 @@ impl<'a> SemanticModel<'a> {
             numpy_values: HashSet::new(),
             shape_lists: HashSet::new(),
             values: HashMap::new(),
+            first_input: None,
         });
     }
 
@@ -1127,7 +1153,10 @@ impl<'a> SemanticModel<'a> {
             Some(Sym::Dotted(_)) | None => return,
             Some(sym) => sym.clone(),
         };
-        self.summary.functions[func as usize].calls.push(edge);
+        let path = self.path.as_slice().into();
+        self.summary.functions[func as usize]
+            .calls
+            .push(CallEdge { sym: edge, path });
     }
 
     /// What a compile target names: a function or class directly, `self.attr` (typed when

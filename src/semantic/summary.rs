@@ -25,9 +25,17 @@ pub struct FunctionInfo {
     /// `@torch._dynamo.disable(recursive=False)`: Dynamo skips this frame but still traces the
     /// functions it calls.
     pub disabled_frame_only: bool,
-    pub calls: Vec<Sym>,
+    pub calls: Vec<CallEdge>,
     /// When every `return` yields a guard formula, the function is a predicate with this formula.
     pub predicate: Option<Cond>,
+}
+
+/// A call from a function to project code, with the path (guards, exception-only) that leads to
+/// it: a call on an eager-only branch does not make its callee compiled.
+#[derive(Debug)]
+pub struct CallEdge {
+    pub sym: Sym,
+    pub path: Box<[PathStep]>,
 }
 
 #[derive(Debug, Default)]
