@@ -351,6 +351,7 @@ def test_br001_negative_static_branches_do_not_break(code, name, case):
         ("item_of_host_tensor", "Unsupported Tensor.item() call with capture_scalar_outputs=False"),
         ("compiled_through_self_attribute", "Unsupported Tensor.item() call"),
         ("item_of_numpy_value", "Data dependent operator"),
+        ("item_of_host_meshgrid", "Unsupported Tensor.item() call"),
     ],
 )
 def test_sy002_host_reads_break_the_graph(case, expected_reason):
