@@ -269,8 +269,9 @@ fn config_text(
             "# No torch requirement found: set the oldest torch you support (VR001 flags newer APIs).\n# torch-version = \"2.4\"\n",
         ),
     }
-    // `roots` stays commented out until the configuration loader accepts the key (it rejects
-    // unknown keys, so an active line would make every scan exit 2).
+    // The loader rejects unknown keys: `roots` is written active only once it knows the key (so
+    // a written configuration never makes scan exit 2), commented out before.
+    let roots_prefix = if loader_accepts_roots() { "" } else { "# " };
     text.push_str(
         "# Compile roots: what this project passes to torch.compile; only code they reach is reported.\n",
     );
@@ -286,7 +287,7 @@ fn config_text(
             .iter()
             .map(|r| format!("\"{}\"", r.qualified))
             .collect();
-        text.push_str(&format!("# roots = [{}]\n", names.join(", ")));
+        text.push_str(&format!("{roots_prefix}roots = [{}]\n", names.join(", ")));
     }
     let check_header = if in_pyproject {
         "[tool.graphbreak.check]"
@@ -302,6 +303,11 @@ fn config_text(
          {prefix}# baseline = \"graphbreak-check-baseline.json\"  # written by `graphbreak check --write-baseline`\n"
     ));
     text
+}
+
+/// Whether `[tool.graphbreak]` accepts `roots` in this build (added with the compile-roots work).
+fn loader_accepts_roots() -> bool {
+    toml::from_str::<crate::config::RawSettings>("roots = [\"pkg.*\"]").is_ok()
 }
 
 fn cases_template(roots: &[CompileRoot]) -> String {

@@ -68,7 +68,7 @@ fn init_appends_tool_graphbreak_with_floor_and_roots_and_never_clobbers() {
     // torch or the standard library.
     assert!(
         pyproject
-            .contains("# roots = [\"pkg.models.Head\", \"pkg.models.Net\", \"pkg.models.step\"]"),
+            .contains("roots = [\"pkg.models.Head\", \"pkg.models.Net\", \"pkg.models.step\"]"),
         "{pyproject}"
     );
     assert!(
@@ -133,7 +133,7 @@ fn init_without_pyproject_writes_graphbreak_toml_with_the_requirements_floor() {
     let config = std::fs::read_to_string(root.join("graphbreak.toml")).unwrap();
     let table: toml::Table = config.parse().expect("valid TOML");
     assert_eq!(table["torch-version"].as_str(), Some("2.4"), "{config}");
-    assert!(config.contains("# roots = [\"app.f\"]"), "{config}");
+    assert!(config.contains("roots = [\"app.f\"]"), "{config}");
     // scan now uses that floor: set_stance (torch 2.6) is newer than 2.4.
     let scan = graphbreak(root, &["scan", "--select", "VR001"]);
     assert_eq!(scan.status.code(), Some(1), "{}", text(&scan));
