@@ -20,6 +20,22 @@ then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "${PY_PINS[@]}"
 fi
 export GRAPHBREAK_PYTHON="$PWD/$VENV/bin/python"
+case "$VENV" in /*) export GRAPHBREAK_PYTHON="$VENV/bin/python" ;; esac
+
+# The packaging and report tests (tests/tooling) drive real tools: a second venv with their pins,
+# so the torch venv above keeps exactly CI's pins.
+TOOLS_VENV="${GRAPHBREAK_TOOLS_VENV:-.venvs/tools}"
+TOOL_PINS=("maturin==1.16.0" "pre-commit==4.7.0" "jsonschema==4.26.0" "pytest==9.2.0")
+if ! "$TOOLS_VENV/bin/python" - <<'PY' 2>/dev/null
+import importlib.metadata as md, sys
+want = {"maturin": "1.16.0", "pre-commit": "4.7.0", "jsonschema": "4.26.0", "pytest": "9.2.0"}
+sys.exit(0 if all(md.version(k) == v for k, v in want.items()) else 1)
+PY
+then
+  echo "==> creating $TOOLS_VENV with ${TOOL_PINS[*]}"
+  python3 -m venv "$TOOLS_VENV"
+  "$TOOLS_VENV/bin/pip" install --quiet --disable-pip-version-check "${TOOL_PINS[@]}"
+fi
 # Keep the check harness's compile caches inside the tree so runs never touch the user's cache.
 export XDG_CACHE_HOME="${XDG_CACHE_HOME:-$PWD/target/test-cache}"
 
@@ -31,3 +47,5 @@ echo "==> cargo test"
 cargo test --locked
 echo "==> pytest (real torch $("$GRAPHBREAK_PYTHON" -c 'import torch; print(torch.__version__)' 2>/dev/null))"
 "$GRAPHBREAK_PYTHON" -m pytest tests/python -q -p no:cacheprovider
+echo "==> pytest tests/tooling (SARIF schema, JUnit, wheel + venv + pre-commit; one release build)"
+"$TOOLS_VENV/bin/python" -m pytest tests/tooling -q -p no:cacheprovider

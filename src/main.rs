@@ -5,9 +5,11 @@ mod check;
 mod config;
 mod diagnostics;
 mod fix;
+mod init;
 mod output;
 mod rules;
 mod scan;
+mod scan_baseline;
 mod semantic;
 mod source;
 
@@ -33,6 +35,9 @@ enum Command {
     Scan(ScanArgs),
     /// Compile each case for real in a subprocess and report breaks, recompiles, timings and parity.
     Check(check::CheckArgs),
+    /// Write a starter `[tool.graphbreak]` (torch floor and roots from the project) and a
+    /// `compile_cases.py` template for `check`; never overwrites existing configuration.
+    Init(init::InitArgs),
     /// List every rule: code, name, family, fix, torch versions, summary.
     Rules,
     /// Show the documentation of one rule.
@@ -96,6 +101,15 @@ struct ScanArgs {
     /// Print the compile roots and how many functions each reaches, instead of the findings.
     #[arg(long)]
     show_roots: bool,
+    /// Report (and fail on) only findings not recorded in FILE by --write-baseline.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Record every current finding in FILE and exit 0; later runs with --baseline FILE fail only on new ones.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["baseline", "fix", "diff"])]
+    write_baseline: Option<PathBuf>,
+    /// Print the number of findings per rule code instead of each finding.
+    #[arg(long)]
+    statistics: bool,
 }
 
 fn main() -> ExitCode {
@@ -103,6 +117,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Scan(args) => run_scan(args),
         Command::Check(args) => check::run(args),
+        Command::Init(args) => init::run(&args),
         Command::Rules => {
             print_rules();
             ExitCode::SUCCESS
@@ -193,13 +208,35 @@ fn run_scan(args: ScanArgs) -> ExitCode {
             Err(message) => return fail(message),
         }
     }
-    let written = output::write(
-        &mut stdout,
-        args.output_format,
-        &diagnostics,
-        result.files_scanned,
-        args.quiet,
-    );
+    if let Some(file) = &args.write_baseline {
+        return match scan_baseline::write(file, &diagnostics) {
+            Ok(count) => {
+                eprintln!(
+                    "graphbreak: recorded {count} finding(s) in {}",
+                    file.display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(message) => fail(message),
+        };
+    }
+    let baselined = match &args.baseline {
+        Some(file) => match scan_baseline::filter(file, &mut diagnostics) {
+            Ok(count) => count,
+            Err(message) => return fail(message),
+        },
+        None => 0,
+    };
+    let summary = output::Summary {
+        files: result.files_scanned,
+        baselined,
+        quiet: args.quiet,
+    };
+    let written = if args.statistics {
+        output::write_statistics(&mut stdout, args.output_format, &diagnostics)
+    } else {
+        output::write(&mut stdout, args.output_format, &diagnostics, &summary)
+    };
     if let Err(err) = written.and_then(|()| stdout.flush())
         && err.kind() != std::io::ErrorKind::BrokenPipe
     {

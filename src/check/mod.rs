@@ -48,7 +48,8 @@ pub struct CheckArgs {
 #[derive(clap::Args, Debug)]
 pub struct CheckFlags {
     /// Python interpreter to run the cases with (repeatable: one report column per interpreter).
-    /// Default: $GRAPHBREAK_PYTHON, else `python3` on PATH.
+    /// Default: $GRAPHBREAK_PYTHON, else the venv graphbreak is installed in (when it has torch), else
+    /// `python3` on PATH.
     #[arg(long = "python", value_name = "PATH")]
     pub python: Vec<PathBuf>,
     /// Torch versions to test, each in a cached venv (created once with venv+pip or uv): `--torch 2.5,2.11`.
@@ -537,8 +538,37 @@ fn enum_name(value: impl ValueEnum) -> String {
 fn default_python(cwd: &Path) -> PathBuf {
     match std::env::var_os("GRAPHBREAK_PYTHON") {
         Some(path) if !path.is_empty() => resolve_program(&path.to_string_lossy(), cwd),
-        _ => PathBuf::from("python3"),
+        _ => installed_venv_python().unwrap_or_else(|| PathBuf::from("python3")),
     }
+}
+
+/// `pip install graphbreak` into a venv puts the executable in `<venv>/bin` next to that venv's
+/// `python`: the venv that holds the project's torch. A tool venv without torch (pipx, uv tool, the
+/// pre-commit hook's) is skipped, so `python3` on PATH (an activated venv's) is used instead.
+fn installed_venv_python() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let bin = exe.parent()?;
+    let prefix = bin.parent()?;
+    if !(prefix.join("pyvenv.cfg").is_file() || prefix.join("conda-meta").is_dir()) {
+        return None;
+    }
+    let python = bin.join(if cfg!(windows) {
+        "python.exe"
+    } else {
+        "python"
+    });
+    // find_spec locates torch without importing it (tens of milliseconds, not seconds).
+    let has_torch = std::process::Command::new(&python)
+        .args([
+            "-c",
+            "import importlib.util, sys; sys.exit(importlib.util.find_spec('torch') is None)",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    has_torch.then_some(python)
 }
 
 /// `$XDG_CACHE_HOME/graphbreak`, else `~/.cache/graphbreak`, else a temp directory.

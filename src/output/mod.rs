@@ -1,5 +1,9 @@
-//! Phase 6: diagnostics to text (flake8/ruff style), JSON (ruff's `--output-format json` shape) or
-//! GitHub Actions annotations.
+//! Phase 6: diagnostics to text (flake8/ruff style), full text (with the source line and a caret,
+//! like ruff's `full`), JSON (ruff's `--output-format json` shape), GitHub Actions annotations,
+//! SARIF 2.1.0 or JUnit XML; and `--statistics` (findings per code).
+
+mod full;
+mod junit;
 
 use crate::diagnostics::Diagnostic;
 use crate::rules;
@@ -9,25 +13,87 @@ use std::path::Path;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
     Text,
+    /// Text plus the source line with a caret under the finding (like ruff's `full`).
+    Full,
     Json,
     Github,
     /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
     Sarif,
+    /// JUnit XML: one test suite per file with findings, one failed test case per finding.
+    Junit,
+}
+
+/// What the text formats' closing line says besides the findings.
+pub struct Summary {
+    pub files: usize,
+    /// Findings hidden because `--baseline` records them.
+    pub baselined: usize,
+    pub quiet: bool,
 }
 
 pub fn write(
     out: &mut dyn Write,
     format: OutputFormat,
     diagnostics: &[Diagnostic],
-    files: usize,
-    quiet: bool,
+    summary: &Summary,
 ) -> std::io::Result<()> {
     match format {
-        OutputFormat::Text => write_text(out, diagnostics, files, quiet),
+        OutputFormat::Text => write_text(out, diagnostics, summary, false),
+        OutputFormat::Full => write_text(out, diagnostics, summary, true),
         OutputFormat::Json => write_json(out, diagnostics),
         OutputFormat::Github => write_github(out, diagnostics),
         OutputFormat::Sarif => write_sarif(out, diagnostics),
+        OutputFormat::Junit => junit::write(out, diagnostics, display_path),
     }
+}
+
+/// `--statistics`: one line per code, most frequent first (ruff's layout: count, code, `[*]` when
+/// every finding of the code is fixable, rule name); a JSON array with `--output-format json`.
+pub fn write_statistics(
+    out: &mut dyn Write,
+    format: OutputFormat,
+    diagnostics: &[Diagnostic],
+) -> std::io::Result<()> {
+    let mut counts: Vec<(&'static str, usize, usize)> = Vec::new();
+    for d in diagnostics {
+        let fixable = usize::from(d.fix.is_some());
+        match counts.iter_mut().find(|(code, _, _)| *code == d.code) {
+            Some(entry) => {
+                entry.1 += 1;
+                entry.2 += fixable;
+            }
+            None => counts.push((d.code, 1, fixable)),
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let name = |code: &str| rules::by_code(code).map_or("", |r| r.name);
+    if format == OutputFormat::Json {
+        let items: Vec<serde_json::Value> = counts
+            .iter()
+            .map(|&(code, count, fixable)| {
+                serde_json::json!({
+                    "code": code,
+                    "name": name(code),
+                    "count": count,
+                    "fixable": fixable == count,
+                })
+            })
+            .collect();
+        serde_json::to_writer_pretty(&mut *out, &items)?;
+        return writeln!(out);
+    }
+    let count_width = counts.iter().map(|c| c.1.to_string().len()).max();
+    let code_width = counts.iter().map(|c| c.0.len()).max().unwrap_or(0);
+    for &(code, count, fixable) in &counts {
+        writeln!(
+            out,
+            "{count:>width$}\t{code:<code_width$}\t{marker}{name}",
+            width = count_width.unwrap_or(1),
+            marker = if fixable == count { "[*] " } else { "" },
+            name = name(code),
+        )?;
+    }
+    Ok(())
 }
 
 /// The path relative to the current directory when it is below it (one `getcwd` per run).
@@ -44,9 +110,10 @@ fn display_path(path: &Path) -> String {
 fn write_text(
     out: &mut dyn Write,
     diagnostics: &[Diagnostic],
-    files: usize,
-    quiet: bool,
+    summary: &Summary,
+    with_source: bool,
 ) -> std::io::Result<()> {
+    let mut sources = full::Sources::default();
     for d in diagnostics {
         let fixable = if d.fix.is_some() { " [*]" } else { "" };
         writeln!(
@@ -59,10 +126,14 @@ fn write_text(
             fixable,
             d.message
         )?;
+        if with_source {
+            full::write_snippet(out, d, &mut sources)?;
+        }
     }
-    if quiet {
+    if summary.quiet {
         return Ok(());
     }
+    let files = summary.files;
     let fixable = diagnostics.iter().filter(|d| d.fix.is_some()).count();
     let files = match files {
         1 => "1 file".to_owned(),
@@ -85,6 +156,13 @@ fn write_text(
             write!(out, " [*] {fixable} fixable with `--fix`.")?;
         }
         writeln!(out)?;
+    }
+    if summary.baselined > 0 {
+        writeln!(
+            out,
+            "{} more in the baseline (not shown; they do not fail the run).",
+            summary.baselined
+        )?;
     }
     Ok(())
 }

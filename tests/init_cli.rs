@@ -1,0 +1,211 @@
+//! `graphbreak init` on real project layouts: the configuration it writes is accepted by `scan`,
+//! carries the torch floor and the project's compile roots, never overwrites, and the
+//! `compile_cases.py` it writes runs under `graphbreak check` with real torch.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn graphbreak(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_graphbreak"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("run graphbreak")
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn write(root: &Path, name: &str, content: &str) {
+    let path = root.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, content).unwrap();
+}
+
+const PYPROJECT: &str = "[project]\nname = \"demo\"\nversion = \"0.1\"\ndependencies = [\"numpy\", \"torch>=2.3\"]\n\n[tool.ruff]\nline-length = 100\n";
+
+fn project_with_compile_calls() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    write(&root, "pyproject.toml", PYPROJECT);
+    write(&root, "pkg/__init__.py", "");
+    write(
+        &root,
+        "pkg/models.py",
+        "import torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def forward(self, x):\n        return x.relu()\n\n\nclass Head(nn.Module):\n    def forward(self, x):\n        return x\n\n\n@torch.compile(dynamic=False)\ndef step(x):\n    return x * 2\n\n\nclass Unused(nn.Module):\n    pass\n",
+    );
+    write(
+        &root,
+        "pkg/train.py",
+        "import re\nimport torch\nfrom . import models\nfrom .models import Head\n\n\nclass Trainer:\n    def __init__(self):\n        self.head = Head()\n\n    def setup(self):\n        self.compiled = torch.compile(self.head)\n\n\ndef main():\n    model = models.Net()\n    model = torch.compile(model, mode=\"max-autotune\")\n    pattern = re.compile(\"x\")\n    other = torch.compile(torch.nn.Linear(2, 2))\n",
+    );
+    (dir, root)
+}
+
+#[test]
+fn init_appends_tool_graphbreak_with_floor_and_roots_and_never_clobbers() {
+    let (_guard, root) = project_with_compile_calls();
+    let output = graphbreak(&root, &["init"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let pyproject = std::fs::read_to_string(root.join("pyproject.toml")).unwrap();
+    // The user's file is kept byte for byte; the section is appended.
+    assert!(pyproject.starts_with(PYPROJECT), "{pyproject}");
+    let table: toml::Table = pyproject.parse().expect("still valid TOML");
+    let settings = &table["tool"]["graphbreak"];
+    assert_eq!(settings["select"].as_array().unwrap().len(), 1);
+    // The floor comes from [project].dependencies, which scan reads itself: shown, not repeated.
+    assert!(settings.get("torch-version").is_none());
+    assert!(
+        pyproject.contains("# torch-version = \"2.3\""),
+        "{pyproject}"
+    );
+    // Roots: project classes and functions it compiles, resolved through imports; nothing from
+    // torch or the standard library.
+    assert!(
+        pyproject
+            .contains("roots = [\"pkg.models.Head\", \"pkg.models.Net\", \"pkg.models.step\"]"),
+        "{pyproject}"
+    );
+    assert!(
+        pyproject.contains("pkg.models.Net  (pkg/train.py:17)"),
+        "{pyproject}"
+    );
+    assert_eq!(
+        table["tool"]["graphbreak"]["check"]["cases"]
+            .as_array()
+            .unwrap()[0]
+            .as_str(),
+        Some("compile_cases.py")
+    );
+    assert!(root.join("compile_cases.py").is_file());
+
+    // The written configuration is accepted by scan (exit 0 = no findings, not 2 = bad config).
+    let scan = graphbreak(&root, &["scan"]);
+    assert_eq!(scan.status.code(), Some(0), "{}", text(&scan));
+
+    // A second init changes nothing and says so.
+    std::fs::write(root.join("compile_cases.py"), "# mine\n").unwrap();
+    let again = graphbreak(&root, &["init"]);
+    assert_eq!(again.status.code(), Some(1), "{}", text(&again));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already has [tool.graphbreak]"));
+    assert_eq!(
+        std::fs::read_to_string(root.join("pyproject.toml")).unwrap(),
+        pyproject
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("compile_cases.py")).unwrap(),
+        "# mine\n"
+    );
+}
+
+#[test]
+fn init_without_pyproject_writes_graphbreak_toml_with_the_requirements_floor() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "requirements.txt",
+        "numpy>=1.26\ntorch==2.4.1  # pinned for CUDA 12.1\n",
+    );
+    write(
+        root,
+        "app.py",
+        "import torch\n\n\n@torch.compile\ndef f(x):\n    torch.compiler.set_stance(\"force_eager\")\n    return x\n",
+    );
+    let printed = graphbreak(root, &["init", "--print"]);
+    assert_eq!(printed.status.code(), Some(0), "{}", text(&printed));
+    assert!(
+        !root.join("graphbreak.toml").exists(),
+        "--print writes nothing"
+    );
+    assert!(
+        !root.join("compile_cases.py").exists(),
+        "--print writes nothing"
+    );
+
+    let output = graphbreak(root, &["init"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let config = std::fs::read_to_string(root.join("graphbreak.toml")).unwrap();
+    let table: toml::Table = config.parse().expect("valid TOML");
+    assert_eq!(table["torch-version"].as_str(), Some("2.4"), "{config}");
+    assert!(config.contains("roots = [\"app.f\"]"), "{config}");
+    // scan now uses that floor: set_stance (torch 2.6) is newer than 2.4.
+    let scan = graphbreak(root, &["scan", "--select", "VR001"]);
+    assert_eq!(scan.status.code(), Some(1), "{}", text(&scan));
+    assert!(
+        String::from_utf8_lossy(&scan.stdout).contains("app.py:6:5: VR001"),
+        "{}",
+        text(&scan)
+    );
+}
+
+/// The interpreter the tests run cases with; missing torch fails the test (never a silent pass).
+fn python_with_torch() -> PathBuf {
+    let python = std::env::var_os("GRAPHBREAK_PYTHON")
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let p = PathBuf::from(p);
+            if p.components().count() > 1 {
+                Path::new(env!("CARGO_MANIFEST_DIR")).join(p)
+            } else {
+                p
+            }
+        })
+        .unwrap_or_else(|| PathBuf::from("python3"));
+    let has_torch = Command::new(&python)
+        .args(["-c", "import torch"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        has_torch,
+        "{} cannot import torch: set GRAPHBREAK_PYTHON to a Python with torch (scripts/test.sh does)",
+        python.display()
+    );
+    python
+}
+
+#[test]
+fn the_cases_template_runs_under_check_with_real_torch() {
+    let python = python_with_torch();
+    let (_guard, root) = project_with_compile_calls();
+    let output = graphbreak(&root, &["init"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let template = std::fs::read_to_string(root.join("compile_cases.py")).unwrap();
+    assert!(template.contains("from pkg.models import Net  (compiled at pkg/train.py:17)"));
+    // The cases come from the [tool.graphbreak.check] that init wrote; eager keeps it to seconds.
+    let check = Command::new(env!("CARGO_BIN_EXE_graphbreak"))
+        .current_dir(&root)
+        .args(["check", "--backend", "eager", "--output-format", "json"])
+        .args(["--warmup", "1", "--steps", "2"])
+        .arg("--python")
+        .arg(&python)
+        .env(
+            "XDG_CACHE_HOME",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("init-cli-cache"),
+        )
+        .output()
+        .expect("run graphbreak check");
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check));
+    let report: serde_json::Value = serde_json::from_slice(&check.stdout).expect("json report");
+    let results = report["results"].as_array().expect("results");
+    let statuses: Vec<(&str, &str)> = results
+        .iter()
+        .map(|r| (r["case"].as_str().unwrap(), r["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("compile_cases.py::case_example", "ok"),
+            ("compile_cases.py::case_example_training", "ok")
+        ]
+    );
+    // The shape schedule does what the template says it shows.
+    assert!(results[1]["distinct_input_shapes"].as_u64() == Some(3));
+}
