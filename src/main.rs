@@ -10,6 +10,7 @@ mod rules;
 mod scan;
 mod semantic;
 mod source;
+mod torch_floor;
 
 use clap::{Parser, Subcommand};
 use std::io::Write;
