@@ -152,6 +152,7 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         include_stubs: args.include_stubs,
         no_config: args.no_config,
         config_file: args.config,
+        region: scan::RegionSource::Computed,
     };
     let result = match scan::run(&options) {
         Ok(result) => result,

@@ -1,6 +1,6 @@
 use crate::rules::declare_rule;
-use crate::scan::analyze::Analyzer;
-use crate::semantic::summary::Scope;
+use crate::scan::checker::{Checker, Finding};
+use crate::semantic::summary::Hazard;
 use crate::semantic::tensor::TensorKind;
 use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::Ranged;
@@ -39,73 +39,72 @@ declare_rule! {
         code: "SY002",
         name: "device-to-host-read",
         family: Sync,
+        scope: CompiledRegion,
         torch_versions: ">=2.0",
         fix_available: false,
         summary: "device value read on the host (.item(), .tolist(), .cpu(), int(t), synchronize): sync, and often a graph break",
+        hooks: { call: check_call },
     }
 }
 
-pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
-    if !analyzer.in_function() {
+fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
+    let semantic = checker.semantic();
+    if !semantic.in_function() {
         return;
     }
-    let (what, breaks) = match &*call.func {
+    let (what, hazard) = match &*call.func {
         Expr::Attribute(attribute) => {
             let method = attribute.attr.id.as_str();
-            let breaks = match method {
-                "item" | "tolist" | "numpy" => true,
-                "cpu" => false,
+            let hazard = match method {
+                "item" | "tolist" | "numpy" => Hazard::GraphBreak,
+                "cpu" => Hazard::NoBreak,
                 "synchronize" => {
                     if qualified != Some("torch.cuda.synchronize") {
                         return;
                     }
                     report(
-                        analyzer,
+                        checker,
                         call,
                         "`torch.cuda.synchronize()` blocks the host until the whole device queue drains",
-                        false,
+                        Hazard::NoBreak,
                     );
                     return;
                 }
                 _ => return,
             };
-            if !call.arguments.is_empty() || !analyzer.receiver_may_be_tensor(&attribute.value, 0) {
+            if !call.arguments.is_empty() || !semantic.receiver_may_be_tensor(&attribute.value, 0) {
                 return;
             }
             // `x.cpu().numpy()` is one finding: duplicates at the same start are merged when reporting.
-            (format!("`.{method}()`"), breaks)
+            (format!("`.{method}()`"), hazard)
         }
         Expr::Name(name) if matches!(name.id.as_str(), "int" | "float" | "bool") => {
-            if !analyzer.is_builtin(&call.func, name.id.as_str()) {
+            if !semantic.is_builtin(&call.func, name.id.as_str()) {
                 return;
             }
             let [argument] = &*call.arguments.args else {
                 return;
             };
-            if analyzer.tensor_kind(argument) != TensorKind::Tensor {
+            if semantic.tensor_kind(argument) != TensorKind::Tensor {
                 return;
             }
-            (format!("`{}()` of a tensor", name.id), true)
+            (format!("`{}()` of a tensor", name.id), Hazard::GraphBreak)
         }
         _ => return,
     };
-    let message = if breaks {
+    let message = if hazard == Hazard::GraphBreak {
         format!(
             "{what} reads a device value on the host: graph break under torch.compile and a device sync"
         )
     } else {
         format!("{what} copies device→host: the host blocks until the device queue drains")
     };
-    report(analyzer, call, &message, breaks);
+    report(checker, call, &message, hazard);
 }
 
-fn report(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall, message: &str, breaks: bool) {
-    analyzer.report(
+fn report(checker: &mut Checker<'_>, call: &ast::ExprCall, message: &str, hazard: Hazard) {
+    checker.report(
         &DeviceToHostRead::META,
-        call.range(),
-        message.to_owned(),
-        None,
-        Scope::CompiledRegion,
-        breaks,
+        Finding::new(call.range(), message).with_hazard(hazard),
     );
 }

@@ -3,27 +3,29 @@
 //! `is_compiling` helpers — and then decides which candidate findings are real.
 
 use super::Sym;
-use super::cond::{Assumptions, Cond, Truth};
-use super::summary::{Candidate, FileId, FileSummary, FuncIdx, Scope};
-use crate::rules;
+use super::cond::{Assumptions, Cond, ExportReading, Truth};
+use super::data::TORCH;
+use super::summary::{Candidate, FileId, FileSummary, FuncIdx, PathStep, Scope};
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A function anywhere in the project.
 pub type FuncRef = (FileId, FuncIdx);
 /// A class anywhere in the project.
 pub type ClassRef = (FileId, u32);
 
-/// Third-party base classes known to be `torch.nn.Module` subclasses.
-const EXTERNAL_MODULE_BASES: &[&str] = &[
-    "torch.nn.Module",
-    "torch.nn.modules.module.Module",
-    "pytorch_lightning.LightningModule",
-    "lightning.LightningModule",
-    "lightning.pytorch.LightningModule",
-    "transformers.PreTrainedModel",
-    "transformers.modeling_utils.PreTrainedModel",
-];
+/// Which code counts as compiled.
+#[derive(Clone, Debug, Default)]
+pub enum RegionSource {
+    /// The closure of the compile roots over the call graph, with guards evaluated (the default).
+    #[default]
+    Computed,
+    /// Exactly these rows of these files (e.g. the lines a real compile traced, from `check`'s
+    /// trace map). Guards are not evaluated: the trace is the truth.
+    #[allow(dead_code)]
+    // built by in-process callers (a cross-check against check's trace map)
+    Lines(HashMap<PathBuf, HashSet<u32>>),
+}
 
 enum Target {
     Function(FuncRef),
@@ -37,10 +39,11 @@ pub struct Project<'a> {
     module_classes: HashSet<ClassRef>,
     subclasses: HashMap<ClassRef, Vec<ClassRef>>,
     pub in_region: HashSet<FuncRef>,
+    region_source: &'a RegionSource,
 }
 
 impl<'a> Project<'a> {
-    pub fn link(files: &'a [FileSummary]) -> Project<'a> {
+    pub fn link(files: &'a [FileSummary], region_source: &'a RegionSource) -> Project<'a> {
         let mut modules: HashMap<&str, Vec<FileId>> = HashMap::new();
         for (id, file) in files.iter().enumerate() {
             modules
@@ -54,6 +57,7 @@ impl<'a> Project<'a> {
             module_classes: HashSet::new(),
             subclasses: HashMap::new(),
             in_region: HashSet::new(),
+            region_source,
         };
         project.find_module_classes();
         project.compute_regions();
@@ -211,7 +215,7 @@ impl<'a> Project<'a> {
                 let me = (file_id as FileId, class_idx as u32);
                 for base in &class.bases {
                     if let Sym::Dotted(dotted) = base
-                        && is_external_module_base(dotted)
+                        && TORCH.is_module_base(dotted)
                     {
                         direct.push(me);
                     }
@@ -326,6 +330,10 @@ impl<'a> Project<'a> {
                 }
             }
             Cond::Not(inner) => Cond::Not(Box::new(self.localize_depth(inner, file, depth))),
+            Cond::Choice(a, b) => Cond::Choice(
+                Box::new(self.localize_depth(a, file, depth)),
+                Box::new(self.localize_depth(b, file, depth)),
+            ),
             Cond::And(items) => Cond::And(
                 items
                     .iter()
@@ -344,31 +352,60 @@ impl<'a> Project<'a> {
 
     // ----- deciding findings ----------------------------------------------------------------
 
-    /// Is a finding with this guard path unreachable while Dynamo traces (eager-only code)?
-    fn eager_only(&self, file: FileId, path: &[(u32, bool)]) -> bool {
+    /// Is a finding with this path unreachable while Dynamo traces (eager-only or failure-only
+    /// code)?
+    fn eager_only(&self, file: FileId, path: &[PathStep]) -> bool {
         let summary = &self.files[file as usize];
         let resolve = |sym: &Sym| self.predicate_formula(sym, file);
         let assume = Assumptions {
-            compiling: true,
-            is_exporting: None,
+            torch_floor: summary.torch_floor,
+            export_reading: ExportReading::FromTable,
             resolve_call: &resolve,
         };
-        path.iter().any(|&(guard, branch)| {
-            let truth = summary.guards[guard as usize].cond.eval(&assume);
-            truth == Truth::from_bool(!branch)
+        path.iter().any(|step| match *step {
+            PathStep::Guard(guard, branch) => {
+                let truth = summary.guards[guard as usize].cond.eval(&assume);
+                let taken = match truth {
+                    Truth::True => super::summary::Branch::WhenTrue,
+                    Truth::False => super::summary::Branch::WhenFalse,
+                    Truth::Unknown => return false,
+                };
+                taken != branch
+            }
+            PathStep::AfterException | PathStep::FailureOnly => true,
         })
     }
 
-    fn is_traced(&self, file: FileId, candidate: &Candidate) -> bool {
-        match candidate.func {
-            Some(func) => {
-                self.in_region.contains(&(file, func)) && !self.eager_only(file, &candidate.path)
+    /// Is the code of this finding traced by Dynamo?
+    pub fn is_traced(&self, file: FileId, candidate: &Candidate) -> bool {
+        match self.region_source {
+            RegionSource::Computed => match candidate.func {
+                Some(func) => {
+                    self.in_region.contains(&(file, func))
+                        && !self.eager_only(file, &candidate.path)
+                }
+                None => false,
+            },
+            RegionSource::Lines(lines) => {
+                let (first, last) = candidate.statement_rows;
+                lines
+                    .get(&self.files[file as usize].path)
+                    .is_some_and(|rows| (first..=last).any(|row| rows.contains(&row)))
             }
-            None => false,
         }
     }
 
-    /// The findings of one file that survive linking, plus CR002 findings on its guards.
+    /// Is a guard at `row` of function `func` in traced code?
+    pub fn guard_traced(&self, file: FileId, func: FuncIdx, row: u32) -> bool {
+        match self.region_source {
+            RegionSource::Computed => self.in_region.contains(&(file, func)),
+            RegionSource::Lines(lines) => lines
+                .get(&self.files[file as usize].path)
+                .is_some_and(|rows| rows.contains(&row)),
+        }
+    }
+
+    /// The findings of one file that survive linking (rules' project hooks add theirs separately).
     pub fn findings(&self, file: FileId) -> Vec<&Candidate> {
         let summary = &self.files[file as usize];
         summary
@@ -380,75 +417,6 @@ impl<'a> Project<'a> {
             }))
             .collect()
     }
-
-    /// CR002: guards on export/tracing predicates whose compile-time branch holds a traced break or crash.
-    pub fn export_guard_findings(&self, file: FileId) -> Vec<Candidate> {
-        let summary = &self.files[file as usize];
-        let resolve = |sym: &Sym| self.predicate_formula(sym, file);
-        let assume = Assumptions {
-            compiling: true,
-            is_exporting: Some(false),
-            resolve_call: &resolve,
-        };
-        let mut out = Vec::new();
-        for (guard_idx, guard) in summary.guards.iter().enumerate() {
-            let Some(export) = guard.cond.export_predicate(&resolve, 0) else {
-                continue;
-            };
-            let Some(func) = guard.func else { continue };
-            if !self.in_region.contains(&(file, func)) {
-                continue;
-            }
-            let taken = match guard.cond.eval(&assume) {
-                Truth::True => true,
-                Truth::False => false,
-                Truth::Unknown => continue,
-            };
-            let hazard = summary.candidates.iter().find(|c| {
-                c.breaks_or_crashes
-                    && c.path.contains(&(guard_idx as u32, taken))
-                    && self.is_traced(file, c)
-            });
-            let Some(hazard) = hazard else { continue };
-            out.push(Candidate {
-                code: rules::cr002_export_only_guard::ExportOnlyGuard::META.code,
-                message: format!(
-                    "guard tests only `{}`, which {}; then the branch with {} at line {} is traced — add `torch.compiler.is_compiling()` to the guard",
-                    export.display(),
-                    match export {
-                        super::cond::ExportPredicate::IsExporting => {
-                            "is missing before torch 2.7 (a getattr fallback returns False) and is True inside torch.compile only on newer torch (measured on 2.9, 2.11)"
-                        }
-                        _ => "is False under torch.compile",
-                    },
-                    hazard.code,
-                    hazard.location.row
-                ),
-                location: guard.location,
-                end_location: guard.end_location,
-                fix: None,
-                func: Some(func),
-                path: Vec::new(),
-                scope: Scope::CompiledRegion,
-                breaks_or_crashes: false,
-            });
-        }
-        out
-    }
-}
-
-fn is_external_module_base(dotted: &str) -> bool {
-    if EXTERNAL_MODULE_BASES.contains(&dotted) {
-        return true;
-    }
-    // torch.nn.Linear, torch.nn.Sequential, torch.nn.modules.conv.Conv2d, ...: all Modules.
-    dotted.strip_prefix("torch.nn.").is_some_and(|rest| {
-        let last = rest.rsplit('.').next().unwrap_or(rest);
-        last.starts_with(|c: char| c.is_ascii_uppercase())
-            && !matches!(last, "Parameter" | "Buffer" | "UninitializedParameter")
-            && !rest.starts_with("utils.")
-            && !rest.starts_with("parameter.")
-    })
 }
 
 fn common_prefix_len(a: &Path, b: &Path) -> usize {
