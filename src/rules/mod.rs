@@ -13,6 +13,7 @@ pub use crate::semantic::summary::Scope;
 
 pub mod br001_tensor_truthiness_branch;
 pub mod br002_import_probe_in_region;
+pub mod br003_data_dependent_output_shape;
 pub mod cf001_suppress_errors;
 pub mod cr001_shape_as_tensor_stack;
 pub mod cr002_export_only_guard;
@@ -79,6 +80,8 @@ pub struct Hooks {
     pub truth_test: Option<fn(&mut Checker<'_>, &Expr)>,
     /// Every attribute expression.
     pub attribute: Option<fn(&mut Checker<'_>, &ast::ExprAttribute)>,
+    /// Every subscript expression (loads and store targets; `subscript.ctx` tells which).
+    pub subscript: Option<fn(&mut Checker<'_>, &ast::ExprSubscript)>,
     /// Every statement, before its children are visited.
     pub statement: Option<fn(&mut Checker<'_>, &Stmt)>,
     /// Once per file after the project is linked (for findings only the whole project can see).
@@ -90,6 +93,7 @@ impl Hooks {
         call: None,
         truth_test: None,
         attribute: None,
+        subscript: None,
         statement: None,
         project: None,
     };
@@ -176,6 +180,7 @@ pub const ALL: &[&RuleMeta] = &[
     &cr002_export_only_guard::ExportOnlyGuard::META,
     &br001_tensor_truthiness_branch::TensorTruthinessBranch::META,
     &br002_import_probe_in_region::ImportProbeInRegion::META,
+    &br003_data_dependent_output_shape::DataDependentOutputShape::META,
     &sy001_blocking_host_to_device::BlockingHostToDevice::META,
     &sy002_device_to_host_read::DeviceToHostRead::META,
     &rc001_python_counter_in_forward::PythonCounterInForward::META,

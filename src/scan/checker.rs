@@ -465,6 +465,13 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     }
                 }
             }
+            Expr::Subscript(subscript) => {
+                for rule in rules::ALL {
+                    if let Some(hook) = rule.hooks.subscript {
+                        hook(self, subscript);
+                    }
+                }
+            }
             Expr::If(if_expr) => {
                 self.visit_truth_test(&if_expr.test);
                 // `torch.compiler.x() if hasattr(torch.compiler, "x") else ...`: the body is probed.
