@@ -107,3 +107,20 @@ def test_br003_positive_breaks_on_dynamic_shape(case):
 def test_br003_negative_has_static_shapes(case):
     fn, args = corpus_cases("BR003", "negative")[case]
     assert break_codes(fn, args) == []
+
+
+# --------------------------------------------------------------------------------------------
+# BR004 python-side-effect-in-region
+
+
+@pytest.mark.parametrize("case", params("BR004", "positive"))
+def test_br004_positive_side_effects_break(case):
+    fn, args, expected = corpus_cases("BR004", "positive")[case]
+    codes = break_codes(fn, args)
+    assert set(codes) == expected, codes
+
+
+@pytest.mark.parametrize("case", params("BR004", "negative"))
+def test_br004_negative_traces_without_break(case):
+    fn, args = corpus_cases("BR004", "negative")[case]
+    assert break_codes(fn, args) == []
