@@ -18,7 +18,8 @@ declare_rule! {
     /// are False, and the fallback branch is traced. `torch.compiler.is_exporting()` does not exist
     /// before torch 2.7, so a `getattr(torch.compiler, "is_exporting", lambda: False)` guard falls
     /// through to the fallback on older versions too. The same source is fine on one torch and
-    /// broken on another.
+    /// broken on another. The message says what the traced branch does: "the compile crashes"
+    /// (a CR001 behind the guard) or "breaks the graph" (a BR001 / SY002 read).
     ///
     /// ## Example
     /// ```python
@@ -91,10 +92,14 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
         out.push(Candidate {
             code: ExportOnlyGuard::META.code,
             message: format!(
-                "guard tests only `{}`, which {why}; then the branch with {} at line {} is traced — add `torch.compiler.is_compiling()` to the guard",
+                "guard tests only `{}`, which {why}; then the branch with {} at line {} is traced and {} — add `torch.compiler.is_compiling()` to the guard",
                 display(export.kind),
                 hazard.code,
-                hazard.location.row
+                hazard.location.row,
+                match hazard.hazard {
+                    Hazard::Crash => "the compile crashes",
+                    _ => "breaks the graph",
+                }
             ),
             location: guard.location,
             end_location: guard.end_location,

@@ -6,7 +6,7 @@
 use crate::diagnostics::{Edit, Fix, Noqa};
 use crate::rules::{self, RuleMeta, Scope};
 use crate::semantic::Sym;
-use crate::semantic::model::{FileContext, SemanticModel, ends_in_raise};
+use crate::semantic::model::{FileContext, SemanticModel};
 use crate::semantic::summary::{Branch, Candidate, FileSummary, Hazard, PathStep, Requirement};
 use crate::source::{LineIndex, Location, read_source};
 use ruff_python_ast::token::TokenKind;
@@ -344,9 +344,10 @@ impl<'a> Checker<'a> {
 impl<'a> Visitor<'a> for Checker<'a> {
     fn visit_body(&mut self, body: &'a [Stmt]) {
         let mark = self.semantic.mark();
-        // A block that ends in `raise` is a failure path: `raise ValueError(f"{x.item()}")` and
-        // what leads to it run only when something already went wrong.
-        if ends_in_raise(body) {
+        // A block that ends in `raise` (or `torch._assert(False, ...)`) is a failure path:
+        // `raise ValueError(f"{x.item()}")` and what leads to it run only when something already
+        // went wrong.
+        if self.semantic.ends_in_failure(body) {
             self.semantic.push_step(PathStep::FailureOnly);
         }
         for stmt in body {
@@ -400,8 +401,22 @@ impl<'a> Visitor<'a> for Checker<'a> {
             }
             Stmt::If(stmt_if) => self.visit_if(stmt_if),
             Stmt::While(stmt_while) => {
+                // The test itself breaks and resumes (measured: 2 graphs); a break in the body
+                // cannot resume mid-loop.
                 self.visit_truth_test(&stmt_while.test);
-                visitor::walk_stmt(self, stmt);
+                self.visit_expr(&stmt_while.test);
+                self.semantic.enter_loop();
+                self.visit_body(&stmt_while.body);
+                self.semantic.leave_loop();
+                self.visit_body(&stmt_while.orelse);
+            }
+            Stmt::For(stmt_for) => {
+                self.visit_expr(&stmt_for.iter);
+                self.visit_expr(&stmt_for.target);
+                self.semantic.enter_loop();
+                self.visit_body(&stmt_for.body);
+                self.semantic.leave_loop();
+                self.visit_body(&stmt_for.orelse);
             }
             Stmt::Import(import) => self.semantic.bind_import(import),
             Stmt::ImportFrom(import) => self.semantic.bind_import_from(import),

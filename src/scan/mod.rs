@@ -8,6 +8,7 @@ use crate::diagnostics::Diagnostic;
 use crate::rules;
 use crate::semantic::link::Project;
 pub use crate::semantic::link::RegionSource;
+use crate::semantic::link::{RootPattern, RootSpec};
 use crate::semantic::model::FileContext;
 use crate::semantic::summary::{Candidate, FileId, FileSummary};
 use rayon::prelude::*;
@@ -28,11 +29,29 @@ pub struct ScanOptions {
     pub config_file: Option<PathBuf>,
     /// Which code counts as compiled: the computed closure (default) or an explicit line map.
     pub region: RegionSource,
+    /// `--roots` patterns, on top of `roots = [...]` in the configuration.
+    pub roots: Vec<String>,
+    /// Also report the compile roots and how much each reaches.
+    pub show_roots: bool,
 }
 
 pub struct ScanResult {
     pub diagnostics: Vec<Diagnostic>,
     pub files_scanned: usize,
+    /// Filled when `show_roots` is set.
+    pub roots: Vec<RootReport>,
+}
+
+/// One compile root, for `--show-roots`.
+#[derive(Debug)]
+pub struct RootReport {
+    /// `module.QualName` of the root function.
+    pub name: String,
+    pub path: PathBuf,
+    pub line: u32,
+    pub reason: String,
+    /// Functions reachable from it (itself included).
+    pub reaches: usize,
 }
 
 /// Each worker's stack: the parser grows its own, but the AST walk and drop recurse per level.
@@ -50,6 +69,8 @@ pub fn run(options: &ScanOptions) -> Result<ScanResult, String> {
         .iter()
         .map(|f| f.module.split('.').next().unwrap_or_default().to_owned())
         .collect();
+
+    let root_spec = root_spec(options, &files)?;
 
     let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(WORKER_STACK_BYTES)
@@ -76,7 +97,12 @@ pub fn run(options: &ScanOptions) -> Result<ScanResult, String> {
             })
             .collect();
 
-        let project = Project::link(&summaries, &options.region);
+        let project = Project::link(&summaries, &options.region, &root_spec);
+        let roots = if options.show_roots {
+            root_reports(&project)
+        } else {
+            Vec::new()
+        };
         let mut diagnostics: Vec<Diagnostic> = (0..summaries.len())
             .into_par_iter()
             .flat_map_iter(|id| {
@@ -97,8 +123,61 @@ pub fn run(options: &ScanOptions) -> Result<ScanResult, String> {
         Ok(ScanResult {
             diagnostics,
             files_scanned: named_files.as_ref().map_or(files.len(), HashSet::len),
+            roots,
         })
     })
+}
+
+/// The roots from the command line and from every configuration in force (usually one).
+fn root_spec(
+    options: &ScanOptions,
+    files: &[discover::DiscoveredFile],
+) -> Result<RootSpec, String> {
+    let mut spec = RootSpec::default();
+    for pattern in &options.roots {
+        spec.patterns.push(RootPattern::parse(pattern)?);
+    }
+    let mut seen_settings: HashSet<*const Settings> = HashSet::new();
+    for file in files {
+        if !seen_settings.insert(Arc::as_ptr(&file.settings)) {
+            continue;
+        }
+        for pattern in &file.settings.roots {
+            if !spec.patterns.iter().any(|p| p.text == pattern.text) {
+                spec.patterns.push(pattern.clone());
+            }
+        }
+        for (path, factory) in &file.settings.case_factories {
+            // The configuration names files relative to itself; match them as discovered.
+            let Some(found) = files.iter().find(|f| discover::absolute(&f.path) == *path) else {
+                continue;
+            };
+            let entry = (found.path.clone(), factory.clone());
+            if !spec.case_factories.contains(&entry) {
+                spec.case_factories.push(entry);
+            }
+        }
+    }
+    Ok(spec)
+}
+
+fn root_reports(project: &Project<'_>) -> Vec<RootReport> {
+    let mut reports: Vec<RootReport> = project
+        .roots
+        .par_iter()
+        .map(|root| {
+            let (name, path, line) = project.describe(root.func);
+            RootReport {
+                name,
+                path: path.to_path_buf(),
+                line,
+                reason: root.reason.clone(),
+                reaches: project.reach_count(root.func),
+            }
+        })
+        .collect();
+    reports.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+    reports
 }
 
 /// When every path is a file (a pre-commit invocation), their absolute paths.
@@ -207,27 +286,34 @@ mod tests {
     #[test]
     fn an_explicit_line_map_replaces_the_computed_region() {
         let dir = corpus("SY002");
+        // The `.cpu()` read in positive.py.
+        let text = std::fs::read_to_string(dir.join("positive.py")).unwrap();
+        let row = text
+            .lines()
+            .position(|line| line.contains("scores.cpu()"))
+            .unwrap() as u32
+            + 1;
         let computed = run(&ScanOptions {
             paths: vec![dir.clone()],
             ..ScanOptions::default()
         })
         .unwrap();
-        assert!(rows(&computed).contains(&("positive.py".to_owned(), 36)));
+        assert!(rows(&computed).contains(&("positive.py".to_owned(), row)));
 
-        // Only line 36 of positive.py was traced: only the finding there is reported, and its
+        // Only that line of positive.py was traced: only the finding there is reported, and its
         // statement range is what the map is matched against.
         let positive = discover::absolute(&dir.join("positive.py"));
-        let lines = HashMap::from([(positive, HashSet::from([36]))]);
+        let lines = HashMap::from([(positive, HashSet::from([row]))]);
         let mapped = run(&ScanOptions {
             paths: vec![dir.clone()],
             region: RegionSource::Lines(lines),
             ..ScanOptions::default()
         })
         .unwrap();
-        assert_eq!(rows(&mapped), vec![("positive.py".to_owned(), 36)]);
+        assert_eq!(rows(&mapped), vec![("positive.py".to_owned(), row)]);
         let finding = &mapped.diagnostics[0];
         assert_eq!(finding.code, "SY002");
-        assert_eq!(finding.statement_rows.0, 36);
+        assert_eq!(finding.statement_rows.0, row);
 
         let nothing = run(&ScanOptions {
             paths: vec![dir],

@@ -5,7 +5,7 @@
 use super::Sym;
 use super::cond::{Assumptions, Cond, ExportReading, Truth};
 use super::data::TORCH;
-use super::summary::{Candidate, FileId, FileSummary, FuncIdx, PathStep, Scope};
+use super::summary::{Candidate, CompileForm, FileId, FileSummary, FuncIdx, PathStep, Scope};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
@@ -27,6 +27,60 @@ pub enum RegionSource {
     Lines(HashMap<PathBuf, HashSet<u32>>),
 }
 
+/// One pattern of `--roots` / `roots = [...]`: a glob over `module.QualName` where `*` stays
+/// within one dotted segment and `**` spans segments.
+#[derive(Clone, Debug)]
+pub struct RootPattern {
+    pub text: String,
+    matcher: globset::GlobMatcher,
+}
+
+impl RootPattern {
+    pub fn parse(text: &str) -> Result<RootPattern, String> {
+        let trimmed = text.trim();
+        if trimmed.is_empty() || trimmed.contains(['/', '\\']) {
+            return Err(format!(
+                "root pattern `{text}` is not a dotted name pattern like `pkg.models.*` or `pkg.mod.Class`"
+            ));
+        }
+        // Dots become path separators, so globset's `*` (no separator) and `**` (any) apply.
+        globset::GlobBuilder::new(&trimmed.replace('.', "/"))
+            .literal_separator(true)
+            .build()
+            .map(|glob| RootPattern {
+                text: trimmed.to_owned(),
+                matcher: glob.compile_matcher(),
+            })
+            .map_err(|e| format!("root pattern `{text}`: {e}"))
+    }
+
+    pub fn matches(&self, dotted: &str) -> bool {
+        self.matcher.is_match(dotted.replace('.', "/"))
+    }
+}
+
+/// What the user says is compiled. Empty: every nn.Module's `forward` is a root (the default).
+#[derive(Clone, Debug, Default)]
+pub struct RootSpec {
+    pub patterns: Vec<RootPattern>,
+    /// `[tool.graphbreak.check]` case factories: absolute file and factory name (`None`: every
+    /// top-level `case_*`). The nn.Modules a factory builds are compiled.
+    pub case_factories: Vec<(PathBuf, Option<String>)>,
+}
+
+impl RootSpec {
+    pub fn is_empty(&self) -> bool {
+        self.patterns.is_empty() && self.case_factories.is_empty()
+    }
+}
+
+/// A compiled-region root and why it is one.
+#[derive(Clone, Debug)]
+pub struct Root {
+    pub func: FuncRef,
+    pub reason: String,
+}
+
 enum Target {
     Function(FuncRef),
     Class(ClassRef),
@@ -39,11 +93,16 @@ pub struct Project<'a> {
     module_classes: HashSet<ClassRef>,
     subclasses: HashMap<ClassRef, Vec<ClassRef>>,
     pub in_region: HashSet<FuncRef>,
+    pub roots: Vec<Root>,
     region_source: &'a RegionSource,
 }
 
 impl<'a> Project<'a> {
-    pub fn link(files: &'a [FileSummary], region_source: &'a RegionSource) -> Project<'a> {
+    pub fn link(
+        files: &'a [FileSummary],
+        region_source: &'a RegionSource,
+        root_spec: &RootSpec,
+    ) -> Project<'a> {
         let mut modules: HashMap<&str, Vec<FileId>> = HashMap::new();
         for (id, file) in files.iter().enumerate() {
             modules
@@ -57,10 +116,12 @@ impl<'a> Project<'a> {
             module_classes: HashSet::new(),
             subclasses: HashMap::new(),
             in_region: HashSet::new(),
+            roots: Vec::new(),
             region_source,
         };
         project.find_module_classes();
-        project.compute_regions();
+        project.find_roots(root_spec);
+        project.in_region = project.closure(project.roots.iter().map(|r| r.func));
         project
     }
 
@@ -236,37 +297,168 @@ impl<'a> Project<'a> {
         self.subclasses = subclasses;
     }
 
-    fn compute_regions(&mut self) {
-        let mut roots: Vec<FuncRef> = Vec::new();
+    fn find_roots(&mut self, spec: &RootSpec) {
+        let mut roots: Vec<Root> = Vec::new();
+        let mut seen: HashSet<FuncRef> = HashSet::new();
+        let mut add = |func: FuncRef, reason: String, roots: &mut Vec<Root>| {
+            if seen.insert(func) {
+                roots.push(Root { func, reason });
+            }
+        };
         for (file_id, file) in self.files.iter().enumerate() {
             let file_id = file_id as FileId;
             for (idx, function) in file.functions.iter().enumerate() {
                 if function.compile_decorated {
-                    roots.push((file_id, idx as FuncIdx));
-                }
-                if function.name == "forward"
-                    && let Some(class) = &function.class
-                    && let Some(&class_idx) = file.class_by_name.get(class)
-                    && self.module_classes.contains(&(file_id, class_idx))
-                {
-                    roots.push((file_id, idx as FuncIdx));
+                    add(
+                        (file_id, idx as FuncIdx),
+                        "@torch.compile".to_owned(),
+                        &mut roots,
+                    );
                 }
             }
-            for (_, sym) in &file.compile_roots {
-                for target in self.resolve_sym(sym, file_id) {
-                    match target {
-                        Target::Function(func) => roots.push(func),
+            for target in &file.compile_roots {
+                let (resolved, via) = self.resolve_compile_target(&target.sym, file_id);
+                for target_ref in resolved {
+                    let reason = format!(
+                        "{} in {}",
+                        match target.form {
+                            CompileForm::TorchCompile => "torch.compile(...)",
+                            CompileForm::ModuleMethod => ".compile()",
+                        },
+                        file.module
+                    ) + via;
+                    match target_ref {
+                        Target::Function(func) if target.form == CompileForm::TorchCompile => {
+                            add(func, reason, &mut roots)
+                        }
                         Target::Class(class) => {
                             if let Some(forward) = self.lookup_method(class, "forward", 0) {
-                                roots.push(forward);
+                                add(forward, reason, &mut roots);
                             }
                         }
-                        Target::PredicateAlias(..) => {}
+                        _ => {}
                     }
                 }
             }
         }
-        let mut queue: VecDeque<FuncRef> = roots.into();
+        if spec.is_empty() {
+            // No roots configured: every nn.Module's forward may be compiled.
+            for (file_id, file) in self.files.iter().enumerate() {
+                let file_id = file_id as FileId;
+                for (idx, function) in file.functions.iter().enumerate() {
+                    if function.name == "forward"
+                        && let Some(class) = &function.class
+                        && let Some(&class_idx) = file.class_by_name.get(class)
+                        && self.module_classes.contains(&(file_id, class_idx))
+                    {
+                        add(
+                            (file_id, idx as FuncIdx),
+                            "nn.Module forward (no roots configured)".to_owned(),
+                            &mut roots,
+                        );
+                    }
+                }
+            }
+        }
+        for pattern in &spec.patterns {
+            for (file_id, file) in self.files.iter().enumerate() {
+                let file_id = file_id as FileId;
+                let module_matches = pattern.matches(&file.module);
+                for (class_idx, class) in file.classes.iter().enumerate() {
+                    let class_ref = (file_id, class_idx as u32);
+                    if !self.module_classes.contains(&class_ref) {
+                        continue;
+                    }
+                    let matched = (module_matches && !class.qualname.contains('.'))
+                        || pattern.matches(&format!("{}.{}", file.module, class.qualname));
+                    if matched && let Some(forward) = self.lookup_method(class_ref, "forward", 0) {
+                        add(forward, format!("--roots {}", pattern.text), &mut roots);
+                    }
+                }
+                for (qualname, &idx) in &file.function_by_name {
+                    if pattern.matches(&format!("{}.{qualname}", file.module)) {
+                        add(
+                            (file_id, idx),
+                            format!("--roots {}", pattern.text),
+                            &mut roots,
+                        );
+                    }
+                }
+            }
+        }
+        for (path, factory) in &spec.case_factories {
+            for (file_id, file) in self.files.iter().enumerate() {
+                if &file.path != path {
+                    continue;
+                }
+                let file_id = file_id as FileId;
+                for (idx, function) in file.functions.iter().enumerate() {
+                    let wanted = function.class.is_none()
+                        && match factory {
+                            Some(name) => &function.name == name,
+                            None => function.name.starts_with("case_"),
+                        };
+                    if !wanted {
+                        continue;
+                    }
+                    let reason = format!("check case {}::{}", file.module, function.name);
+                    for forward in self.modules_built_by((file_id, idx as FuncIdx)) {
+                        add(forward, reason.clone(), &mut roots);
+                    }
+                }
+            }
+        }
+        self.roots = roots;
+    }
+
+    /// The `forward`s of the nn.Modules a factory instantiates, itself or through the project
+    /// functions it calls (a few levels: `build_model("nano")` → `Detector(...)`).
+    fn modules_built_by(&self, factory: FuncRef) -> Vec<FuncRef> {
+        let mut out = Vec::new();
+        let mut queue: VecDeque<(FuncRef, u32)> = VecDeque::from([(factory, 0)]);
+        let mut visited: HashSet<FuncRef> = HashSet::new();
+        while let Some((func, depth)) = queue.pop_front() {
+            if !visited.insert(func) {
+                continue;
+            }
+            let info = &self.files[func.0 as usize].functions[func.1 as usize];
+            for call in &info.calls {
+                for target in self.resolve_sym(call, func.0) {
+                    match target {
+                        Target::Class(class) if self.module_classes.contains(&class) => {
+                            if let Some(forward) = self.lookup_method(class, "forward", 0) {
+                                out.push(forward);
+                            }
+                        }
+                        Target::Function(callee) if depth < 3 => {
+                            queue.push_back((callee, depth + 1))
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// What a compile target names: `self.model` typed by `self.model = Cls(...)` in the class,
+    /// else the symbol itself. The second value says how it was resolved, for `--show-roots`.
+    fn resolve_compile_target(&self, sym: &Sym, file: FileId) -> (Vec<Target>, &'static str) {
+        if let Sym::SelfAttr { class, attr } = sym
+            && let Some(typed) = self.files[file as usize]
+                .self_attr_types
+                .get(&(class.clone(), attr.clone()))
+        {
+            return (self.resolve_sym(typed, file), " (via self attribute)");
+        }
+        (self.resolve_sym(sym, file), "")
+    }
+
+    /// Every function reachable from `roots` over the call graph (`@torch.compiler.disable`
+    /// stops it; `disable(recursive=False)` skips only its own frame).
+    fn closure(&self, roots: impl Iterator<Item = FuncRef>) -> HashSet<FuncRef> {
+        let mut in_region = HashSet::new();
+        let mut queue: VecDeque<FuncRef> = roots.collect();
         let mut visited: HashSet<FuncRef> = HashSet::new();
         while let Some(func) = queue.pop_front() {
             let info = &self.files[func.0 as usize].functions[func.1 as usize];
@@ -274,7 +466,7 @@ impl<'a> Project<'a> {
                 continue;
             }
             if !info.disabled_frame_only {
-                self.in_region.insert(func);
+                in_region.insert(func);
             }
             for call in &info.calls {
                 for target in self.resolve_sym(call, func.0) {
@@ -284,6 +476,29 @@ impl<'a> Project<'a> {
                 }
             }
         }
+        in_region
+    }
+
+    /// How many functions one root reaches (itself included), for `--show-roots`.
+    pub fn reach_count(&self, root: FuncRef) -> usize {
+        self.closure(std::iter::once(root)).len()
+    }
+
+    /// `module.QualName` and row of a function, for `--show-roots`.
+    pub fn describe(&self, func: FuncRef) -> (String, &Path, u32) {
+        let file = &self.files[func.0 as usize];
+        let info = &file.functions[func.1 as usize];
+        let qualname = file
+            .function_by_name
+            .iter()
+            .find(|(_, idx)| **idx == func.1)
+            .map_or(info.name.as_str(), |(name, _)| name.as_str());
+        let dotted = if file.module.is_empty() {
+            qualname.to_owned()
+        } else {
+            format!("{}.{qualname}", file.module)
+        };
+        (dotted, &file.path, info.line)
     }
 
     /// The guard formula a call to `sym` evaluates to, when it calls a project predicate.

@@ -7,7 +7,8 @@ use super::Sym;
 use super::cond::{Atom, Cond, atom_for_qualified};
 use super::data::TORCH;
 use super::summary::{
-    Branch, ClassInfo, FileSummary, FuncIdx, FunctionInfo, Guard, GuardIdx, PathStep,
+    Branch, ClassInfo, CompileForm, CompileTarget, FileSummary, FuncIdx, FunctionInfo, Guard,
+    GuardIdx, PathStep,
 };
 use super::tensor::TensorKind;
 use facts::Follow;
@@ -52,6 +53,10 @@ struct Frame<'a> {
     locals: HashMap<String, TensorKind>,
     /// Locals holding tensors built on the host (torch.tensor(...) without device=, ...).
     host_built: HashSet<String>,
+    /// Locals holding tensors that live on the host by construction (no device sync to read).
+    on_host: HashSet<String>,
+    /// Locals holding numpy values (never tensors).
+    numpy_values: HashSet<String>,
     /// Locals holding lists of `_shape_as_tensor` results.
     shape_lists: HashSet<String>,
     /// The expression last assigned to each simple local (for rules that look through a name).
@@ -81,6 +86,8 @@ pub struct SemanticModel<'a> {
     /// > 0 inside `try:` bodies whose handlers catch ImportError (an availability probe).
     import_probe_depth: u32,
     last_if_guard: Option<GuardIdx>,
+    /// `for`/`while` loops around the code, in the current function.
+    loop_depth: u32,
     /// Attributes probed by an enclosing `hasattr(...) and ...` or conditional expression.
     probes: Vec<String>,
     /// `(class, attr)` pairs some method initializes to a Python int (`self.calls = 0`).
@@ -104,6 +111,7 @@ pub struct FunctionScope {
     path: Vec<PathStep>,
     feature_probe_depth: u32,
     import_probe_depth: u32,
+    loop_depth: u32,
 }
 
 /// What the handlers of a `try` catch, for [`SemanticModel::enter_try_body`].
@@ -139,6 +147,7 @@ impl<'a> SemanticModel<'a> {
             feature_probe_depth: 0,
             import_probe_depth: 0,
             last_if_guard: None,
+            loop_depth: 0,
             probes: Vec::new(),
             int_attributes: HashSet::new(),
             if_guards: HashMap::new(),
@@ -666,6 +675,7 @@ impl<'a> SemanticModel<'a> {
             name: name.clone(),
             class: class.clone(),
             compile_decorated,
+            line: self.location(def.range.start().into()).row,
             disabled,
             disabled_frame_only,
             calls: Vec::new(),
@@ -719,6 +729,8 @@ impl<'a> SemanticModel<'a> {
             bindings: HashMap::new(),
             locals,
             host_built: HashSet::new(),
+            on_host: HashSet::new(),
+            numpy_values: HashSet::new(),
             shape_lists: HashSet::new(),
             values: HashMap::new(),
         });
@@ -727,6 +739,7 @@ impl<'a> SemanticModel<'a> {
             path: std::mem::take(&mut self.path),
             feature_probe_depth: std::mem::replace(&mut self.feature_probe_depth, 0),
             import_probe_depth: std::mem::replace(&mut self.import_probe_depth, 0),
+            loop_depth: std::mem::replace(&mut self.loop_depth, 0),
         };
         self.collect_nested_defs(&def.body);
         scope
@@ -737,6 +750,7 @@ impl<'a> SemanticModel<'a> {
         self.path = scope.path;
         self.feature_probe_depth = scope.feature_probe_depth;
         self.import_probe_depth = scope.import_probe_depth;
+        self.loop_depth = scope.loop_depth;
         let predicate = self.predicate_of_body(&def.body);
         self.summary.functions[scope.idx as usize].predicate = predicate;
         self.frames.pop();
@@ -840,6 +854,8 @@ impl<'a> SemanticModel<'a> {
             bindings: HashMap::new(),
             locals: HashMap::new(),
             host_built: HashSet::new(),
+            on_host: HashSet::new(),
+            numpy_values: HashSet::new(),
             shape_lists: HashSet::new(),
             values: HashMap::new(),
         });
@@ -859,6 +875,8 @@ impl<'a> SemanticModel<'a> {
         }
         let kind = self.tensor_kind(value);
         let host_built = self.is_host_built(value);
+        let on_host = self.is_on_host(value);
+        let numpy = self.is_numpy_value(value);
         let shape_list = self.is_shape_tensor_sequence(value);
         let Some(frame) = self.function_frame_mut() else {
             return;
@@ -871,6 +889,16 @@ impl<'a> SemanticModel<'a> {
                         frame.host_built.insert(name.clone());
                     } else {
                         frame.host_built.remove(&name);
+                    }
+                    if on_host {
+                        frame.on_host.insert(name.clone());
+                    } else {
+                        frame.on_host.remove(&name);
+                    }
+                    if numpy {
+                        frame.numpy_values.insert(name.clone());
+                    } else {
+                        frame.numpy_values.remove(&name);
                     }
                     if shape_list {
                         frame.shape_lists.insert(name.clone());
@@ -945,6 +973,37 @@ impl<'a> SemanticModel<'a> {
         self.feature_probe_depth > 0
     }
 
+    pub(crate) fn enter_loop(&mut self) {
+        self.loop_depth += 1;
+    }
+
+    pub(crate) fn leave_loop(&mut self) {
+        self.loop_depth -= 1;
+    }
+
+    /// Inside a `for` / `while` loop of the current function?
+    pub fn in_loop(&self) -> bool {
+        self.loop_depth > 0
+    }
+
+    /// Does the block end on a failure: `raise`, or `torch._assert(False, ...)`?
+    pub(crate) fn ends_in_failure(&self, body: &[Stmt]) -> bool {
+        match body.last() {
+            Some(Stmt::Raise(_)) => true,
+            Some(Stmt::Expr(expr)) => match &*expr.value {
+                Expr::Call(call) => {
+                    matches!(call.arguments.args.first(), Some(Expr::BooleanLiteral(b)) if !b.value)
+                        && matches!(
+                            self.qualified(&call.func).as_deref(),
+                            Some("torch._assert" | "torch._check")
+                        )
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
     /// Inside a `try:` whose handlers catch ImportError (an availability probe)?
     pub fn in_import_probe(&self) -> bool {
         self.import_probe_depth > 0
@@ -995,11 +1054,18 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
-    /// `self.attr = <int>` in a method: the attribute holds a Python int.
+    /// `self.attr = <int>` in a method: the attribute holds a Python int; `self.attr = Cls(...)`:
+    /// it holds an instance of what `Cls` names (so `torch.compile(self.attr)` resolves).
     pub(crate) fn note_self_assignment(&mut self, target: &Expr, value: &Expr) {
         let Some((class, attr)) = self.self_attribute(target) else {
             return;
         };
+        if let Expr::Call(call) = value
+            && let Some(sym) = self.resolve(&call.func)
+        {
+            self.summary.self_attr_types.insert((class, attr), sym);
+            return;
+        }
         // Only ints: on torch 2.11 a float attribute becomes dynamic after one recompile
         // (measured: 2 graphs for 12 calls), while an int recompiles on every call.
         if let Expr::NumberLiteral(number) = value
@@ -1027,18 +1093,31 @@ impl<'a> SemanticModel<'a> {
             .contains(&(class.to_owned(), attr.to_owned()))
     }
 
-    /// Call-graph edges and `torch.compile(fn)` roots.
+    /// Call-graph edges and `torch.compile(x)` / `x.compile()` targets.
     pub(crate) fn record_call(&mut self, call: &'a ast::ExprCall, callee: Option<&Sym>) {
         let func = self.current_function();
         if let Some(Sym::Dotted(qualified)) = callee
             && qualified == "torch.compile"
         {
             if let Some(target) = call.arguments.args.first()
-                && let Some(sym) = self.resolve(target)
+                && let Some(sym) = self.instance_sym(target)
             {
-                self.summary.compile_roots.push((func, sym));
+                self.summary.compile_roots.push(CompileTarget {
+                    sym,
+                    form: CompileForm::TorchCompile,
+                });
             }
             return;
+        }
+        if let Expr::Attribute(attribute) = &*call.func
+            && attribute.attr.id.as_str() == "compile"
+            && call.arguments.args.is_empty()
+            && let Some(sym) = self.instance_sym(&attribute.value)
+        {
+            self.summary.compile_roots.push(CompileTarget {
+                sym,
+                form: CompileForm::ModuleMethod,
+            });
         }
         let Some(func) = func else { return };
         let edge = match callee {
@@ -1049,6 +1128,17 @@ impl<'a> SemanticModel<'a> {
             Some(sym) => sym.clone(),
         };
         self.summary.functions[func as usize].calls.push(edge);
+    }
+
+    /// What a compile target names: a function or class directly, `self.attr` (typed when
+    /// linking from `self.attr = Cls(...)`), or a local assigned `Cls(...)`.
+    fn instance_sym(&self, target: &Expr) -> Option<Sym> {
+        if let Expr::Name(name) = target
+            && let Some(Expr::Call(call)) = self.local_value(name.id.as_str())
+        {
+            return self.resolve(&call.func);
+        }
+        self.resolve(target)
     }
 
     pub(crate) fn summary_mut(&mut self) -> &mut FileSummary {
@@ -1159,11 +1249,6 @@ fn always_returns_depth(body: &[Stmt], depth: u32) -> bool {
         Stmt::With(with) => always_returns_depth(&with.body, depth + 1),
         _ => false,
     })
-}
-
-/// Does the block end by raising (a failure-only path)?
-pub(crate) fn ends_in_raise(body: &[Stmt]) -> bool {
-    matches!(body.last(), Some(Stmt::Raise(_)))
 }
 
 fn block_terminates(body: &[Stmt]) -> bool {

@@ -17,6 +17,8 @@ pub struct FunctionInfo {
     pub name: String,
     /// Local qualified name of the class this is a method of (directly), if any.
     pub class: Option<String>,
+    /// Row of the `def`.
+    pub line: u32,
     pub compile_decorated: bool,
     /// `@torch.compiler.disable` / `@torch._dynamo.disable`: Dynamo never traces it.
     pub disabled: bool,
@@ -32,6 +34,22 @@ pub struct FunctionInfo {
 pub struct ClassInfo {
     pub qualname: String,
     pub bases: Vec<Sym>,
+}
+
+/// How a compile target was named.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompileForm {
+    /// `torch.compile(x)`: `x` may be a function or a module instance.
+    TorchCompile,
+    /// `x.compile()`: `nn.Module.compile`, only a module instance counts.
+    ModuleMethod,
+}
+
+/// A `torch.compile(x)` / `x.compile()` target.
+#[derive(Clone, Debug)]
+pub struct CompileTarget {
+    pub sym: Sym,
+    pub form: CompileForm,
 }
 
 /// A guard (`if` test) recorded because its formula mentions something we understand.
@@ -131,7 +149,9 @@ pub struct FileSummary {
     /// Module-level names bound to a guard formula (`_is_compiling = getattr(torch.compiler, ...)`).
     pub predicate_aliases: HashMap<String, Cond>,
     /// Targets of `torch.compile(...)` calls and compile roots found in this file.
-    pub compile_roots: Vec<(Option<FuncIdx>, Sym)>,
+    pub compile_roots: Vec<CompileTarget>,
+    /// `self.<attr> = <Class>(...)` in a method: (class local qualname, attr) → the class called.
+    pub self_attr_types: HashMap<(String, String), Sym>,
     pub guards: Vec<Guard>,
     pub candidates: Vec<Candidate>,
     /// Diagnostics decided within the file (syntax errors, unreadable, too deep).

@@ -213,7 +213,9 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
-    /// Does `expr` contain a call to `torch._shape_as_tensor` (through subscripts, arithmetic…)?
+    /// Does `expr` hold a `torch._shape_as_tensor` result (through subscripts and methods)?
+    /// Arithmetic stops it: `x / torch._shape_as_tensor(x)[0]` is an ordinary tensor under Dynamo
+    /// (measured on torch 2.2 and 2.11: `torch.cat` of it traces).
     pub fn contains_shape_as_tensor(&self, expr: &Expr) -> bool {
         // Locals are followed one hop only: `h = h + r` must not recurse into itself.
         self.contains_shape_as_tensor_depth(expr, 0, Follow::Locals)
@@ -230,10 +232,6 @@ impl<'a> SemanticModel<'a> {
             }
             Expr::Subscript(subscript) => {
                 self.contains_shape_as_tensor_depth(&subscript.value, depth + 1, follow)
-            }
-            Expr::BinOp(binop) => {
-                self.contains_shape_as_tensor_depth(&binop.left, depth + 1, follow)
-                    || self.contains_shape_as_tensor_depth(&binop.right, depth + 1, follow)
             }
             Expr::Name(name) => {
                 self.function_frame()
@@ -289,6 +287,115 @@ impl<'a> SemanticModel<'a> {
             Expr::Name(name) => self
                 .function_frame()
                 .is_some_and(|frame| frame.shape_lists.contains(name.id.as_str())),
+            _ => false,
+        }
+    }
+
+    /// Is `expr` a tensor that lives on the host by construction — built without `device=`
+    /// (`torch.tensor(...)`, `torch.rand(1)`, `torch.from_numpy`), or math / comparisons /
+    /// stacking of such tensors with host values (`torch.rand(1) < p`)? Reading it is no sync.
+    pub fn is_on_host(&self, expr: &Expr) -> bool {
+        self.is_on_host_depth(expr, 0)
+    }
+
+    fn is_on_host_depth(&self, expr: &Expr, depth: u32) -> bool {
+        if depth > MAX_EXPR_DEPTH {
+            return false;
+        }
+        // numpy values: Dynamo traces numpy as CPU tensors (a branch on one breaks the graph,
+        // measured on torch 2.11), but nothing lives on a device.
+        if self.is_host_built_depth(expr, depth) || self.is_numpy_value_depth(expr, depth) {
+            return true;
+        }
+        let host_operands = |operands: &mut dyn Iterator<Item = &Expr>| {
+            let mut any_host = false;
+            for operand in operands {
+                if self.is_on_host_depth(operand, depth + 1) {
+                    any_host = true;
+                } else if self.tensor_kind_depth(operand, depth + 1) == TensorKind::Tensor {
+                    return false;
+                }
+            }
+            any_host
+        };
+        match expr {
+            Expr::Name(name) => self
+                .function_frame()
+                .is_some_and(|frame| frame.on_host.contains(name.id.as_str())),
+            Expr::Subscript(subscript) => self.is_on_host_depth(&subscript.value, depth + 1),
+            Expr::UnaryOp(unary) => self.is_on_host_depth(&unary.operand, depth + 1),
+            Expr::BinOp(binop) => host_operands(&mut [&*binop.left, &*binop.right].into_iter()),
+            Expr::Compare(compare) => host_operands(
+                &mut std::iter::once(&*compare.left).chain(compare.comparators.iter()),
+            ),
+            Expr::Call(call) => {
+                if let Expr::Attribute(attribute) = &*call.func
+                    && TORCH
+                        .host_preserving_methods
+                        .contains(attribute.attr.id.as_str())
+                    && self.is_on_host_depth(&attribute.value, depth + 1)
+                {
+                    return true;
+                }
+                let Some(qualified) = self.qualified(&call.func) else {
+                    return false;
+                };
+                let q = qualified.as_str();
+                if TORCH.host_factories.contains(q) || TORCH.host_builders.contains(q) {
+                    return call.arguments.find_keyword("device").is_none();
+                }
+                if TORCH.host_preserving_stackers.contains(q) {
+                    let elements: Vec<&Expr> = match call.arguments.args.first() {
+                        Some(Expr::List(list)) => list.elts.iter().collect(),
+                        Some(Expr::Tuple(tuple)) => tuple.elts.iter().collect(),
+                        Some(Expr::ListComp(comp)) => vec![&comp.elt],
+                        Some(Expr::Generator(comp)) => vec![&comp.elt],
+                        _ => Vec::new(),
+                    };
+                    return !elements.is_empty()
+                        && elements.iter().all(|e| self.is_on_host_depth(e, depth + 1));
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
+    /// Is `expr` a numpy value (`np.*(...)`, a local holding one, numpy arithmetic, methods and
+    /// subscripts of one)? It lives on the host.
+    pub fn is_numpy_value(&self, expr: &Expr) -> bool {
+        self.is_numpy_value_depth(expr, 0)
+    }
+
+    fn is_numpy_value_depth(&self, expr: &Expr, depth: u32) -> bool {
+        if depth > MAX_EXPR_DEPTH {
+            return false;
+        }
+        match expr {
+            Expr::Name(name) => self
+                .function_frame()
+                .is_some_and(|frame| frame.numpy_values.contains(name.id.as_str())),
+            Expr::Call(call) => {
+                if let Some(qualified) = self.qualified(&call.func) {
+                    return qualified.starts_with("numpy.");
+                }
+                match &*call.func {
+                    // `t.numpy()` makes one; methods of a numpy value stay numpy.
+                    Expr::Attribute(attribute) => {
+                        attribute.attr.id.as_str() == "numpy"
+                            || self.is_numpy_value_depth(&attribute.value, depth + 1)
+                    }
+                    _ => false,
+                }
+            }
+            Expr::Subscript(subscript) => self.is_numpy_value_depth(&subscript.value, depth + 1),
+            Expr::BinOp(binop) => {
+                let (left, right) = (&*binop.left, &*binop.right);
+                (self.is_numpy_value_depth(left, depth + 1)
+                    && self.tensor_kind_depth(right, depth + 1) != TensorKind::Tensor)
+                    || (self.is_numpy_value_depth(right, depth + 1)
+                        && self.tensor_kind_depth(left, depth + 1) != TensorKind::Tensor)
+            }
             _ => false,
         }
     }
