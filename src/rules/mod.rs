@@ -15,6 +15,7 @@ pub mod br001_tensor_truthiness_branch;
 pub mod br002_import_probe_in_region;
 pub mod br003_data_dependent_output_shape;
 pub mod br004_python_side_effect_in_region;
+pub mod br005_data_dependent_scalar_op;
 pub mod cf001_suppress_errors;
 pub mod cr001_shape_as_tensor_stack;
 pub mod cr002_export_only_guard;
@@ -183,6 +184,7 @@ pub const ALL: &[&RuleMeta] = &[
     &br002_import_probe_in_region::ImportProbeInRegion::META,
     &br003_data_dependent_output_shape::DataDependentOutputShape::META,
     &br004_python_side_effect_in_region::PythonSideEffectInRegion::META,
+    &br005_data_dependent_scalar_op::DataDependentScalarOp::META,
     &sy001_blocking_host_to_device::BlockingHostToDevice::META,
     &sy002_device_to_host_read::DeviceToHostRead::META,
     &rc001_python_counter_in_forward::PythonCounterInForward::META,

@@ -124,3 +124,20 @@ def test_br004_positive_side_effects_break(case):
 def test_br004_negative_traces_without_break(case):
     fn, args = corpus_cases("BR004", "negative")[case]
     assert break_codes(fn, args) == []
+
+
+# --------------------------------------------------------------------------------------------
+# BR005 data-dependent-scalar-op
+
+
+@pytest.mark.parametrize("case", params("BR005", "positive"))
+def test_br005_positive_scalar_ops_break(case):
+    fn, args = corpus_cases("BR005", "positive")[case]
+    codes = break_codes(fn, args)
+    assert codes and set(codes) == {"GB0033"}, codes
+
+
+@pytest.mark.parametrize("case", params("BR005", "negative"))
+def test_br005_negative_tensor_comparisons_stay_in_graph(case):
+    fn, args = corpus_cases("BR005", "negative")[case]
+    assert break_codes(fn, args) == []
