@@ -17,6 +17,7 @@ pub mod br003_data_dependent_output_shape;
 pub mod br004_python_side_effect_in_region;
 pub mod br005_data_dependent_scalar_op;
 pub mod cf001_suppress_errors;
+pub mod cf002_dead_compile_gate;
 pub mod cr001_shape_as_tensor_stack;
 pub mod cr002_export_only_guard;
 pub mod meta;
@@ -190,6 +191,7 @@ pub const ALL: &[&RuleMeta] = &[
     &rc001_python_counter_in_forward::PythonCounterInForward::META,
     &vr001_api_newer_than_floor::ApiNewerThanFloor::META,
     &cf001_suppress_errors::SuppressErrors::META,
+    &cf002_dead_compile_gate::DeadCompileGate::META,
     &ts001_patched_torch_compile::PatchedTorchCompile::META,
     &meta::SyntaxError::META,
     &meta::UnreadableFile::META,

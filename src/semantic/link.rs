@@ -620,6 +620,37 @@ impl<'a> Project<'a> {
         }
     }
 
+    /// The literal boolean default of `field` in the class `class` names (as seen from `file`),
+    /// searching its project bases too: the declaring class's name, file and the declaration.
+    pub fn field_default(
+        &self,
+        class: &Sym,
+        file: FileId,
+        field: &str,
+    ) -> Option<(&'a str, &'a Path, &'a super::gates::FieldDefault)> {
+        let mut queue: VecDeque<ClassRef> = self
+            .resolve_sym(class, file)
+            .into_iter()
+            .filter_map(|t| match t {
+                Target::Class(class) => Some(class),
+                _ => None,
+            })
+            .collect();
+        let mut seen = HashSet::new();
+        while let Some(class) = queue.pop_front() {
+            if !seen.insert(class) || seen.len() > 32 {
+                continue;
+            }
+            let file_summary = &self.files[class.0 as usize];
+            let info = &file_summary.classes[class.1 as usize];
+            if let Some(found) = info.fields.iter().find(|f| f.name == field) {
+                return Some((info.qualname.as_str(), file_summary.path.as_path(), found));
+            }
+            queue.extend(self.project_bases(class));
+        }
+        None
+    }
+
     /// The findings of one file that survive linking (rules' project hooks add theirs separately).
     pub fn findings(&self, file: FileId) -> Vec<&Candidate> {
         let summary = &self.files[file as usize];

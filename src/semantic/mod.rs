@@ -3,6 +3,7 @@
 
 pub mod cond;
 pub mod data;
+pub mod gates;
 pub mod link;
 pub mod model;
 pub mod summary;

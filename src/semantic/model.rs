@@ -14,6 +14,7 @@ use super::tensor::TensorKind;
 use facts::Follow;
 
 mod facts;
+mod gates;
 use crate::config::TorchVersion;
 use crate::diagnostics::Edit;
 use crate::source::{LineIndex, Location};
@@ -742,6 +743,7 @@ impl<'a> SemanticModel<'a> {
             loop_depth: std::mem::replace(&mut self.loop_depth, 0),
         };
         self.collect_nested_defs(&def.body);
+        self.collect_compile_gates(def);
         scope
     }
 
@@ -840,9 +842,11 @@ impl<'a> SemanticModel<'a> {
             None => name.clone(),
         };
         let idx = self.summary.classes.len() as u32;
+        let fields = self.class_field_defaults(class);
         self.summary.classes.push(ClassInfo {
             qualname: qual.clone(),
             bases,
+            fields,
         });
         self.summary.class_by_name.insert(qual.clone(), idx);
         if let Some(frame) = self.function_frame_mut() {

@@ -34,6 +34,8 @@ pub struct FunctionInfo {
 pub struct ClassInfo {
     pub qualname: String,
     pub bases: Vec<Sym>,
+    /// Fields declared in the class body with a literal boolean default.
+    pub fields: Vec<super::gates::FieldDefault>,
 }
 
 /// How a compile target was named.
@@ -150,6 +152,8 @@ pub struct FileSummary {
     pub predicate_aliases: HashMap<String, Cond>,
     /// Targets of `torch.compile(...)` calls and compile roots found in this file.
     pub compile_roots: Vec<CompileTarget>,
+    /// `torch.compile(...)` calls under `if` tests over configuration fields.
+    pub compile_gates: Vec<super::gates::CompileGate>,
     /// `self.<attr> = <Class>(...)` in a method: (class local qualname, attr) → the class called.
     pub self_attr_types: HashMap<(String, String), Sym>,
     pub guards: Vec<Guard>,

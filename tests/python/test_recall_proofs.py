@@ -141,3 +141,33 @@ def test_br005_positive_scalar_ops_break(case):
 def test_br005_negative_tensor_comparisons_stay_in_graph(case):
     fn, args = corpus_cases("BR005", "negative")[case]
     assert break_codes(fn, args) == []
+
+
+# --------------------------------------------------------------------------------------------
+# CF002 dead-compile-gate (a property of the configuration: the proof runs the gate, not Dynamo)
+
+
+def is_compiled(obj) -> bool:
+    return isinstance(obj, torch._dynamo.eval_frame.OptimizedModule) or hasattr(
+        obj, "_torchdynamo_orig_callable"
+    )
+
+
+@pytest.mark.parametrize("case", params("CF002", "positive"))
+def test_cf002_positive_gate_is_closed_under_defaults(case):
+    build, defaults, opened = corpus_cases("CF002", "positive")[case]
+    # Compile switched on, every other field at its declared default: torch.compile never runs.
+    assert not is_compiled(build(*defaults))
+    # Changing only the field the message names opens the gate: the finding names the cause.
+    assert is_compiled(build(*opened))
+
+
+@pytest.mark.parametrize("case", params("CF002", "negative"))
+def test_cf002_negative_gate_is_open_or_undecided(case):
+    build, args = corpus_cases("CF002", "negative")[case]
+    result = build(*args)
+    if case == "unknown_device_and_env":
+        # Decided by the machine (CUDA here or not), which the rule must not assume.
+        assert is_compiled(result) == torch.cuda.is_available()
+    else:
+        assert is_compiled(result)
