@@ -16,6 +16,7 @@ pub mod br002_import_probe_in_region;
 pub mod br003_data_dependent_output_shape;
 pub mod br004_python_side_effect_in_region;
 pub mod br005_data_dependent_scalar_op;
+pub mod br006_deliberate_graph_break;
 pub mod cf001_suppress_errors;
 pub mod cf002_dead_compile_gate;
 pub mod cr001_shape_as_tensor_stack;
@@ -186,6 +187,7 @@ pub const ALL: &[&RuleMeta] = &[
     &br003_data_dependent_output_shape::DataDependentOutputShape::META,
     &br004_python_side_effect_in_region::PythonSideEffectInRegion::META,
     &br005_data_dependent_scalar_op::DataDependentScalarOp::META,
+    &br006_deliberate_graph_break::DeliberateGraphBreak::META,
     &sy001_blocking_host_to_device::BlockingHostToDevice::META,
     &sy002_device_to_host_read::DeviceToHostRead::META,
     &rc001_python_counter_in_forward::PythonCounterInForward::META,

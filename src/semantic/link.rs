@@ -620,6 +620,27 @@ impl<'a> Project<'a> {
         }
     }
 
+    /// The function a call to `sym` (from `file`) reaches when Dynamo never traces it
+    /// (`@torch.compiler.disable`, not `recursive=False`): its qualified name, file and line.
+    pub fn disabled_callee(&self, sym: &Sym, file: FileId) -> Option<(String, &'a Path, u32)> {
+        self.resolve_sym(sym, file)
+            .into_iter()
+            .find_map(|target| match target {
+                Target::Function((callee_file, idx)) => {
+                    let summary = &self.files[callee_file as usize];
+                    let info = &summary.functions[idx as usize];
+                    info.disabled.then(|| {
+                        let name = match &info.class {
+                            Some(class) => format!("{class}.{}", info.name),
+                            None => info.name.clone(),
+                        };
+                        (name, summary.path.as_path(), info.line)
+                    })
+                }
+                _ => None,
+            })
+    }
+
     /// The literal boolean default of `field` in the class `class` names (as seen from `file`),
     /// searching its project bases too: the declaring class's name, file and the declaration.
     pub fn field_default(

@@ -7,8 +7,8 @@ use super::Sym;
 use super::cond::{Atom, Cond, atom_for_qualified};
 use super::data::TORCH;
 use super::summary::{
-    Branch, ClassInfo, CompileForm, CompileTarget, FileSummary, FuncIdx, FunctionInfo, Guard,
-    GuardIdx, PathStep,
+    Branch, CallSite, ClassInfo, CompileForm, CompileTarget, FileSummary, FuncIdx, FunctionInfo,
+    Guard, GuardIdx, PathStep,
 };
 use super::tensor::TensorKind;
 use facts::Follow;
@@ -1131,6 +1131,14 @@ impl<'a> SemanticModel<'a> {
             Some(Sym::Dotted(_)) | None => return,
             Some(sym) => sym.clone(),
         };
+        let site = CallSite {
+            func,
+            callee: edge.clone(),
+            location: self.location(call.start().into()),
+            end_location: self.location(call.end().into()),
+            path: self.path().to_vec(),
+        };
+        self.summary.call_sites.push(site);
         self.summary.functions[func as usize].calls.push(edge);
     }
 

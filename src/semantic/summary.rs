@@ -30,6 +30,16 @@ pub struct FunctionInfo {
     pub predicate: Option<Cond>,
 }
 
+/// One call from a function of this file to a project symbol, where it is and on which path.
+#[derive(Clone, Debug)]
+pub struct CallSite {
+    pub func: FuncIdx,
+    pub callee: Sym,
+    pub location: Location,
+    pub end_location: Location,
+    pub path: Vec<PathStep>,
+}
+
 #[derive(Debug, Default)]
 pub struct ClassInfo {
     pub qualname: String,
@@ -152,6 +162,8 @@ pub struct FileSummary {
     pub predicate_aliases: HashMap<String, Cond>,
     /// Targets of `torch.compile(...)` calls and compile roots found in this file.
     pub compile_roots: Vec<CompileTarget>,
+    /// Calls from a function to a project function (for findings about what the callee is).
+    pub call_sites: Vec<CallSite>,
     /// `torch.compile(...)` calls under `if` tests over configuration fields.
     pub compile_gates: Vec<super::gates::CompileGate>,
     /// `self.<attr> = <Class>(...)` in a method: (class local qualname, attr) → the class called.

@@ -171,3 +171,20 @@ def test_cf002_negative_gate_is_open_or_undecided(case):
         assert is_compiled(result) == torch.cuda.is_available()
     else:
         assert is_compiled(result)
+
+
+# --------------------------------------------------------------------------------------------
+# BR006 deliberate-graph-break
+
+
+@pytest.mark.parametrize("case", params("BR006", "positive"))
+def test_br006_positive_deliberate_breaks_cost_a_graph(case):
+    fn, args, expected = corpus_cases("BR006", "positive")[case]
+    codes = break_codes(fn, args)
+    assert codes and set(codes) == expected, codes
+
+
+@pytest.mark.parametrize("case", params("BR006", "negative"))
+def test_br006_negative_no_break(case):
+    fn, args = corpus_cases("BR006", "negative")[case]
+    assert break_codes(fn, args) == []
