@@ -17,6 +17,7 @@ pub mod br003_data_dependent_output_shape;
 pub mod br004_python_side_effect_in_region;
 pub mod br005_data_dependent_scalar_op;
 pub mod br006_deliberate_graph_break;
+pub mod br007_data_ptr_in_region;
 pub mod cf001_suppress_errors;
 pub mod cf002_dead_compile_gate;
 pub mod cr001_shape_as_tensor_stack;
@@ -188,6 +189,7 @@ pub const ALL: &[&RuleMeta] = &[
     &br004_python_side_effect_in_region::PythonSideEffectInRegion::META,
     &br005_data_dependent_scalar_op::DataDependentScalarOp::META,
     &br006_deliberate_graph_break::DeliberateGraphBreak::META,
+    &br007_data_ptr_in_region::DataPtrInRegion::META,
     &sy001_blocking_host_to_device::BlockingHostToDevice::META,
     &sy002_device_to_host_read::DeviceToHostRead::META,
     &rc001_python_counter_in_forward::PythonCounterInForward::META,

@@ -188,3 +188,44 @@ def test_br006_positive_deliberate_breaks_cost_a_graph(case):
 def test_br006_negative_no_break(case):
     fn, args = corpus_cases("BR006", "negative")[case]
     assert break_codes(fn, args) == []
+
+
+# --------------------------------------------------------------------------------------------
+# BR007 data-ptr-in-region
+
+
+def frame_outcome(fn, args):
+    """(graphs compiled, GB codes of graph breaks, GB codes of frames Dynamo gave up on)."""
+    torch._dynamo.reset()
+    counters.clear()
+    graphs = []
+
+    def counting_backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    with torch._dynamo.config.patch(suppress_errors=False):
+        torch.compile(unwrap(fn), backend=counting_backend)(*args)
+    breaks = [gb_code_of(r, by_type()) for r in counters["graph_break"]]
+    skipped = [gb_code_of(r, by_type()) for r in counters["unimplemented"]]
+    torch._dynamo.reset()
+    return len(graphs), breaks, skipped
+
+
+BR007_EXPECTED = {"aliasing_check": "GB0023", "pointer_keyed_cache": "GB0365"}
+
+
+@pytest.mark.parametrize("case", params("BR007", "positive"))
+def test_br007_data_ptr_makes_dynamo_run_the_frame_eagerly(case):
+    fn, args = corpus_cases("BR007", "positive")[case]
+    graphs, breaks, skipped = frame_outcome(fn, args)
+    # Worse than a graph break: nothing of the frame is compiled.
+    assert graphs == 0 and breaks == [], (graphs, breaks)
+    assert skipped == [BR007_EXPECTED[case]], skipped
+
+
+@pytest.mark.parametrize("case", params("BR007", "negative"))
+def test_br007_negative_compiles_whole(case):
+    fn, args = corpus_cases("BR007", "negative")[case]
+    graphs, breaks, skipped = frame_outcome(fn, args)
+    assert (graphs, breaks, skipped) == (1, [], [])
