@@ -193,11 +193,29 @@ impl<'a> Project<'a> {
                 let Some(&idx) = self.files[file as usize].class_by_name.get(class) else {
                     return Vec::new();
                 };
-                self.methods_named((file, idx), attr)
+                let found: Vec<Target> = self
+                    .methods_named((file, idx), attr)
                     .into_iter()
                     .map(Target::Function)
-                    .collect()
+                    .collect();
+                if found.is_empty() {
+                    // `self.criterion(...)` / `self.head.compute_loss(...)` where `__init__` stored
+                    // `self.criterion = Loss()`: the call runs a method of the stored instance.
+                    self.typed_attribute_call(file, class, attr)
+                } else {
+                    found
+                }
             }
+            Sym::Instance { class, method } => self
+                .resolve_sym(class, file)
+                .into_iter()
+                .filter_map(|target| match target {
+                    Target::Class(class) => {
+                        self.instance_method(class, method).map(Target::Function)
+                    }
+                    _ => None,
+                })
+                .collect(),
             Sym::SuperAttr { class, attr } => {
                 let Some(&idx) = self.files[file as usize].class_by_name.get(class) else {
                     return Vec::new();
@@ -239,6 +257,36 @@ impl<'a> Project<'a> {
         self.project_bases(class)
             .into_iter()
             .find_map(|base| self.lookup_method(base, name, depth + 1))
+    }
+
+    /// The method a call on `self.<attr>[.<method>]` runs, when the attribute's class is known
+    /// from an assignment `self.<attr> = Class(...)` in the class.
+    fn typed_attribute_call(&self, file: FileId, class: &str, attr: &str) -> Vec<Target> {
+        let (stored, method) = attr.split_once('.').unwrap_or((attr, "__call__"));
+        if method.contains('.') {
+            return Vec::new();
+        }
+        let Some(typed) = self.files[file as usize]
+            .self_attr_types
+            .get(&(class.to_owned(), stored.to_owned()))
+        else {
+            return Vec::new();
+        };
+        let instance = Sym::Instance {
+            class: Box::new(typed.clone()),
+            method: method.to_owned(),
+        };
+        self.resolve_sym(&instance, file)
+    }
+
+    /// The function that runs for `instance.method(...)` on an instance of `class`; calling the
+    /// instance itself (`__call__`) runs `forward` for an nn.Module without its own `__call__`.
+    fn instance_method(&self, class: ClassRef, method: &str) -> Option<FuncRef> {
+        self.lookup_method(class, method, 0).or_else(|| {
+            (method == "__call__" && self.module_classes.contains(&class))
+                .then(|| self.lookup_method(class, "forward", 0))
+                .flatten()
+        })
     }
 
     /// `self.name(...)` may run the class's own (or inherited) method, or an override in any

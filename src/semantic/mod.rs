@@ -21,4 +21,7 @@ pub enum Sym {
     SelfAttr { class: String, attr: String },
     /// `super().<attr>` inside a method of the class with this local qualified name.
     SuperAttr { class: String, attr: String },
+    /// `method` called on an instance of `class` (`loss_fn = Loss()` then `loss_fn(x)`:
+    /// `__call__`; `head.compute_loss(...)`), resolved to the class's method when linking.
+    Instance { class: Box<Sym>, method: String },
 }

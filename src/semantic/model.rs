@@ -1128,7 +1128,11 @@ impl<'a> SemanticModel<'a> {
             Some(Sym::Dotted(qualified)) if self.is_project_dotted(qualified) => {
                 Sym::Dotted(qualified.clone())
             }
-            Some(Sym::Dotted(_)) | None => return,
+            None => match self.instance_call(call) {
+                Some(edge) => edge,
+                None => return,
+            },
+            Some(Sym::Dotted(_)) => return,
             Some(sym) => sym.clone(),
         };
         let site = CallSite {
@@ -1140,6 +1144,38 @@ impl<'a> SemanticModel<'a> {
         };
         self.summary.call_sites.push(site);
         self.summary.functions[func as usize].calls.push(edge);
+    }
+
+    /// A call on an instance built in this function: `loss_fn(x)` / `loss_fn.compute(x)` after
+    /// `loss_fn = Loss()`, or `Loss()(x)` — the class's `__call__` (or method) when linking.
+    fn instance_call(&self, call: &ast::ExprCall) -> Option<Sym> {
+        let constructor_class = |expr: &Expr| -> Option<Sym> {
+            let Expr::Call(constructor) = expr else {
+                return None;
+            };
+            match self.resolve(&constructor.func)? {
+                sym @ Sym::Local(_) => Some(sym),
+                Sym::Dotted(dotted) if self.is_project_dotted(&dotted) => Some(Sym::Dotted(dotted)),
+                _ => None,
+            }
+        };
+        let local_instance = |name: &str| self.local_value(name).and_then(constructor_class);
+        let (class, method) = match &*call.func {
+            Expr::Name(name) => (local_instance(name.id.as_str())?, "__call__"),
+            Expr::Attribute(attribute) => match &*attribute.value {
+                Expr::Name(name) => (
+                    local_instance(name.id.as_str())?,
+                    attribute.attr.id.as_str(),
+                ),
+                _ => return None,
+            },
+            constructor @ Expr::Call(_) => (constructor_class(constructor)?, "__call__"),
+            _ => return None,
+        };
+        Some(Sym::Instance {
+            class: Box::new(class),
+            method: method.to_owned(),
+        })
     }
 
     /// What a compile target names: a function or class directly, `self.attr` (typed when

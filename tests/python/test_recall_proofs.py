@@ -229,3 +229,43 @@ def test_br007_negative_compiles_whole(case):
     fn, args = corpus_cases("BR007", "negative")[case]
     graphs, breaks, skipped = frame_outcome(fn, args)
     assert (graphs, breaks, skipped) == (1, [], [])
+
+
+# --------------------------------------------------------------------------------------------
+# Following calls into instances (tests/follow_calls.rs): Dynamo traces into `__call__` of objects
+# stored on self, methods of attributes typed in __init__, and instances built locally.
+
+
+class _Matcher:
+    def __call__(self, cost):
+        return cost.argmin(-1).tolist()
+
+
+class _Head:
+    def compute_loss(self, x):
+        return x.sum().item()
+
+
+class _Sampler:
+    def sample(self, x):
+        print("sampling")
+        return x
+
+
+class _Detector(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.matcher = _Matcher()
+        self.head = _Head()
+
+    def forward(self, x):
+        idx = self.matcher(x)
+        loss = self.head.compute_loss(x)
+        sampler = _Sampler()
+        return sampler.sample(x), idx, loss
+
+
+def test_dynamo_traces_into_stored_and_local_instances():
+    codes = break_codes(_Detector(), (torch.randn(3, 4),))
+    # tolist of an int tensor (GB0033), item (GB0124), print (GB0059): one per callee.
+    assert sorted(codes) == ["GB0033", "GB0059", "GB0124"], codes
