@@ -372,6 +372,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 hook(self, stmt);
             }
         }
+        self.semantic.note_outside_writes(stmt);
         match stmt {
             Stmt::FunctionDef(def) => {
                 for decorator in &def.decorator_list {

@@ -689,6 +689,30 @@ impl<'a> Project<'a> {
             })
     }
 
+    /// The first write to outside state in the function(s) `sym` names (a checkpointed body):
+    /// the function's name, file and the write.
+    pub fn outside_write_of(
+        &self,
+        sym: &Sym,
+        file: FileId,
+    ) -> Option<(String, &'a Path, &'a super::summary::OutsideWrite)> {
+        self.resolve_sym(sym, file)
+            .into_iter()
+            .find_map(|target| match target {
+                Target::Function((callee_file, idx)) => {
+                    let summary = &self.files[callee_file as usize];
+                    let info = &summary.functions[idx as usize];
+                    let write = info.outside_writes.first()?;
+                    let name = match &info.class {
+                        Some(class) => format!("{class}.{}", info.name),
+                        None => info.name.clone(),
+                    };
+                    Some((name, summary.path.as_path(), write))
+                }
+                _ => None,
+            })
+    }
+
     /// The literal boolean default of `field` in the class `class` names (as seen from `file`),
     /// searching its project bases too: the declaring class's name, file and the declaration.
     pub fn field_default(

@@ -13,6 +13,7 @@ use super::summary::{
 use super::tensor::TensorKind;
 use facts::Follow;
 
+mod effects;
 mod facts;
 mod gates;
 use crate::config::TorchVersion;
@@ -680,6 +681,7 @@ impl<'a> SemanticModel<'a> {
             disabled,
             disabled_frame_only,
             calls: Vec::new(),
+            outside_writes: Vec::new(),
             predicate: None,
         });
         self.summary.function_by_name.insert(qual.clone(), idx);
@@ -1124,6 +1126,25 @@ impl<'a> SemanticModel<'a> {
             });
         }
         let Some(func) = func else { return };
+        self.note_outside_mutation(call);
+        if let Some(Sym::Dotted(qualified)) = callee
+            && qualified == "torch.utils.checkpoint.checkpoint"
+            && let Some(body) = call.arguments.args.first()
+            && let Some(target @ (Sym::Local(_) | Sym::SelfAttr { .. } | Sym::Dotted(_))) =
+                self.resolve(body)
+        {
+            // Dynamo traces the checkpointed function as the body of a higher-order op: it is
+            // part of the region like a direct call.
+            self.summary.checkpoint_sites.push(CallSite {
+                func,
+                callee: target.clone(),
+                location: self.location(call.start().into()),
+                end_location: self.location(call.end().into()),
+                path: self.path().to_vec(),
+            });
+            self.summary.functions[func as usize].calls.push(target);
+            return;
+        }
         let edge = match callee {
             Some(Sym::Dotted(qualified)) if self.is_project_dotted(qualified) => {
                 Sym::Dotted(qualified.clone())

@@ -26,8 +26,18 @@ pub struct FunctionInfo {
     /// functions it calls.
     pub disabled_frame_only: bool,
     pub calls: Vec<Sym>,
+    /// Writes to state that outlives the call (attribute stores and container mutations of
+    /// objects the function did not create).
+    pub outside_writes: Vec<OutsideWrite>,
     /// When every `return` yields a guard formula, the function is a predicate with this formula.
     pub predicate: Option<Cond>,
+}
+
+/// A write to state outside the function's frame, and where.
+#[derive(Clone, Debug)]
+pub struct OutsideWrite {
+    pub what: String,
+    pub location: Location,
 }
 
 /// One call from a function of this file to a project symbol, where it is and on which path.
@@ -164,6 +174,8 @@ pub struct FileSummary {
     pub compile_roots: Vec<CompileTarget>,
     /// Calls from a function to a project function (for findings about what the callee is).
     pub call_sites: Vec<CallSite>,
+    /// `torch.utils.checkpoint.checkpoint(fn, ...)` calls: `callee` is the checkpointed function.
+    pub checkpoint_sites: Vec<CallSite>,
     /// `torch.compile(...)` calls under `if` tests over configuration fields.
     pub compile_gates: Vec<super::gates::CompileGate>,
     /// `self.<attr> = <Class>(...)` in a method: (class local qualname, attr) → the class called.

@@ -269,3 +269,20 @@ def test_dynamo_traces_into_stored_and_local_instances():
     codes = break_codes(_Detector(), (torch.randn(3, 4),))
     # tolist of an int tensor (GB0033), item (GB0124), print (GB0059): one per callee.
     assert sorted(codes) == ["GB0033", "GB0059", "GB0124"], codes
+
+
+# --------------------------------------------------------------------------------------------
+# BR008 side-effect-in-checkpoint
+
+
+@pytest.mark.parametrize("case", params("BR008", "positive"))
+def test_br008_side_effect_in_checkpoint_breaks(case):
+    fn, args = corpus_cases("BR008", "positive")[case]
+    codes = break_codes(fn, args)
+    assert codes and set(codes) == {"GB0067"}, codes
+
+
+@pytest.mark.parametrize("case", params("BR008", "negative"))
+def test_br008_pure_checkpoint_traces(case):
+    fn, args = corpus_cases("BR008", "negative")[case]
+    assert break_codes(fn, args) == []
