@@ -129,3 +129,61 @@ def step(x):
         String::from_utf8_lossy(&output.stdout)
     );
 }
+
+#[test]
+fn calls_through_simple_dispatch_dicts_are_traced() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "m.py",
+        "\
+import torch
+
+
+def l1(pred):
+    return pred.abs().sum().item()
+
+
+def l2(pred):
+    print('l2')
+    return pred.pow(2).sum()
+
+
+LOSSES = {'l1': l1, 'l2': l2}
+
+
+class Focal:
+    def __call__(self, pred):
+        return pred.max().tolist()
+
+
+class Unused:
+    def __call__(self, pred):
+        return pred.min().item()
+
+
+class Criterion(torch.nn.Module):
+    def __init__(self, kind):
+        super().__init__()
+        self.kind = kind
+        self.terms = {'focal': Focal()}
+
+    def forward(self, pred):
+        total = LOSSES[self.kind](pred)
+        return total + self.terms['focal'](pred)
+
+
+def eager(pred):
+    return Unused()(pred)
+",
+    );
+    let output = scan(dir.path());
+    let text = String::from_utf8_lossy(&output.stdout);
+    for expected in ["m.py:5:12: SY002", "m.py:9:5: BR004", "m.py:18:16: SY002"] {
+        assert!(text.contains(expected), "missing {expected} in:\n{text}");
+    }
+    assert!(
+        !text.contains("m.py:23"),
+        "Unused is only called from eager code:\n{text}"
+    );
+}

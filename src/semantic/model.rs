@@ -94,6 +94,10 @@ pub struct SemanticModel<'a> {
     probes: Vec<String>,
     /// `(class, attr)` pairs some method initializes to a Python int (`self.calls = 0`).
     int_attributes: HashSet<(String, String)>,
+    /// Module-level `NAME = {key: callable, ...}` dispatch dicts.
+    module_dicts: HashMap<String, &'a ast::ExprDict>,
+    /// `self.attr = {key: Class(...), ...}` dispatch dicts: the callees of `self.attr[k](...)`.
+    self_dicts: HashMap<(String, String), Vec<Sym>>,
     /// Guard index of each recorded `if` statement, by its start offset (for early returns nested
     /// in `with` / `try` bodies).
     if_guards: HashMap<TextSize, GuardIdx>,
@@ -152,6 +156,8 @@ impl<'a> SemanticModel<'a> {
             loop_depth: 0,
             probes: Vec::new(),
             int_attributes: HashSet::new(),
+            module_dicts: HashMap::new(),
+            self_dicts: HashMap::new(),
             if_guards: HashMap::new(),
             summary,
         }
@@ -200,6 +206,9 @@ impl<'a> SemanticModel<'a> {
                 }
                 Stmt::Assign(assign) => {
                     if let [Expr::Name(target)] = assign.targets.as_slice() {
+                        if let Expr::Dict(dict) = &*assign.value {
+                            self.module_dicts.insert(target.id.to_string(), dict);
+                        }
                         let binding = self.binding_for_value(&assign.value);
                         self.module_bindings
                             .entry(target.id.to_string())
@@ -1066,6 +1075,13 @@ impl<'a> SemanticModel<'a> {
         let Some((class, attr)) = self.self_attribute(target) else {
             return;
         };
+        if let Expr::Dict(dict) = value {
+            let callees = self.dispatch_callees(dict);
+            if !callees.is_empty() {
+                self.self_dicts.insert((class, attr), callees);
+            }
+            return;
+        }
         if let Expr::Call(call) = value
             && let Some(sym) = self.resolve(&call.func)
         {
@@ -1145,6 +1161,15 @@ impl<'a> SemanticModel<'a> {
             self.summary.functions[func as usize].calls.push(target);
             return;
         }
+        if callee.is_none()
+            && let Expr::Subscript(subscript) = &*call.func
+        {
+            // `HANDLERS[kind](x)` / `self.losses[name](pred)`: any value of the dict may run.
+            for edge in self.dispatch_call(&subscript.value) {
+                self.summary.functions[func as usize].calls.push(edge);
+            }
+            return;
+        }
         let edge = match callee {
             Some(Sym::Dotted(qualified)) if self.is_project_dotted(qualified) => {
                 Sym::Dotted(qualified.clone())
@@ -1165,6 +1190,56 @@ impl<'a> SemanticModel<'a> {
         };
         self.summary.call_sites.push(site);
         self.summary.functions[func as usize].calls.push(edge);
+    }
+
+    /// The callees of a call through a dispatch dict (module-level or stored on `self`).
+    fn dispatch_call(&self, dict: &Expr) -> Vec<Sym> {
+        match dict {
+            Expr::Name(name) if self.lookup_is_module_level(name.id.as_str()) => self
+                .module_dicts
+                .get(name.id.as_str())
+                .map(|d| self.dispatch_callees(d))
+                .unwrap_or_default(),
+            Expr::Attribute(_) => self
+                .self_attribute(dict)
+                .and_then(|key| self.self_dicts.get(&key).cloned())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// What calling each value of a dict literal runs: a project function or class reference, or
+    /// `__call__` of an instance built in place (`{"cls": FocalLoss(), ...}`).
+    fn dispatch_callees(&self, dict: &ast::ExprDict) -> Vec<Sym> {
+        let project = |sym: Sym| match sym {
+            Sym::Dotted(ref dotted) if !self.is_project_dotted(dotted) => None,
+            Sym::Dotted(_) | Sym::Local(_) => Some(sym),
+            _ => None,
+        };
+        dict.items
+            .iter()
+            .filter_map(|item| match &item.value {
+                value @ (Expr::Name(_) | Expr::Attribute(_)) => {
+                    self.resolve(value).and_then(project)
+                }
+                Expr::Call(call) => {
+                    self.resolve(&call.func)
+                        .and_then(project)
+                        .map(|class| Sym::Instance {
+                            class: Box::new(class),
+                            method: "__call__".to_owned(),
+                        })
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Is `name` not shadowed by a function-level binding or local here?
+    fn lookup_is_module_level(&self, name: &str) -> bool {
+        self.function_frame().is_none_or(|frame| {
+            !frame.bindings.contains_key(name) && !frame.values.contains_key(name)
+        })
     }
 
     /// A call on an instance built in this function: `loss_fn(x)` / `loss_fn.compute(x)` after

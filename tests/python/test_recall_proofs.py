@@ -286,3 +286,32 @@ def test_br008_side_effect_in_checkpoint_breaks(case):
 def test_br008_pure_checkpoint_traces(case):
     fn, args = corpus_cases("BR008", "negative")[case]
     assert break_codes(fn, args) == []
+
+
+def _l1(pred):
+    return pred.abs().sum().item()
+
+
+_LOSSES = {"l1": _l1}
+
+
+class _Focal:
+    def __call__(self, pred):
+        print("focal")
+        return pred.max()
+
+
+class _Criterion(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.kind = "l1"
+        self.terms = {"focal": _Focal()}
+
+    def forward(self, pred):
+        return _LOSSES[self.kind](pred) + self.terms["focal"](pred)
+
+
+def test_dynamo_traces_through_dispatch_dicts():
+    codes = break_codes(_Criterion(), (torch.randn(3, 4),))
+    # .item() in the module-level dict's function, print in the self dict's instance.
+    assert sorted(codes) == ["GB0059", "GB0124"], codes
