@@ -187,3 +187,42 @@ def eager(pred):
         "Unused is only called from eager code:\n{text}"
     );
 }
+
+#[test]
+fn attributes_and_parameters_typed_by_annotation_are_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "m.py",
+        "\
+import copy
+
+import torch
+
+
+class Config:
+    def text_config(self):
+        return copy.deepcopy(self)
+
+
+class Cache:
+    def __init__(self, config: Config | None = None):
+        self.layers = config.text_config()
+
+
+class Model(torch.nn.Module):
+    def __init__(self, config: Config):
+        super().__init__()
+        self.config = config
+
+    def forward(self, x):
+        cache = Cache(config=self.config)
+        return x * 2, self.config.text_config()
+",
+    );
+    let output = scan(dir.path());
+    let text = String::from_utf8_lossy(&output.stdout);
+    // Config.text_config is reached both through `self.config` (typed by the annotated
+    // __init__ parameter) and through Cache.__init__ (a constructor call in forward).
+    assert!(text.contains("m.py:8:16: BR004"), "{text}");
+}

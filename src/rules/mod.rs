@@ -19,6 +19,7 @@ pub mod br005_data_dependent_scalar_op;
 pub mod br006_deliberate_graph_break;
 pub mod br007_data_ptr_in_region;
 pub mod br008_side_effect_in_checkpoint;
+pub mod br009_parameter_created_in_region;
 pub mod cf001_suppress_errors;
 pub mod cf002_dead_compile_gate;
 pub mod cr001_shape_as_tensor_stack;
@@ -192,6 +193,7 @@ pub const ALL: &[&RuleMeta] = &[
     &br006_deliberate_graph_break::DeliberateGraphBreak::META,
     &br007_data_ptr_in_region::DataPtrInRegion::META,
     &br008_side_effect_in_checkpoint::SideEffectInCheckpoint::META,
+    &br009_parameter_created_in_region::ParameterCreatedInRegion::META,
     &sy001_blocking_host_to_device::BlockingHostToDevice::META,
     &sy002_device_to_host_read::DeviceToHostRead::META,
     &rc001_python_counter_in_forward::PythonCounterInForward::META,

@@ -206,16 +206,19 @@ impl<'a> Project<'a> {
                     found
                 }
             }
-            Sym::Instance { class, method } => self
-                .resolve_sym(class, file)
-                .into_iter()
-                .filter_map(|target| match target {
-                    Target::Class(class) => {
-                        self.instance_method(class, method).map(Target::Function)
-                    }
-                    _ => None,
-                })
-                .collect(),
+            Sym::Instance { class, method }
+                if matches!(**class, Sym::Dotted(_) | Sym::Local(_)) =>
+            {
+                self.resolve_sym(class, file)
+                    .into_iter()
+                    .filter_map(|target| match target {
+                        Target::Class(class) => {
+                            self.instance_method(class, method).map(Target::Function)
+                        }
+                        _ => None,
+                    })
+                    .collect()
+            }
             Sym::SuperAttr { class, attr } => {
                 let Some(&idx) = self.files[file as usize].class_by_name.get(class) else {
                     return Vec::new();
@@ -229,6 +232,7 @@ impl<'a> Project<'a> {
                 }
                 found
             }
+            Sym::Instance { .. } => Vec::new(),
         }
     }
 
@@ -266,7 +270,9 @@ impl<'a> Project<'a> {
         if method.contains('.') {
             return Vec::new();
         }
-        let Some(typed) = self.files[file as usize]
+        // Only a class named by an import or a local definition: `self.a = self.make(...)` is a
+        // method call, not a class, and must not send resolution round in circles.
+        let Some(typed @ (Sym::Dotted(_) | Sym::Local(_))) = self.files[file as usize]
             .self_attr_types
             .get(&(class.to_owned(), stored.to_owned()))
         else {
@@ -518,8 +524,16 @@ impl<'a> Project<'a> {
             }
             for call in &info.calls {
                 for target in self.resolve_sym(call, func.0) {
-                    if let Target::Function(callee) = target {
-                        queue.push_back(callee);
+                    match target {
+                        Target::Function(callee) => queue.push_back(callee),
+                        // Building an object in traced code runs (and Dynamo traces) its
+                        // `__init__`: a loss module constructed inside a loss function.
+                        Target::Class(class) => {
+                            if let Some(init) = self.lookup_method(class, "__init__", 0) {
+                                queue.push_back(init);
+                            }
+                        }
+                        Target::PredicateAlias(..) => {}
                     }
                 }
             }

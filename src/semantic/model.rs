@@ -63,6 +63,8 @@ struct Frame<'a> {
     shape_lists: HashSet<String>,
     /// The expression last assigned to each simple local (for rules that look through a name).
     values: HashMap<String, &'a Expr>,
+    /// Parameters annotated with a project class (`config: MyConfig`, `head: Head | None`).
+    param_classes: HashMap<String, Sym>,
 }
 
 enum FrameKind {
@@ -731,6 +733,7 @@ impl<'a> SemanticModel<'a> {
             locals.insert(variadic.name.id.to_string(), TensorKind::NotTensor);
         }
 
+        let param_classes = self.project_param_classes(def);
         self.frames.push(Frame {
             qual,
             kind: FrameKind::Function {
@@ -745,6 +748,7 @@ impl<'a> SemanticModel<'a> {
             numpy_values: HashSet::new(),
             shape_lists: HashSet::new(),
             values: HashMap::new(),
+            param_classes,
         });
         let scope = FunctionScope {
             idx,
@@ -873,6 +877,7 @@ impl<'a> SemanticModel<'a> {
             numpy_values: HashSet::new(),
             shape_lists: HashSet::new(),
             values: HashMap::new(),
+            param_classes: HashMap::new(),
         });
     }
 
@@ -1075,6 +1080,18 @@ impl<'a> SemanticModel<'a> {
         let Some((class, attr)) = self.self_attribute(target) else {
             return;
         };
+        // `self.config = config` where the parameter is annotated with a project class.
+        if let Expr::Name(name) = value
+            && let Some(class_sym) = self
+                .function_frame()
+                .and_then(|frame| frame.param_classes.get(name.id.as_str()))
+        {
+            let class_sym = class_sym.clone();
+            self.summary
+                .self_attr_types
+                .insert((class, attr), class_sym);
+            return;
+        }
         if let Expr::Dict(dict) = value {
             let callees = self.dispatch_callees(dict);
             if !callees.is_empty() {
@@ -1192,6 +1209,26 @@ impl<'a> SemanticModel<'a> {
         self.summary.functions[func as usize].calls.push(edge);
     }
 
+    /// Parameters of `def` annotated with a class of this project.
+    fn project_param_classes(&self, def: &ast::StmtFunctionDef) -> HashMap<String, Sym> {
+        let mut classes = HashMap::new();
+        for param in def.parameters.iter_non_variadic_params() {
+            let Some(annotation) = param.parameter.annotation.as_deref() else {
+                continue;
+            };
+            match self.annotation_class(annotation) {
+                Some(sym @ Sym::Local(_)) => {
+                    classes.insert(param.parameter.name.id.to_string(), sym);
+                }
+                Some(Sym::Dotted(dotted)) if self.is_project_dotted(&dotted) => {
+                    classes.insert(param.parameter.name.id.to_string(), Sym::Dotted(dotted));
+                }
+                _ => {}
+            }
+        }
+        classes
+    }
+
     /// The callees of a call through a dispatch dict (module-level or stored on `self`).
     fn dispatch_call(&self, dict: &Expr) -> Vec<Sym> {
         match dict {
@@ -1255,7 +1292,16 @@ impl<'a> SemanticModel<'a> {
                 _ => None,
             }
         };
-        let local_instance = |name: &str| self.local_value(name).and_then(constructor_class);
+        // A local built by a constructor, or a parameter annotated with a project class.
+        let local_instance = |name: &str| {
+            self.local_value(name)
+                .and_then(constructor_class)
+                .or_else(|| {
+                    self.function_frame()
+                        .filter(|frame| !frame.values.contains_key(name))
+                        .and_then(|frame| frame.param_classes.get(name).cloned())
+                })
+        };
         let (class, method) = match &*call.func {
             Expr::Name(name) => (local_instance(name.id.as_str())?, "__call__"),
             Expr::Attribute(attribute) => match &*attribute.value {

@@ -315,3 +315,20 @@ def test_dynamo_traces_through_dispatch_dicts():
     codes = break_codes(_Criterion(), (torch.randn(3, 4),))
     # .item() in the module-level dict's function, print in the self dict's instance.
     assert sorted(codes) == ["GB0059", "GB0124"], codes
+
+
+# --------------------------------------------------------------------------------------------
+# BR009 parameter-created-in-region
+
+
+@pytest.mark.parametrize("case", params("BR009", "positive"))
+def test_br009_parameter_or_buffer_construction_breaks(case):
+    fn, args, expected = corpus_cases("BR009", "positive")[case]
+    codes = break_codes(fn, args)
+    assert set(codes) >= expected and set(codes) <= expected | {"GB0119"}, codes
+
+
+@pytest.mark.parametrize("case", params("BR009", "negative"))
+def test_br009_register_buffer_traces(case):
+    fn, args = corpus_cases("BR009", "negative")[case]
+    assert break_codes(fn, args) == []

@@ -67,7 +67,7 @@ impl<'a> SemanticModel<'a> {
     }
 
     /// The class an annotation names: `Config`, `cfg.TrainConfig`, `Optional[Config]`, `Config | None`.
-    fn annotation_class(&self, annotation: &Expr) -> Option<Sym> {
+    pub(crate) fn annotation_class(&self, annotation: &Expr) -> Option<Sym> {
         match annotation {
             Expr::Name(_) | Expr::Attribute(_) => match self.resolve(annotation)? {
                 sym @ (Sym::Dotted(_) | Sym::Local(_)) => Some(sym),
