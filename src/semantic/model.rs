@@ -695,7 +695,14 @@ impl<'a> SemanticModel<'a> {
             outside_writes: Vec::new(),
             predicate: None,
         });
-        self.summary.function_by_name.insert(qual.clone(), idx);
+        // `@name.setter` / `@name.deleter` reuse the property's name: `self.name` still reads
+        // (and Dynamo traces) the getter, so the getter keeps the name.
+        let accessor = def.decorator_list.iter().any(|d| {
+            matches!(&d.expression, Expr::Attribute(a) if matches!(a.attr.id.as_str(), "setter" | "deleter"))
+        });
+        if !accessor || !self.summary.function_by_name.contains_key(&qual) {
+            self.summary.function_by_name.insert(qual.clone(), idx);
+        }
         if let Some(frame) = self.function_frame_mut() {
             frame.bindings.insert(name, Binding::Def(qual.clone()));
         }
