@@ -226,3 +226,38 @@ class Model(torch.nn.Module):
     // __init__ parameter) and through Cache.__init__ (a constructor call in forward).
     assert!(text.contains("m.py:8:16: BR004"), "{text}");
 }
+
+#[test]
+fn torchscript_type_comments_give_parameters_their_tensor_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "m.py",
+        "\
+import torch
+
+
+def paste(mask, box, im_h):
+    # type: (Tensor, Tensor, int) -> Tensor
+    w = int(box[2] - box[0] + 1)
+    h = int(im_h + 1)
+    return mask[:h, :w]
+
+
+def mismatched(mask, box):
+    # type: (Tensor) -> Tensor
+    return int(box[0])
+
+
+class M(torch.nn.Module):
+    def forward(self, mask, box):
+        return paste(mask, box, 4), mismatched(mask, box)
+",
+    );
+    let output = scan(dir.path());
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("m.py:6:9: SY002"), "{text}");
+    // `im_h` is an int by the comment; a comment that does not match the parameters is ignored.
+    assert!(!text.contains("m.py:7:"), "{text}");
+    assert!(!text.contains("m.py:13:"), "{text}");
+}

@@ -710,6 +710,8 @@ impl<'a> SemanticModel<'a> {
         let mut locals = HashMap::new();
         let mut self_name = None;
         let params = &def.parameters;
+        let has_self = class.is_some() && !self.is_static(def);
+        let comment_kinds = self.type_comment_kinds(def, has_self);
         for (position, param) in params
             .posonlyargs
             .iter()
@@ -717,15 +719,20 @@ impl<'a> SemanticModel<'a> {
             .enumerate()
         {
             let param_name = param.parameter.name.id.to_string();
-            if position == 0 && class.is_some() && !self.is_static(def) {
+            if position == 0 && has_self {
                 self_name = Some(param_name);
                 continue;
             }
+            let from_comment = comment_kinds
+                .as_ref()
+                .and_then(|kinds| kinds.get(position - usize::from(has_self)).copied());
             let kind = param
                 .parameter
                 .annotation
                 .as_deref()
-                .map_or(TensorKind::Unknown, |ann| self.annotation_kind(ann));
+                .map(|ann| self.annotation_kind(ann))
+                .or(from_comment)
+                .unwrap_or(TensorKind::Unknown);
             locals.insert(param_name, kind);
         }
         for param in &params.kwonlyargs {
@@ -1216,6 +1223,44 @@ impl<'a> SemanticModel<'a> {
         self.summary.functions[func as usize].calls.push(edge);
     }
 
+    /// Parameter kinds from a TorchScript-style type comment right below the `def` line
+    /// (`# type: (Tensor, int) -> Tensor`, common in torchvision), when the function has no
+    /// annotations and the comment names exactly its positional parameters (without `self`).
+    fn type_comment_kinds(
+        &self,
+        def: &ast::StmtFunctionDef,
+        has_self: bool,
+    ) -> Option<Vec<TensorKind>> {
+        let params = &def.parameters;
+        let positional: Vec<_> = params
+            .posonlyargs
+            .iter()
+            .chain(params.args.iter())
+            .collect();
+        if positional.iter().any(|p| p.parameter.annotation.is_some()) || def.returns.is_some() {
+            return None;
+        }
+        let first = def.body.first()?;
+        let start = usize::from(params.end());
+        let end = usize::from(first.start()).min(self.source.len());
+        let between = self.source.get(start..end)?;
+        let comment = between
+            .lines()
+            .map(str::trim)
+            .find_map(|line| line.strip_prefix("# type:"))?;
+        let inside = comment.trim().strip_prefix('(')?.split_once(") ->")?.0;
+        let kinds: Vec<TensorKind> = split_top_level(inside)
+            .into_iter()
+            .filter(|t| !t.is_empty())
+            .map(|t| match t {
+                "Tensor" | "torch.Tensor" => TensorKind::Tensor,
+                "int" | "float" | "bool" | "str" => TensorKind::NotTensor,
+                _ => TensorKind::Unknown,
+            })
+            .collect();
+        (kinds.len() + usize::from(has_self) == positional.len()).then_some(kinds)
+    }
+
     /// Parameters of `def` annotated with a class of this project.
     fn project_param_classes(&self, def: &ast::StmtFunctionDef) -> HashMap<String, Sym> {
         let mut classes = HashMap::new();
@@ -1495,4 +1540,23 @@ fn handler_catches_probe_errors(handler: &ast::ExceptHandler) -> bool {
             "BaseException",
         ],
     )
+}
+
+/// `Tensor, List[int], Dict[str, Tensor]` → the three top-level items (commas inside brackets kept).
+fn split_top_level(text: &str) -> Vec<&str> {
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in text.char_indices() {
+        match c {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(text[start..].trim());
+    items
 }
