@@ -133,6 +133,11 @@ def test_br004_negative_traces_without_break(case):
 @pytest.mark.parametrize("case", params("BR005", "positive"))
 def test_br005_positive_scalar_ops_break(case):
     fn, args = corpus_cases("BR005", "positive")[case]
+    if case == "tensor_slice_bounds":
+        # Read with .item(): a graph break, or the whole frame falls back when nothing precedes it.
+        graphs, breaks, skipped = frame_outcome(fn, args)
+        assert "GB0124" in breaks + skipped, (graphs, breaks, skipped)
+        return
     codes = break_codes(fn, args)
     assert codes and set(codes) == {"GB0033"}, codes
 

@@ -17,9 +17,16 @@ def string_equal(x: torch.Tensor, mode: str) -> torch.Tensor:
     return x * 2 if mode.__eq__("double") else x
 
 
+class Crop(nn.Module):
+    def forward(self, x: torch.Tensor, n: int):
+        # Slice bounds from shapes and ints are host values.
+        return x[: x.shape[0] // 2, 1:n]
+
+
 def cases():
     x = torch.randn(4)
     return {
         "tensor_comparisons": (Blend(), (x, x.clone())),
         "string_eq": (string_equal, (x, "double")),
+        "host_slice_bounds": (Crop(), (torch.randn(4, 4), 3)),
     }
