@@ -261,3 +261,72 @@ class M(torch.nn.Module):
     assert!(!text.contains("m.py:7:"), "{text}");
     assert!(!text.contains("m.py:13:"), "{text}");
 }
+
+#[test]
+fn a_property_returning_a_dispatch_entry_is_followed_across_files() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "pkg/__init__.py", "");
+    write(
+        dir.path(),
+        "pkg/losses.py",
+        "\
+import torch
+
+
+class SetCriterion(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.empty_weight = torch.nn.Buffer(torch.ones(3))
+
+
+def detection_loss(logits, labels):
+    criterion = SetCriterion()
+    return logits.sum()
+
+
+def unused_loss(logits, labels):
+    return logits.sum().item()
+
+
+LOSS_MAPPING = {'detection': detection_loss}
+",
+    );
+    write(
+        dir.path(),
+        "pkg/model.py",
+        "\
+import torch
+
+from .losses import LOSS_MAPPING
+
+
+class Base(torch.nn.Module):
+    @property
+    def loss_function(self):
+        return LOSS_MAPPING[self.loss_type]
+
+    @loss_function.setter
+    def loss_function(self, value):
+        self._loss = value
+
+
+class Detector(Base):
+    loss_type = 'detection'
+
+    def forward(self, logits, labels):
+        return self.loss_function(logits, labels)
+",
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_graphbreak"))
+        .current_dir(dir.path())
+        .args(["scan", "--select", "BR009,SY002", "."])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    // getter (not the setter) -> LOSS_MAPPING values -> detection_loss -> SetCriterion.__init__.
+    assert!(text.contains("pkg/losses.py:7:29: BR009"), "{text}");
+    assert!(
+        !text.contains("losses.py:16"),
+        "not in the dict, never called:\n{text}"
+    );
+}

@@ -373,6 +373,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
             }
         }
         self.semantic.note_outside_writes(stmt);
+        self.semantic.note_returned_callable(stmt);
         match stmt {
             Stmt::FunctionDef(def) => {
                 for decorator in &def.decorator_list {

@@ -233,6 +233,25 @@ impl<'a> Project<'a> {
                 found
             }
             Sym::Instance { .. } => Vec::new(),
+            Sym::DictValues(dict) => {
+                let Sym::Dotted(dotted) = &**dict else {
+                    return Vec::new();
+                };
+                let Some((module, name)) = dotted.rsplit_once('.') else {
+                    return Vec::new();
+                };
+                let Some(dict_file) = self.file_for_module(module, file) else {
+                    return Vec::new();
+                };
+                let Some(values) = self.files[dict_file as usize].module_dispatch.get(name) else {
+                    return Vec::new();
+                };
+                values
+                    .iter()
+                    .filter(|value| !matches!(value, Sym::DictValues(_)))
+                    .flat_map(|value| self.resolve_sym(value, dict_file))
+                    .collect()
+            }
         }
     }
 
@@ -525,7 +544,30 @@ impl<'a> Project<'a> {
             for call in &info.calls {
                 for target in self.resolve_sym(call, func.0) {
                     match target {
-                        Target::Function(callee) => queue.push_back(callee),
+                        Target::Function(callee) => {
+                            queue.push_back(callee);
+                            // `self.loss_function(...)` on a property calls what the getter
+                            // returns (`LOSS_MAPPING[self.loss_type]`).
+                            let getter =
+                                &self.files[callee.0 as usize].functions[callee.1 as usize];
+                            if getter.is_property {
+                                for returned in &getter.returned_callables {
+                                    for target in self.resolve_sym(returned, callee.0) {
+                                        match target {
+                                            Target::Function(f) => queue.push_back(f),
+                                            Target::Class(class) => {
+                                                if let Some(init) =
+                                                    self.lookup_method(class, "__init__", 0)
+                                                {
+                                                    queue.push_back(init);
+                                                }
+                                            }
+                                            Target::PredicateAlias(..) => {}
+                                        }
+                                    }
+                                }
+                            }
+                        }
                         // Building an object in traced code runs (and Dynamo traces) its
                         // `__init__`: a loss module constructed inside a loss function.
                         Target::Class(class) => {

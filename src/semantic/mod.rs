@@ -24,4 +24,6 @@ pub enum Sym {
     /// `method` called on an instance of `class` (`loss_fn = Loss()` then `loss_fn(x)`:
     /// `__call__`; `head.compute_loss(...)`), resolved to the class's method when linking.
     Instance { class: Box<Sym>, method: String },
+    /// Every value of the module-level dispatch dict `dict` names (`return LOSS_MAPPING[kind]`).
+    DictValues(Box<Sym>),
 }

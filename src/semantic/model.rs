@@ -693,6 +693,11 @@ impl<'a> SemanticModel<'a> {
             disabled_frame_only,
             calls: Vec::new(),
             outside_writes: Vec::new(),
+            is_property: def.decorator_list.iter().any(|d| {
+                matches!(&d.expression, Expr::Name(n) if matches!(n.id.as_str(), "property" | "cached_property"))
+                    || matches!(&d.expression, Expr::Attribute(a) if a.attr.id.as_str() == "cached_property")
+            }),
+            returned_callables: Vec::new(),
             predicate: None,
         });
         // `@name.setter` / `@name.deleter` reuse the property's name: `self.name` still reads
@@ -1281,6 +1286,45 @@ impl<'a> SemanticModel<'a> {
         classes
     }
 
+    /// `return DISPATCH[key]` / `return helper`: the project callables a function hands back
+    /// (followed when the function is a property that traced code calls).
+    pub(crate) fn note_returned_callable(&mut self, stmt: &Stmt) {
+        let Stmt::Return(ret) = stmt else { return };
+        let Some(value) = ret.value.as_deref() else {
+            return;
+        };
+        let Some(func) = self.current_function() else {
+            return;
+        };
+        let callees: Vec<Sym> = match value {
+            Expr::Subscript(subscript) => match &*subscript.value {
+                Expr::Name(name) if self.lookup_is_module_level(name.id.as_str()) => {
+                    match self.module_dicts.get(name.id.as_str()) {
+                        Some(dict) => self.dispatch_callees(dict),
+                        None => match self.resolve(&subscript.value) {
+                            Some(Sym::Dotted(dotted)) if self.is_project_dotted(&dotted) => {
+                                vec![Sym::DictValues(Box::new(Sym::Dotted(dotted)))]
+                            }
+                            _ => Vec::new(),
+                        },
+                    }
+                }
+                _ => Vec::new(),
+            },
+            Expr::Name(_) | Expr::Attribute(_) => match self.resolve(value) {
+                Some(sym @ Sym::Local(_)) => vec![sym],
+                Some(Sym::Dotted(dotted)) if self.is_project_dotted(&dotted) => {
+                    vec![Sym::Dotted(dotted)]
+                }
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
+        self.summary.functions[func as usize]
+            .returned_callables
+            .extend(callees);
+    }
+
     /// The callees of a call through a dispatch dict (module-level or stored on `self`).
     fn dispatch_call(&self, dict: &Expr) -> Vec<Sym> {
         match dict {
@@ -1389,7 +1433,14 @@ impl<'a> SemanticModel<'a> {
 
     /// The file's summary, with module-level imports and predicate aliases filled in.
     pub(crate) fn finish(self) -> FileSummary {
+        let dispatch: HashMap<String, Vec<Sym>> = self
+            .module_dicts
+            .iter()
+            .map(|(name, dict)| (name.clone(), self.dispatch_callees(dict)))
+            .filter(|(_, callees)| !callees.is_empty())
+            .collect();
         let mut summary = self.summary;
+        summary.module_dispatch = dispatch;
         for (name, binding) in self.module_bindings {
             match binding {
                 Binding::Import(target) => {

@@ -29,6 +29,10 @@ pub struct FunctionInfo {
     /// Writes to state that outlives the call (attribute stores and container mutations of
     /// objects the function did not create).
     pub outside_writes: Vec<OutsideWrite>,
+    /// `@property` (or `cached_property`): `self.name(...)` calls what the getter returns.
+    pub is_property: bool,
+    /// Project callables a `return` hands back (`return LOSS_MAPPING[kind]`, `return helper`).
+    pub returned_callables: Vec<Sym>,
     /// When every `return` yields a guard formula, the function is a predicate with this formula.
     pub predicate: Option<Cond>,
 }
@@ -174,6 +178,8 @@ pub struct FileSummary {
     pub compile_roots: Vec<CompileTarget>,
     /// Calls from a function to a project function (for findings about what the callee is).
     pub call_sites: Vec<CallSite>,
+    /// Module-level dispatch dicts (`NAME = {key: callable, ...}`) and what their values call.
+    pub module_dispatch: HashMap<String, Vec<Sym>>,
     /// `torch.utils.checkpoint.checkpoint(fn, ...)` calls: `callee` is the checkpointed function.
     pub checkpoint_sites: Vec<CallSite>,
     /// `torch.compile(...)` calls under `if` tests over configuration fields.

@@ -337,3 +337,34 @@ def test_br009_parameter_or_buffer_construction_breaks(case):
 def test_br009_register_buffer_traces(case):
     fn, args = corpus_cases("BR009", "negative")[case]
     assert break_codes(fn, args) == []
+
+
+class _SetCriterion(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.empty_weight = torch.nn.Buffer(torch.ones(3))
+
+
+def _detection_loss(logits):
+    _SetCriterion()
+    return logits.sum()
+
+
+_LOSS_MAPPING = {"detection": _detection_loss}
+
+
+class _WithLossProperty(torch.nn.Module):
+    loss_type = "detection"
+
+    @property
+    def loss_function(self):
+        return _LOSS_MAPPING[self.loss_type]
+
+    def forward(self, logits):
+        return self.loss_function(logits)
+
+
+def test_dynamo_traces_what_a_property_returns_and_the_constructor_it_calls():
+    codes = break_codes(_WithLossProperty(), (torch.randn(3, 4),))
+    # nn.Buffer in the __init__ of a module built by the function the property returns.
+    assert "GB0116" in codes, codes
