@@ -167,8 +167,9 @@ fn check_subscript(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript) {
     if !semantic.in_function() || subscript.ctx != ast::ExprContext::Load {
         return;
     }
-    if semantic.tensor_kind(&subscript.value) == TensorKind::NotTensor
-        || !is_bool_mask(semantic, &subscript.slice, &subscript.value, 0)
+    // The mask test first: most subscripts index with a constant, a slice or a name.
+    if !is_bool_mask(semantic, &subscript.slice, &subscript.value, 0)
+        || semantic.tensor_kind(&subscript.value) == TensorKind::NotTensor
     {
         return;
     }

@@ -66,7 +66,8 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
     let summary = &project.files[file as usize];
     let mut out = Vec::new();
     for site in &summary.call_sites {
-        let Some((name, path, line)) = project.disabled_callee(&site.callee, file) else {
+        let callee = &summary.functions[site.func as usize].calls[site.call as usize];
+        let Some((name, path, line)) = project.disabled_callee(callee, file) else {
             continue;
         };
         let candidate = Candidate {

@@ -93,6 +93,9 @@ pub struct Project<'a> {
     module_classes: HashSet<ClassRef>,
     subclasses: HashMap<ClassRef, Vec<ClassRef>>,
     pub in_region: HashSet<FuncRef>,
+    /// Names of the project's `compiler.disable`d functions: a call whose callee's last name is
+    /// not among them cannot reach one (spares resolving every call site again).
+    disabled_names: HashSet<&'a str>,
     pub roots: Vec<Root>,
     region_source: &'a RegionSource,
 }
@@ -116,6 +119,12 @@ impl<'a> Project<'a> {
             module_classes: HashSet::new(),
             subclasses: HashMap::new(),
             in_region: HashSet::new(),
+            disabled_names: files
+                .iter()
+                .flat_map(|f| f.functions.iter())
+                .filter(|f| f.disabled)
+                .map(|f| f.name.as_str())
+                .collect(),
             roots: Vec::new(),
             region_source,
         };
@@ -727,6 +736,16 @@ impl<'a> Project<'a> {
     /// The function a call to `sym` (from `file`) reaches when Dynamo never traces it
     /// (`@torch.compiler.disable`, not `recursive=False`): its qualified name, file and line.
     pub fn disabled_callee(&self, sym: &Sym, file: FileId) -> Option<(String, &'a Path, u32)> {
+        let last = match sym {
+            Sym::Dotted(name) | Sym::Local(name) => name.rsplit('.').next(),
+            Sym::SelfAttr { attr, .. } | Sym::SuperAttr { attr, .. } => attr.rsplit('.').next(),
+            // `instance(...)` may run `forward`: no cheap name to test.
+            Sym::Instance { method, .. } if method != "__call__" => Some(method.as_str()),
+            Sym::Instance { .. } | Sym::DictValues(_) => None,
+        };
+        if last.is_some_and(|name| !self.disabled_names.contains(name)) {
+            return None;
+        }
         self.resolve_sym(sym, file)
             .into_iter()
             .find_map(|target| match target {

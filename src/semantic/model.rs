@@ -8,7 +8,7 @@ use super::cond::{Atom, Cond, atom_for_qualified};
 use super::data::TORCH;
 use super::summary::{
     Branch, CallSite, ClassInfo, CompileForm, CompileTarget, FileSummary, FuncIdx, FunctionInfo,
-    Guard, GuardIdx, PathStep,
+    Guard, GuardIdx, PathStep, ProjectCall,
 };
 use super::tensor::TensorKind;
 use facts::Follow;
@@ -1217,9 +1217,10 @@ impl<'a> SemanticModel<'a> {
             Some(Sym::Dotted(_)) => return,
             Some(sym) => sym.clone(),
         };
-        let site = CallSite {
+        let calls = &self.summary.functions[func as usize].calls;
+        let site = ProjectCall {
             func,
-            callee: edge.clone(),
+            call: calls.len() as u32,
             location: self.location(call.start().into()),
             end_location: self.location(call.end().into()),
             path: self.path().to_vec(),

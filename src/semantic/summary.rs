@@ -44,6 +44,16 @@ pub struct OutsideWrite {
     pub location: Location,
 }
 
+/// Where one edge of `FunctionInfo::calls` is called (compact: the callee is `calls[call]`).
+#[derive(Clone, Debug)]
+pub struct ProjectCall {
+    pub func: FuncIdx,
+    pub call: u32,
+    pub location: Location,
+    pub end_location: Location,
+    pub path: Vec<PathStep>,
+}
+
 /// One call from a function of this file to a project symbol, where it is and on which path.
 #[derive(Clone, Debug)]
 pub struct CallSite {
@@ -177,7 +187,7 @@ pub struct FileSummary {
     /// Targets of `torch.compile(...)` calls and compile roots found in this file.
     pub compile_roots: Vec<CompileTarget>,
     /// Calls from a function to a project function (for findings about what the callee is).
-    pub call_sites: Vec<CallSite>,
+    pub call_sites: Vec<ProjectCall>,
     /// Module-level dispatch dicts (`NAME = {key: callable, ...}`) and what their values call.
     pub module_dispatch: HashMap<String, Vec<Sym>>,
     /// `torch.utils.checkpoint.checkpoint(fn, ...)` calls: `callee` is the checkpointed function.

@@ -36,7 +36,7 @@ impl<'a> SemanticModel<'a> {
                 && self.is_outside_object(&attribute.value)
             {
                 self.push_outside_write(
-                    format!("writes attribute `.{}`", attribute.attr.id),
+                    || format!("writes attribute `.{}`", attribute.attr.id),
                     target,
                 );
             }
@@ -51,20 +51,30 @@ impl<'a> SemanticModel<'a> {
             && self.is_outside_object(&attribute.value)
         {
             self.push_outside_write(
-                format!("calls `.{}()` on an outside object", attribute.attr.id),
+                || format!("calls `.{}()` on an outside object", attribute.attr.id),
                 call.func.as_ref(),
             );
         }
     }
 
-    fn push_outside_write(&mut self, what: String, at: &Expr) {
+    /// Keeps the first write of each function (the one a finding names).
+    fn push_outside_write(&mut self, what: impl FnOnce() -> String, at: &Expr) {
         let Some(func) = self.current_function() else {
             return;
         };
+        if !self.summary.functions[func as usize]
+            .outside_writes
+            .is_empty()
+        {
+            return;
+        }
         let location = self.location(at.start().into());
         self.summary.functions[func as usize]
             .outside_writes
-            .push(OutsideWrite { what, location });
+            .push(OutsideWrite {
+                what: what(),
+                location,
+            });
     }
 
     /// Is the object rooted in a name this function did not assign (`self`, a parameter, a global)?

@@ -44,6 +44,14 @@ impl<'a> SemanticModel<'a> {
 
     /// Records every `torch.compile(...)` call in `def`'s body that sits under `if` tests.
     pub(crate) fn collect_compile_gates(&mut self, def: &'a ast::StmtFunctionDef) {
+        // Most functions never mention compile: skip the walk (it runs for every function).
+        let text = self
+            .source
+            .get(usize::from(def.start())..usize::from(def.end()))
+            .unwrap_or_default();
+        if !text.contains("compile") {
+            return;
+        }
         let mut params = HashMap::new();
         for param in def.parameters.iter_non_variadic_params() {
             if let Some(annotation) = param.parameter.annotation.as_deref()
