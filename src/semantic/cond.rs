@@ -28,10 +28,11 @@ pub enum Atom {
     Probe(String),
     /// A call to something that may be a project predicate; resolved when linking.
     Call(Sym),
-    /// `isinstance(x, dict)` on the first parameter of the function (unchanged so far): False
-    /// in a compiled root `forward`, whose input is a tensor (a dict input is the eager
-    /// training-loss convention, e.g. ultralytics' `BaseModel.forward`).
-    InputIsDict,
+    /// `isinstance(x, dict|list|tuple|str)` on the first parameter of the function (unannotated
+    /// or annotated as a tensor, unchanged so far): False in a compiled root `forward`, whose
+    /// input is a tensor (a dict input is the eager training-loss convention, e.g. ultralytics'
+    /// `BaseModel.forward`).
+    InputIsContainer,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -156,7 +157,7 @@ impl Cond {
                 },
             },
             Cond::Atom(Atom::Probe(_)) => Truth::Unknown,
-            Cond::Atom(Atom::InputIsDict) => {
+            Cond::Atom(Atom::InputIsContainer) => {
                 if assume.input_is_tensor {
                     Truth::False
                 } else {

@@ -516,12 +516,21 @@ impl<'a> SemanticModel<'a> {
             return atom_for_qualified(&qualified).map_or(Cond::Unknown, Cond::Atom);
         }
         if self.is_builtin(&call.func, "isinstance") {
-            if let [Expr::Name(name), Expr::Name(kind), ..] = &*call.arguments.args
-                && kind.id.as_str() == "dict"
-                && self.lookup("dict").is_none()
+            let container = |kind: &Expr| {
+                matches!(kind, Expr::Name(n)
+                    if matches!(n.id.as_str(), "dict" | "list" | "tuple" | "str")
+                        && self.lookup(n.id.as_str()).is_none())
+            };
+            if let [Expr::Name(name), kind, ..] = &*call.arguments.args
                 && self.is_first_input(name.id.as_str())
+                && match kind {
+                    Expr::Tuple(kinds) => {
+                        !kinds.elts.is_empty() && kinds.elts.iter().all(container)
+                    }
+                    other => container(other),
+                }
             {
-                return Cond::Atom(Atom::InputIsDict);
+                return Cond::Atom(Atom::InputIsContainer);
             }
             return Cond::Unknown;
         }
@@ -721,14 +730,17 @@ impl<'a> SemanticModel<'a> {
                 self_name = Some(param_name);
                 continue;
             }
-            if first_input.is_none() {
-                first_input = Some(param_name.clone());
-            }
             let kind = param
                 .parameter
                 .annotation
                 .as_deref()
                 .map_or(TensorKind::Unknown, |ann| self.annotation_kind(ann));
+            if position == usize::from(self_name.is_some()) {
+                // The input: unannotated or annotated as a tensor (a `Union[Tensor, Dict]`
+                // annotation says the dict path is real).
+                let plain = param.parameter.annotation.is_none() || kind == TensorKind::Tensor;
+                first_input = plain.then(|| param_name.clone());
+            }
             locals.insert(param_name, kind);
         }
         for param in &params.kwonlyargs {
