@@ -703,3 +703,84 @@ fn a_bad_root_pattern_is_an_error() {
         stderr(&output)
     );
 }
+
+#[test]
+fn roots_reach_submodules_but_not_helpers_or_dead_subclasses() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "lib/__init__.py", "");
+    write(
+        dir.path(),
+        "lib/models.py",
+        r#"import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def forward(self, x):
+        return x * x.max().item()
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block() for _ in range(2)])
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return self.head(x)
+
+    def head(self, x):
+        return x
+
+
+class GeneratedNet(Net):
+    # Like transformers' modular_*.py sources: a subclass nobody builds.
+    def head(self, x):
+        return x.tolist()
+
+
+def make_net():
+    return x_helper(Net())
+
+
+def x_helper(net):
+    return net.sum().item()
+"#,
+    );
+    let output = graphbreak(dir.path(), &["scan", "--roots", "lib.models.Net", "."]);
+    let text = stdout(&output);
+    // Block.forward runs when Net calls its submodules: reached.
+    assert!(text.contains("lib/models.py:7:"), "{text}");
+    // GeneratedNet is never instantiated: its override of `head` is not `self.head` here.
+    assert!(!text.contains("lib/models.py:27:"), "{text}");
+    // Without roots every forward counts, and the override may be `self.head` of some instance.
+    let all = stdout(&graphbreak(dir.path(), &["scan", "."]));
+    assert!(all.contains("lib/models.py:27:"), "{all}");
+    // A wildcard pattern roots models, not module-level helpers such as make_net / x_helper.
+    let wild = stdout(&graphbreak(dir.path(), &["scan", "--roots", "lib.*", "."]));
+    assert!(!wild.contains("lib/models.py:35:"), "{wild}");
+    // ... an exact name does.
+    let exact = stdout(&graphbreak(
+        dir.path(),
+        &["scan", "--roots", "lib.models.x_helper", "."],
+    ));
+    assert!(exact.contains("lib/models.py:35:"), "{exact}");
+}
+
+#[test]
+fn with_roots_flags_left_at_their_default_are_false() {
+    // corpus/roots/profiled.py: `profile=False` / `augment=False` that no traced call sets.
+    let root_dir = root().join("corpus/roots");
+    let quiet = graphbreak(&root_dir, &["scan", "--roots", "profiled.ProfiledNet", "."]);
+    assert_eq!(quiet.status.code(), Some(0), "{}", stdout(&quiet));
+    // A root whose call sets `augment=True` reaches the augmented read.
+    let reached = graphbreak(&root_dir, &["scan", "--roots", "profiled.Augmented", "."]);
+    let source = std::fs::read_to_string(root_dir.join("profiled.py")).unwrap();
+    let row_of = |needle: &str| source.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let text = stdout(&reached);
+    let augmented = format!("profiled.py:{}:", row_of("x * x.max().item()"));
+    let profiled = format!("profiled.py:{}:", row_of("print(x.sum().item())"));
+    assert!(text.contains(&augmented), "{text}");
+    assert!(!text.contains(&profiled), "{text}");
+}

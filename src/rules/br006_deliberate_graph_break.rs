@@ -66,8 +66,8 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
     let summary = &project.files[file as usize];
     let mut out = Vec::new();
     for site in &summary.call_sites {
-        let callee = &summary.functions[site.func as usize].calls[site.call as usize];
-        let Some((name, path, line)) = project.disabled_callee(callee, file) else {
+        let edge = &summary.functions[site.func as usize].calls[site.call as usize];
+        let Some((name, path, line)) = project.disabled_callee(&edge.sym, file) else {
             continue;
         };
         let candidate = Candidate {
@@ -84,7 +84,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             statement_rows: (site.location.row, site.end_location.row),
             fix: None,
             func: Some(site.func),
-            path: site.path.clone(),
+            path: edge.path.to_vec(),
             scope: DeliberateGraphBreak::META.scope,
             hazard: Hazard::GraphBreak,
         };

@@ -57,6 +57,12 @@ impl RootPattern {
     pub fn matches(&self, dotted: &str) -> bool {
         self.matcher.is_match(dotted.replace('.', "/"))
     }
+
+    /// A pattern with a wildcard names models (nn.Module classes) only; a function is a root only
+    /// when named exactly, so `pkg.models.*` does not compile every helper in those modules.
+    pub fn names_functions(&self) -> bool {
+        !self.text.contains(['*', '?', '['])
+    }
 }
 
 /// What the user says is compiled. Empty: every nn.Module's `forward` is a root (the default).
@@ -81,6 +87,10 @@ pub struct Root {
     pub reason: String,
 }
 
+/// The project functions a call from a file resolves to, shared by the closure's rounds (name
+/// resolution is the costly part of linking a large tree).
+type CalleeCache<'a> = HashMap<(FileId, &'a Sym), Vec<FuncRef>>;
+
 enum Target {
     Function(FuncRef),
     Class(ClassRef),
@@ -97,7 +107,18 @@ pub struct Project<'a> {
     /// not among them cannot reach one (spares resolving every call site again).
     disabled_names: HashSet<&'a str>,
     pub roots: Vec<Root>,
+    root_funcs: HashSet<FuncRef>,
+    /// With roots: per traced function, its `flag=False`-style parameters that no traced call
+    /// passes (a root is called with its input only, so its `*args`/`**kwargs` are empty).
+    flags_pinned: HashMap<FuncRef, HashSet<String>>,
     region_source: &'a RegionSource,
+    /// With configured roots, a traced Module method reaches its submodules' forwards (without,
+    /// every forward is a root already and the expansion would only cost time).
+    expand_submodules: bool,
+    /// With configured roots: the classes that can be a receiver (instantiated somewhere in the
+    /// project, or named by a root). `self.m()` reaches a subclass's override only in those —
+    /// a class nobody builds (transformers' `modular_*.py` sources) cannot be `self`.
+    live_classes: Option<HashSet<ClassRef>>,
 }
 
 impl<'a> Project<'a> {
@@ -126,11 +147,43 @@ impl<'a> Project<'a> {
                 .map(|f| f.name.as_str())
                 .collect(),
             roots: Vec::new(),
+            root_funcs: HashSet::new(),
+            flags_pinned: HashMap::new(),
             region_source,
+            expand_submodules: !root_spec.is_empty(),
+            live_classes: None,
         };
         project.find_module_classes();
+        if !root_spec.is_empty() {
+            project.live_classes = Some(HashSet::new());
+        }
         project.find_roots(root_spec);
-        project.in_region = project.closure(project.roots.iter().map(|r| r.func));
+        let mut callees = CalleeCache::new();
+        project.root_funcs = project.roots.iter().map(|r| r.func).collect();
+        project.in_region = project.closure(project.roots.iter().map(|r| r.func), &mut callees);
+        // With roots, a class is live when a root names it or traced code builds it (more live
+        // classes reach more overrides), and a `profile=False` flag no traced call passes is
+        // False (fewer calls are traced): repeat until nothing changes (2–3 rounds).
+        // Only with roots: without, every forward is a root, the root-input assumption is weak,
+        // and a round costs ~0.15 s of CPU on transformers (the scan budget is 0.6x ruff).
+        let rounds = if project.live_classes.is_some() { 6 } else { 0 };
+        for _ in 0..rounds {
+            let grown = project
+                .live_classes
+                .as_ref()
+                .map(|live| project.instantiated_by(&project.in_region, live));
+            let pinned = project.flags_at_default();
+            let live_same = match (&grown, &project.live_classes) {
+                (Some(grown), Some(live)) => grown.len() == live.len(),
+                _ => true,
+            };
+            if live_same && pinned == project.flags_pinned {
+                break;
+            }
+            project.live_classes = grown;
+            project.flags_pinned = pinned;
+            project.in_region = project.closure(project.roots.iter().map(|r| r.func), &mut callees);
+        }
         project
     }
 
@@ -339,8 +392,12 @@ impl<'a> Project<'a> {
                 continue;
             }
             let file = &self.files[sub.0 as usize];
+            let live = self
+                .live_classes
+                .as_ref()
+                .is_none_or(|live| live.contains(&sub));
             let qual = format!("{}.{name}", file.classes[sub.1 as usize].qualname);
-            if let Some(&idx) = file.function_by_name.get(&qual) {
+            if live && let Some(&idx) = file.function_by_name.get(&qual) {
                 found.push((sub.0, idx));
             }
             queue.extend(self.subclasses.get(&sub).into_iter().flatten().copied());
@@ -349,6 +406,102 @@ impl<'a> Project<'a> {
     }
 
     // ----- classes and regions --------------------------------------------------------------
+
+    /// For each function traced calls reach, the flag parameters none of those calls passes.
+    fn flags_at_default(&self) -> HashMap<FuncRef, HashSet<String>> {
+        // Only calls that can reach a function with flags matter: filter by the called name
+        // before resolving (resolution is the costly part on large trees).
+        let flagged_names: HashSet<&str> = self
+            .files
+            .iter()
+            .flat_map(|file| file.functions.iter())
+            .filter(|f| !f.flag_params.is_empty())
+            .map(|f| f.name.as_str())
+            .collect();
+        let mut passed: HashMap<FuncRef, HashSet<String>> = HashMap::new();
+        for &caller in &self.in_region {
+            let info = &self.files[caller.0 as usize].functions[caller.1 as usize];
+            let caller_is_root = self.root_funcs.contains(&caller);
+            for call in &info.calls {
+                if !flagged_names.contains(call.sym.last_segment()) {
+                    continue;
+                }
+                if !call.path.is_empty() && self.eager_only(caller.0, caller.1, &call.path) {
+                    continue;
+                }
+                // A root's own `*args` / `**kwargs` are empty: it is called with its input.
+                let spread_is_empty = |spread: &Option<String>, own: &Option<String>| match spread {
+                    None => true,
+                    Some(name) => caller_is_root && own.as_deref() == Some(name.as_str()),
+                };
+                let star_empty = spread_is_empty(&call.args.star, &info.vararg);
+                let double_star_empty = spread_is_empty(&call.args.double_star, &info.kwarg);
+                for target in self.resolve_sym(&call.sym, caller.0) {
+                    let Target::Function(callee) = target else {
+                        continue;
+                    };
+                    let flags =
+                        &self.files[callee.0 as usize].functions[callee.1 as usize].flag_params;
+                    // Passing the caller's own flag that is still at its default passes nothing.
+                    let passes = |value: &Option<String>| match value {
+                        Some(variable) => !self
+                            .flags_pinned
+                            .get(&caller)
+                            .is_some_and(|pinned| pinned.contains(variable)),
+                        None => true,
+                    };
+                    let entry = passed.entry(callee).or_default();
+                    for (name, position) in flags {
+                        let by_position = position.is_some_and(|p| {
+                            !star_empty || call.args.positional.get(p as usize).is_some_and(passes)
+                        });
+                        let by_keyword = !double_star_empty
+                            || call
+                                .args
+                                .keywords
+                                .iter()
+                                .any(|(keyword, value)| keyword == name && passes(value));
+                        if by_position || by_keyword {
+                            entry.insert(name.clone());
+                        }
+                    }
+                }
+            }
+        }
+        passed
+            .into_iter()
+            .filter(|(callee, _)| !self.root_funcs.contains(callee))
+            .map(|(callee, passed)| {
+                let flags = &self.files[callee.0 as usize].functions[callee.1 as usize].flag_params;
+                let pinned: HashSet<String> = flags
+                    .iter()
+                    .map(|(name, _)| name.clone())
+                    .filter(|name| !passed.contains(name))
+                    .collect();
+                (callee, pinned)
+            })
+            .filter(|(_, pinned)| !pinned.is_empty())
+            .collect()
+    }
+
+    /// `live` plus every project class the given functions call (instantiate).
+    fn instantiated_by(
+        &self,
+        functions: &HashSet<FuncRef>,
+        live: &HashSet<ClassRef>,
+    ) -> HashSet<ClassRef> {
+        let mut grown = live.clone();
+        for &(file, idx) in functions {
+            for call in &self.files[file as usize].functions[idx as usize].calls {
+                for target in self.resolve_sym(&call.sym, file) {
+                    if let Target::Class(class) = target {
+                        grown.insert(class);
+                    }
+                }
+            }
+        }
+        grown
+    }
 
     fn find_module_classes(&mut self) {
         let mut direct: Vec<ClassRef> = Vec::new();
@@ -414,6 +567,9 @@ impl<'a> Project<'a> {
                             add(func, reason, &mut roots)
                         }
                         Target::Class(class) => {
+                            if let Some(live) = &mut self.live_classes {
+                                live.insert(class);
+                            }
                             if let Some(forward) = self.lookup_method(class, "forward", 0) {
                                 add(forward, reason, &mut roots);
                             }
@@ -453,9 +609,15 @@ impl<'a> Project<'a> {
                     }
                     let matched = (module_matches && !class.qualname.contains('.'))
                         || pattern.matches(&format!("{}.{}", file.module, class.qualname));
+                    if matched && let Some(live) = &mut self.live_classes {
+                        live.insert(class_ref);
+                    }
                     if matched && let Some(forward) = self.lookup_method(class_ref, "forward", 0) {
                         add(forward, format!("--roots {}", pattern.text), &mut roots);
                     }
+                }
+                if !pattern.names_functions() {
+                    continue;
                 }
                 for (qualname, &idx) in &file.function_by_name {
                     if pattern.matches(&format!("{}.{qualname}", file.module)) {
@@ -484,7 +646,10 @@ impl<'a> Project<'a> {
                         continue;
                     }
                     let reason = format!("check case {}::{}", file.module, function.name);
-                    for forward in self.modules_built_by((file_id, idx as FuncIdx)) {
+                    for (class, forward) in self.modules_built_by((file_id, idx as FuncIdx), 3) {
+                        if let Some(live) = &mut self.live_classes {
+                            live.insert(class);
+                        }
                         add(forward, reason.clone(), &mut roots);
                     }
                 }
@@ -494,8 +659,8 @@ impl<'a> Project<'a> {
     }
 
     /// The `forward`s of the nn.Modules a factory instantiates, itself or through the project
-    /// functions it calls (a few levels: `build_model("nano")` → `Detector(...)`).
-    fn modules_built_by(&self, factory: FuncRef) -> Vec<FuncRef> {
+    /// functions it calls, up to `max_depth` calls deep (`build_model("nano")` → `Detector(...)`).
+    fn modules_built_by(&self, factory: FuncRef, max_depth: u32) -> Vec<(ClassRef, FuncRef)> {
         let mut out = Vec::new();
         let mut queue: VecDeque<(FuncRef, u32)> = VecDeque::from([(factory, 0)]);
         let mut visited: HashSet<FuncRef> = HashSet::new();
@@ -505,14 +670,14 @@ impl<'a> Project<'a> {
             }
             let info = &self.files[func.0 as usize].functions[func.1 as usize];
             for call in &info.calls {
-                for target in self.resolve_sym(call, func.0) {
+                for target in self.resolve_sym(&call.sym, func.0) {
                     match target {
                         Target::Class(class) if self.module_classes.contains(&class) => {
                             if let Some(forward) = self.lookup_method(class, "forward", 0) {
-                                out.push(forward);
+                                out.push((class, forward));
                             }
                         }
-                        Target::Function(callee) if depth < 3 => {
+                        Target::Function(callee) if depth < max_depth => {
                             queue.push_back((callee, depth + 1))
                         }
                         _ => {}
@@ -521,6 +686,25 @@ impl<'a> Project<'a> {
             }
         }
         out
+    }
+
+    /// The `forward`s of the nn.Modules `func` itself instantiates (memoized in `cache`: helpers
+    /// such as `post_init()` are called from thousands of `__init__`s).
+    fn modules_built_directly(
+        &self,
+        func: FuncRef,
+        cache: &mut HashMap<FuncRef, Vec<FuncRef>>,
+    ) -> Vec<FuncRef> {
+        if let Some(found) = cache.get(&func) {
+            return found.clone();
+        }
+        let found: Vec<FuncRef> = self
+            .modules_built_by(func, 0)
+            .into_iter()
+            .map(|(_, forward)| forward)
+            .collect();
+        cache.insert(func, found.clone());
+        found
     }
 
     /// What a compile target names: `self.model` typed by `self.model = Cls(...)` in the class,
@@ -537,56 +721,59 @@ impl<'a> Project<'a> {
     }
 
     /// Every function reachable from `roots` over the call graph (`@torch.compiler.disable`
-    /// stops it; `disable(recursive=False)` skips only its own frame).
-    fn closure(&self, roots: impl Iterator<Item = FuncRef>) -> HashSet<FuncRef> {
+    /// stops it; `disable(recursive=False)` skips only its own frame). With roots, a traced
+    /// method of an nn.Module also reaches the `forward` of every Module its `__init__` builds
+    /// (`self.layers = nn.ModuleList([Block() ...])`, directly or one call deep): calling a
+    /// submodule runs its forward.
+    fn closure(
+        &self,
+        roots: impl Iterator<Item = FuncRef>,
+        cache: &mut CalleeCache<'a>,
+    ) -> HashSet<FuncRef> {
         let mut in_region = HashSet::new();
         let mut queue: VecDeque<FuncRef> = roots.collect();
         let mut visited: HashSet<FuncRef> = HashSet::new();
+        let mut expanded: HashSet<ClassRef> = HashSet::new();
+        let mut built: HashMap<FuncRef, Vec<FuncRef>> = HashMap::new();
         while let Some(func) = queue.pop_front() {
-            let info = &self.files[func.0 as usize].functions[func.1 as usize];
+            let file = &self.files[func.0 as usize];
+            let info = &file.functions[func.1 as usize];
             if info.disabled || !visited.insert(func) {
                 continue;
             }
             if !info.disabled_frame_only {
                 in_region.insert(func);
             }
-            for call in &info.calls {
-                for target in self.resolve_sym(call, func.0) {
-                    match target {
-                        Target::Function(callee) => {
-                            queue.push_back(callee);
-                            // `self.loss_function(...)` on a property calls what the getter
-                            // returns (`LOSS_MAPPING[self.loss_type]`).
-                            let getter =
-                                &self.files[callee.0 as usize].functions[callee.1 as usize];
-                            if getter.is_property {
-                                for returned in &getter.returned_callables {
-                                    for target in self.resolve_sym(returned, callee.0) {
-                                        match target {
-                                            Target::Function(f) => queue.push_back(f),
-                                            Target::Class(class) => {
-                                                if let Some(init) =
-                                                    self.lookup_method(class, "__init__", 0)
-                                                {
-                                                    queue.push_back(init);
-                                                }
-                                            }
-                                            Target::PredicateAlias(..) => {}
-                                        }
-                                    }
-                                }
+            if self.expand_submodules
+                && let Some(class) = &info.class
+                && let Some(&class_idx) = file.class_by_name.get(class)
+                && self.module_classes.contains(&(func.0, class_idx))
+                && expanded.insert((func.0, class_idx))
+            {
+                // Submodules are built while constructing the model: in `__init__` and what it
+                // calls (`self._make_layer(...)`), not in `init_criterion()` called from `loss()`.
+                if let Some(&init) = file.function_by_name.get(&format!("{class}.__init__")) {
+                    let init = (func.0, init);
+                    queue.extend(self.modules_built_directly(init, &mut built));
+                    for call in &self.files[init.0 as usize].functions[init.1 as usize].calls {
+                        for target in self.resolve_sym(&call.sym, init.0) {
+                            if let Target::Function(callee) = target {
+                                queue.extend(self.modules_built_directly(callee, &mut built));
                             }
                         }
-                        // Building an object in traced code runs (and Dynamo traces) its
-                        // `__init__`: a loss module constructed inside a loss function.
-                        Target::Class(class) => {
-                            if let Some(init) = self.lookup_method(class, "__init__", 0) {
-                                queue.push_back(init);
-                            }
-                        }
-                        Target::PredicateAlias(..) => {}
                     }
                 }
+            }
+            for call in &info.calls {
+                // `if not is_compiling(): self.debug(x)`, `if isinstance(x, dict): return
+                // self.loss(x)`: a call Dynamo never traces does not compile its callee.
+                if !call.path.is_empty() && self.eager_only(func.0, func.1, &call.path) {
+                    continue;
+                }
+                let callees = cache
+                    .entry((func.0, &call.sym))
+                    .or_insert_with(|| self.call_targets(&call.sym, func.0));
+                queue.extend(callees.iter().copied());
             }
         }
         in_region
@@ -594,7 +781,8 @@ impl<'a> Project<'a> {
 
     /// How many functions one root reaches (itself included), for `--show-roots`.
     pub fn reach_count(&self, root: FuncRef) -> usize {
-        self.closure(std::iter::once(root)).len()
+        self.closure(std::iter::once(root), &mut CalleeCache::new())
+            .len()
     }
 
     /// `module.QualName` and row of a function, for `--show-roots`.
@@ -657,6 +845,8 @@ impl<'a> Project<'a> {
                     _ => Cond::Unknown,
                 }
             }
+            // A flag parameter means something only inside its own function.
+            Cond::Atom(super::cond::Atom::FlagParam(_)) => Cond::Unknown,
             Cond::Not(inner) => Cond::Not(Box::new(self.localize_depth(inner, file, depth))),
             Cond::Choice(a, b) => Cond::Choice(
                 Box::new(self.localize_depth(a, file, depth)),
@@ -682,12 +872,19 @@ impl<'a> Project<'a> {
 
     /// Is a finding with this path unreachable while Dynamo traces (eager-only or failure-only
     /// code)?
-    fn eager_only(&self, file: FileId, path: &[PathStep]) -> bool {
+    fn eager_only(&self, file: FileId, func: FuncIdx, path: &[PathStep]) -> bool {
         let summary = &self.files[file as usize];
         let resolve = |sym: &Sym| self.predicate_formula(sym, file);
         let assume = Assumptions {
             torch_floor: summary.torch_floor,
             export_reading: ExportReading::FromTable,
+            input_is_tensor: summary.functions[func as usize].name == "forward"
+                && self.root_funcs.contains(&(file, func)),
+            flag_at_default: &|name: &str| {
+                self.flags_pinned
+                    .get(&(file, func))
+                    .is_some_and(|pinned| pinned.contains(name))
+            },
             resolve_call: &resolve,
         };
         path.iter().any(|step| match *step {
@@ -710,7 +907,7 @@ impl<'a> Project<'a> {
             RegionSource::Computed => match candidate.func {
                 Some(func) => {
                     self.in_region.contains(&(file, func))
-                        && !self.eager_only(file, &candidate.path)
+                        && !self.eager_only(file, func, &candidate.path)
                 }
                 None => false,
             },
@@ -786,6 +983,38 @@ impl<'a> Project<'a> {
                 }
                 _ => None,
             })
+    }
+
+    /// The functions a call to `sym` runs: the callee; for a class, its `__init__` (building an
+    /// object in traced code runs it: a loss module constructed inside a loss function); for a
+    /// property getter, also what it returns (`self.loss_function(...)` calls
+    /// `LOSS_MAPPING[self.loss_type]`).
+    fn call_targets(&self, sym: &Sym, file: FileId) -> Vec<FuncRef> {
+        let mut out = Vec::new();
+        for target in self.resolve_sym(sym, file) {
+            match target {
+                Target::Function(callee) => {
+                    out.push(callee);
+                    let getter = &self.files[callee.0 as usize].functions[callee.1 as usize];
+                    if getter.is_property {
+                        for returned in &getter.returned_callables {
+                            for target in self.resolve_sym(returned, callee.0) {
+                                match target {
+                                    Target::Function(f) => out.push(f),
+                                    Target::Class(class) => {
+                                        out.extend(self.lookup_method(class, "__init__", 0))
+                                    }
+                                    Target::PredicateAlias(..) => {}
+                                }
+                            }
+                        }
+                    }
+                }
+                Target::Class(class) => out.extend(self.lookup_method(class, "__init__", 0)),
+                Target::PredicateAlias(..) => {}
+            }
+        }
+        out
     }
 
     /// The literal boolean default of `field` in the class `class` names (as seen from `file`),

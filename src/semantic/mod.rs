@@ -27,3 +27,16 @@ pub enum Sym {
     /// Every value of the module-level dispatch dict `dict` names (`return LOSS_MAPPING[kind]`).
     DictValues(Box<Sym>),
 }
+
+impl Sym {
+    /// The last dotted segment of the name (what a call site calls: `f` of `pkg.mod.f`).
+    pub fn last_segment(&self) -> &str {
+        let text = match self {
+            Sym::Dotted(name) | Sym::Local(name) => name.as_str(),
+            Sym::SelfAttr { attr, .. } | Sym::SuperAttr { attr, .. } => attr.as_str(),
+            Sym::Instance { method, .. } => method.as_str(),
+            Sym::DictValues(dict) => return dict.last_segment(),
+        };
+        text.rsplit('.').next().unwrap_or(text)
+    }
+}

@@ -7,8 +7,8 @@ use super::Sym;
 use super::cond::{Atom, Cond, atom_for_qualified};
 use super::data::TORCH;
 use super::summary::{
-    Branch, CallSite, ClassInfo, CompileForm, CompileTarget, FileSummary, FuncIdx, FunctionInfo,
-    Guard, GuardIdx, PathStep, ProjectCall,
+    Branch, CallArgs, CallEdge, CallSite, ClassInfo, CompileForm, CompileTarget, FileSummary,
+    FuncIdx, FunctionInfo, Guard, GuardIdx, PathStep, ProjectCall,
 };
 use super::tensor::TensorKind;
 use facts::Follow;
@@ -65,6 +65,8 @@ struct Frame<'a> {
     values: HashMap<String, &'a Expr>,
     /// Parameters annotated with a project class (`config: MyConfig`, `head: Head | None`).
     param_classes: HashMap<String, Sym>,
+    /// The first positional parameter after `self` (a function's input).
+    first_input: Option<String>,
 }
 
 enum FrameKind {
@@ -418,6 +420,27 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
+    /// Is `name` a parameter of the current function with a falsy literal default, not
+    /// reassigned so far?
+    fn is_flag_param(&self, name: &str) -> bool {
+        let (Some(frame), Some(func)) = (self.function_frame(), self.current_function()) else {
+            return false;
+        };
+        !frame.values.contains_key(name)
+            && self.summary.functions[func as usize]
+                .flag_params
+                .iter()
+                .any(|(flag, _)| flag == name)
+    }
+
+    /// Is `name` the first input parameter of the current function (after `self`), not
+    /// reassigned so far?
+    fn is_first_input(&self, name: &str) -> bool {
+        self.function_frame().is_some_and(|frame| {
+            frame.first_input.as_deref() == Some(name) && !frame.values.contains_key(name)
+        })
+    }
+
     /// `(self parameter name, class local qualname)` when inside a method.
     pub fn method_context(&self) -> Option<(&str, &str)> {
         for frame in self.frames.iter().rev() {
@@ -500,6 +523,10 @@ impl<'a> SemanticModel<'a> {
                     Cond::Choice(Box::new(body), Box::new(orelse))
                 }
             }
+            // `if profile:` on a `profile=False` parameter not reassigned so far.
+            Expr::Name(name) if self.is_flag_param(name.id.as_str()) => {
+                Cond::Atom(Atom::FlagParam(name.id.to_string()))
+            }
             // `compiling = is_compiling()` … `if compiling:`
             Expr::Name(name) if follow == Follow::Locals => {
                 match self.local_value(name.id.as_str()) {
@@ -517,6 +544,25 @@ impl<'a> SemanticModel<'a> {
         // `getattr(torch.compiler, "is_compiling", lambda: False)()`
         if let Some(qualified) = self.getattr_target(&call.func) {
             return atom_for_qualified(&qualified).map_or(Cond::Unknown, Cond::Atom);
+        }
+        if self.is_builtin(&call.func, "isinstance") {
+            let container = |kind: &Expr| {
+                matches!(kind, Expr::Name(n)
+                    if matches!(n.id.as_str(), "dict" | "list" | "tuple" | "str")
+                        && self.lookup(n.id.as_str()).is_none())
+            };
+            if let [Expr::Name(name), kind, ..] = &*call.arguments.args
+                && self.is_first_input(name.id.as_str())
+                && match kind {
+                    Expr::Tuple(kinds) => {
+                        !kinds.elts.is_empty() && kinds.elts.iter().all(container)
+                    }
+                    other => container(other),
+                }
+            {
+                return Cond::Atom(Atom::InputIsContainer);
+            }
+            return Cond::Unknown;
         }
         if self.is_builtin(&call.func, "hasattr") {
             if let [object, Expr::StringLiteral(attr), ..] = &*call.arguments.args
@@ -699,6 +745,13 @@ impl<'a> SemanticModel<'a> {
             }),
             returned_callables: Vec::new(),
             predicate: None,
+            flag_params: Vec::new(),
+            vararg: def
+                .parameters
+                .vararg
+                .as_ref()
+                .map(|p| p.name.id.to_string()),
+            kwarg: def.parameters.kwarg.as_ref().map(|p| p.name.id.to_string()),
         });
         // `@name.setter` / `@name.deleter` reuse the property's name: `self.name` still reads
         // (and Dynamo traces) the getter, so the getter keeps the name.
@@ -714,6 +767,7 @@ impl<'a> SemanticModel<'a> {
 
         let mut locals = HashMap::new();
         let mut self_name = None;
+        let mut first_input = None;
         let params = &def.parameters;
         let has_self = class.is_some() && !self.is_static(def);
         let comment_kinds = self.type_comment_kinds(def, has_self);
@@ -738,6 +792,12 @@ impl<'a> SemanticModel<'a> {
                 .map(|ann| self.annotation_kind(ann))
                 .or(from_comment)
                 .unwrap_or(TensorKind::Unknown);
+            if position == usize::from(self_name.is_some()) {
+                // The input: unannotated or annotated as a tensor (a `Union[Tensor, Dict]`
+                // annotation says the dict path is real).
+                let plain = param.parameter.annotation.is_none() || kind == TensorKind::Tensor;
+                first_input = plain.then(|| param_name.clone());
+            }
             locals.insert(param_name, kind);
         }
         for param in &params.kwonlyargs {
@@ -751,6 +811,26 @@ impl<'a> SemanticModel<'a> {
         for variadic in params.vararg.iter().chain(params.kwarg.iter()) {
             locals.insert(variadic.name.id.to_string(), TensorKind::NotTensor);
         }
+        let offset = usize::from(self_name.is_some());
+        let flag_params: Vec<(String, Option<u32>)> = params
+            .posonlyargs
+            .iter()
+            .chain(params.args.iter())
+            .enumerate()
+            .skip(offset)
+            .map(|(position, param)| (param, Some((position - offset) as u32)))
+            .chain(params.kwonlyargs.iter().map(|param| (param, None)))
+            .filter(|(param, _)| {
+                matches!(
+                    param.default.as_deref(),
+                    Some(Expr::BooleanLiteral(b)) if !b.value
+                ) || matches!(param.default.as_deref(), Some(Expr::NoneLiteral(_)))
+                    || matches!(param.default.as_deref(), Some(Expr::NumberLiteral(n))
+                        if matches!(&n.value, ast::Number::Int(i) if i.as_u8() == Some(0)))
+            })
+            .map(|(param, position)| (param.parameter.name.id.to_string(), position))
+            .collect();
+        self.summary.functions[idx as usize].flag_params = flag_params;
 
         let param_classes = self.project_param_classes(def);
         self.frames.push(Frame {
@@ -768,6 +848,7 @@ impl<'a> SemanticModel<'a> {
             shape_lists: HashSet::new(),
             values: HashMap::new(),
             param_classes,
+            first_input,
         });
         let scope = FunctionScope {
             idx,
@@ -897,6 +978,7 @@ impl<'a> SemanticModel<'a> {
             shape_lists: HashSet::new(),
             values: HashMap::new(),
             param_classes: HashMap::new(),
+            first_input: None,
         });
     }
 
@@ -1194,14 +1276,24 @@ impl<'a> SemanticModel<'a> {
                 end_location: self.location(call.end().into()),
                 path: self.path().to_vec(),
             });
-            self.summary.functions[func as usize].calls.push(target);
+            let edge = CallEdge {
+                sym: target,
+                path: self.path.as_slice().into(),
+                args: call_args(&call.arguments),
+            };
+            self.summary.functions[func as usize].calls.push(edge);
             return;
         }
         if callee.is_none()
             && let Expr::Subscript(subscript) = &*call.func
         {
             // `HANDLERS[kind](x)` / `self.losses[name](pred)`: any value of the dict may run.
-            for edge in self.dispatch_call(&subscript.value) {
+            for sym in self.dispatch_call(&subscript.value) {
+                let edge = CallEdge {
+                    sym,
+                    path: self.path.as_slice().into(),
+                    args: call_args(&call.arguments),
+                };
                 self.summary.functions[func as usize].calls.push(edge);
             }
             return;
@@ -1217,16 +1309,20 @@ impl<'a> SemanticModel<'a> {
             Some(Sym::Dotted(_)) => return,
             Some(sym) => sym.clone(),
         };
-        let calls = &self.summary.functions[func as usize].calls;
         let site = ProjectCall {
             func,
-            call: calls.len() as u32,
+            call: self.summary.functions[func as usize].calls.len() as u32,
             location: self.location(call.start().into()),
             end_location: self.location(call.end().into()),
-            path: self.path().to_vec(),
         };
         self.summary.call_sites.push(site);
-        self.summary.functions[func as usize].calls.push(edge);
+        let path = self.path.as_slice().into();
+        let args = call_args(&call.arguments);
+        self.summary.functions[func as usize].calls.push(CallEdge {
+            sym: edge,
+            path,
+            args,
+        });
     }
 
     /// Parameter kinds from a TorchScript-style type comment right below the `def` line
@@ -1455,6 +1551,36 @@ impl<'a> SemanticModel<'a> {
         }
         summary
     }
+}
+
+/// The shape of a call's arguments (for default-flag pinning).
+fn call_args(arguments: &ast::Arguments) -> CallArgs {
+    let spread_name = |value: &Expr| match value {
+        Expr::Name(name) => name.id.to_string(),
+        _ => String::new(),
+    };
+    let bare_name = |value: &Expr| match value {
+        Expr::Name(name) => Some(name.id.to_string()),
+        _ => None,
+    };
+    let mut args = CallArgs::default();
+    let mut positional = Vec::new();
+    for argument in arguments.args.iter() {
+        match argument {
+            Expr::Starred(starred) => args.star = Some(spread_name(&starred.value)),
+            other => positional.push(bare_name(other)),
+        }
+    }
+    let mut keywords = Vec::new();
+    for keyword in arguments.keywords.iter() {
+        match &keyword.arg {
+            Some(name) => keywords.push((name.id.to_string(), bare_name(&keyword.value))),
+            None => args.double_star = Some(spread_name(&keyword.value)),
+        }
+    }
+    args.positional = positional.into();
+    args.keywords = keywords.into();
+    args
 }
 
 fn join_dotted(base: &str, attrs: &[&str]) -> String {

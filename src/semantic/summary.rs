@@ -25,7 +25,7 @@ pub struct FunctionInfo {
     /// `@torch._dynamo.disable(recursive=False)`: Dynamo skips this frame but still traces the
     /// functions it calls.
     pub disabled_frame_only: bool,
-    pub calls: Vec<Sym>,
+    pub calls: Vec<CallEdge>,
     /// Writes to state that outlives the call (attribute stores and container mutations of
     /// objects the function did not create).
     pub outside_writes: Vec<OutsideWrite>,
@@ -35,6 +35,33 @@ pub struct FunctionInfo {
     pub returned_callables: Vec<Sym>,
     /// When every `return` yields a guard formula, the function is a predicate with this formula.
     pub predicate: Option<Cond>,
+    /// Parameters with a literal False / None / 0 default (`profile=False`): name and position
+    /// among the positional parameters after `self` (`None` for keyword-only).
+    pub flag_params: Vec<(String, Option<u32>)>,
+    /// Names of `*args` / `**kwargs`, to tell a call that forwards them.
+    pub vararg: Option<String>,
+    pub kwarg: Option<String>,
+}
+
+/// What a call passes: positional arguments and keywords (with the name of the caller's variable
+/// when the value is a bare name, so a flag passed through stays at its default), and `*x` /
+/// `**x` spreads.
+#[derive(Debug, Default)]
+pub struct CallArgs {
+    pub positional: Box<[Option<String>]>,
+    pub keywords: Box<[(String, Option<String>)]>,
+    /// `*name` / `**name` spreads by name (`Some("")` for a spread of anything else).
+    pub star: Option<String>,
+    pub double_star: Option<String>,
+}
+
+/// A call from a function to project code, with the path (guards, exception-only) that leads to
+/// it: a call on an eager-only branch does not make its callee compiled.
+#[derive(Debug)]
+pub struct CallEdge {
+    pub sym: Sym,
+    pub path: Box<[PathStep]>,
+    pub args: CallArgs,
 }
 
 /// A write to state outside the function's frame, and where.
@@ -44,14 +71,14 @@ pub struct OutsideWrite {
     pub location: Location,
 }
 
-/// Where one edge of `FunctionInfo::calls` is called (compact: the callee is `calls[call]`).
+/// Where one edge of `FunctionInfo::calls` is called (compact: the callee and its path are
+/// `calls[call]`).
 #[derive(Clone, Debug)]
 pub struct ProjectCall {
     pub func: FuncIdx,
     pub call: u32,
     pub location: Location,
     pub end_location: Location,
-    pub path: Vec<PathStep>,
 }
 
 /// One call from a function of this file to a project symbol, where it is and on which path.

@@ -117,6 +117,24 @@ class OutOfMemoryFallback(nn.Module):
         return torch.cat([c * 2 for c in x.chunk(chunks)])
 
 
+class DictMeansTraining(nn.Module):
+    """ultralytics' convention: a dict input means "compute the loss" (eager, in the trainer); a
+    compiled forward gets a tensor, so the loss helpers are never traced."""
+
+    def forward(self, x, *args):
+        if isinstance(x, dict):
+            return self.loss(x)
+        if not torch.compiler.is_compiling():
+            self.log_stats(x)  # an eager-only call: its callee is not compiled either
+        return x * 2
+
+    def loss(self, batch):
+        return batch["img"].sum().item()
+
+    def log_stats(self, x):
+        print(x.max().item())
+
+
 def train_step(model, x, y, optimizer, history):
     # Training loop: host reads for logging are fine here.
     loss = torch.nn.functional.mse_loss(model(x), y)
@@ -138,4 +156,5 @@ def cases():
         "host_only_copies": (HostOnlyCopies(), (torch.randn(4, 4),)),
         "failure_only_reads": (FailureOnlyReads(), (torch.randn(4, 4),)),
         "out_of_memory_fallback": (OutOfMemoryFallback(), (torch.randn(4, 4),)),
+        "dict_means_training": (DictMeansTraining(), (torch.randn(4, 4),)),
     }

@@ -86,6 +86,14 @@ class LayerDrop(nn.Module):
         return x * keep
 
 
+class RopeGrid(nn.Module):
+    """A meshgrid of host ranges is on the host too: the read breaks, no sync is claimed."""
+
+    def forward(self, x):
+        grid = torch.stack(torch.meshgrid(*[torch.arange(s) for s in x.shape[:2]], indexing="ij"))
+        return x + grid.view(-1).max().item()  # expect: SY002
+
+
 class SpecAugmentMask(nn.Module):
     """numpy inside a compiled forward: Dynamo traces numpy as CPU tensors, so `.item()` of a numpy
     value still breaks (torch 2.11: "Data dependent operator"); no device is involved."""
@@ -124,5 +132,6 @@ def cases():
         "callee_of_frame_only_disable": (FrameOnlyDisabled(), (scores,)),
         "item_of_host_tensor": (LayerDrop(), (scores,)),
         "item_of_numpy_value": (SpecAugmentMask(), (scores,)),
+        "item_of_host_meshgrid": (RopeGrid(), (torch.rand(3, 4),)),
         "compiled_through_self_attribute": (HiddenModule(), (scores,)),
     }

@@ -344,14 +344,27 @@ impl<'a> SemanticModel<'a> {
                 if TORCH.host_factories.contains(q) || TORCH.host_builders.contains(q) {
                     return call.arguments.find_keyword("device").is_none();
                 }
-                if TORCH.host_preserving_stackers.contains(q) {
-                    let elements: Vec<&Expr> = match call.arguments.args.first() {
-                        Some(Expr::List(list)) => list.elts.iter().collect(),
-                        Some(Expr::Tuple(tuple)) => tuple.elts.iter().collect(),
-                        Some(Expr::ListComp(comp)) => vec![&comp.elt],
-                        Some(Expr::Generator(comp)) => vec![&comp.elt],
-                        _ => Vec::new(),
-                    };
+                // `torch.stack([...host...])`, `torch.stack(torch.meshgrid(*[...host...]))`.
+                if TORCH.host_preserving_stackers.contains(q) || q == "torch.meshgrid" {
+                    let mut elements: Vec<&Expr> = Vec::new();
+                    for argument in &call.arguments.args {
+                        match argument {
+                            Expr::List(list) => elements.extend(list.elts.iter()),
+                            Expr::Tuple(tuple) => elements.extend(tuple.elts.iter()),
+                            Expr::ListComp(comp) => elements.push(&comp.elt),
+                            Expr::Generator(comp) => elements.push(&comp.elt),
+                            Expr::Starred(starred) => match &*starred.value {
+                                Expr::ListComp(comp) => elements.push(&comp.elt),
+                                Expr::List(list) => elements.extend(list.elts.iter()),
+                                other => elements.push(other),
+                            },
+                            Expr::Call(_) => elements.push(argument),
+                            _ => return false,
+                        }
+                        if q != "torch.meshgrid" {
+                            break; // stackers take one sequence; the rest are options
+                        }
+                    }
                     return !elements.is_empty()
                         && elements.iter().all(|e| self.is_on_host_depth(e, depth + 1));
                 }
