@@ -176,6 +176,9 @@ pub fn load_settings(path: &Path) -> Result<Settings, ConfigError> {
     }
     settings.case_factories = case_factories(raw.check.as_ref(), &root);
     if let Some(version) = raw.torch_version {
+        // A non-empty origin also tells the fallback floor search (torch_floor.rs) to stay out.
+        settings.torch_floor_origin =
+            format!("torch-version = \"{version}\" in {}", file_name(path));
         if version != "latest" {
             settings.torch_floor = Some(TorchVersion::parse(&version).ok_or_else(|| {
                 error(format!(

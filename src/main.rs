@@ -12,6 +12,7 @@ mod scan;
 mod scan_baseline;
 mod semantic;
 mod source;
+mod torch_floor;
 
 use clap::{Parser, Subcommand};
 use std::io::Write;

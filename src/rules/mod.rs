@@ -13,7 +13,15 @@ pub use crate::semantic::summary::Scope;
 
 pub mod br001_tensor_truthiness_branch;
 pub mod br002_import_probe_in_region;
+pub mod br003_data_dependent_output_shape;
+pub mod br004_python_side_effect_in_region;
+pub mod br005_data_dependent_scalar_op;
+pub mod br006_deliberate_graph_break;
+pub mod br007_data_ptr_in_region;
+pub mod br008_side_effect_in_checkpoint;
+pub mod br009_parameter_created_in_region;
 pub mod cf001_suppress_errors;
+pub mod cf002_dead_compile_gate;
 pub mod cr001_shape_as_tensor_stack;
 pub mod cr002_export_only_guard;
 pub mod meta;
@@ -79,6 +87,8 @@ pub struct Hooks {
     pub truth_test: Option<fn(&mut Checker<'_>, &Expr)>,
     /// Every attribute expression.
     pub attribute: Option<fn(&mut Checker<'_>, &ast::ExprAttribute)>,
+    /// Every subscript expression (loads and store targets; `subscript.ctx` tells which).
+    pub subscript: Option<fn(&mut Checker<'_>, &ast::ExprSubscript)>,
     /// Every statement, before its children are visited.
     pub statement: Option<fn(&mut Checker<'_>, &Stmt)>,
     /// Once per file after the project is linked (for findings only the whole project can see).
@@ -90,6 +100,7 @@ impl Hooks {
         call: None,
         truth_test: None,
         attribute: None,
+        subscript: None,
         statement: None,
         project: None,
     };
@@ -176,11 +187,19 @@ pub const ALL: &[&RuleMeta] = &[
     &cr002_export_only_guard::ExportOnlyGuard::META,
     &br001_tensor_truthiness_branch::TensorTruthinessBranch::META,
     &br002_import_probe_in_region::ImportProbeInRegion::META,
+    &br003_data_dependent_output_shape::DataDependentOutputShape::META,
+    &br004_python_side_effect_in_region::PythonSideEffectInRegion::META,
+    &br005_data_dependent_scalar_op::DataDependentScalarOp::META,
+    &br006_deliberate_graph_break::DeliberateGraphBreak::META,
+    &br007_data_ptr_in_region::DataPtrInRegion::META,
+    &br008_side_effect_in_checkpoint::SideEffectInCheckpoint::META,
+    &br009_parameter_created_in_region::ParameterCreatedInRegion::META,
     &sy001_blocking_host_to_device::BlockingHostToDevice::META,
     &sy002_device_to_host_read::DeviceToHostRead::META,
     &rc001_python_counter_in_forward::PythonCounterInForward::META,
     &vr001_api_newer_than_floor::ApiNewerThanFloor::META,
     &cf001_suppress_errors::SuppressErrors::META,
+    &cf002_dead_compile_gate::DeadCompileGate::META,
     &ts001_patched_torch_compile::PatchedTorchCompile::META,
     &meta::SyntaxError::META,
     &meta::UnreadableFile::META,

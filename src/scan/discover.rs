@@ -196,6 +196,7 @@ struct ConfigCache {
     fixed: Option<Arc<Settings>>,
     by_dir: HashMap<PathBuf, Arc<Settings>>,
     by_file: HashMap<PathBuf, Arc<Settings>>,
+    floors: crate::torch_floor::FloorFinder,
 }
 
 impl ConfigCache {
@@ -211,6 +212,7 @@ impl ConfigCache {
             fixed,
             by_dir: HashMap::new(),
             by_file: HashMap::new(),
+            floors: crate::torch_floor::FloorFinder::default(),
         })
     }
 
@@ -222,17 +224,29 @@ impl ConfigCache {
         if let Some(settings) = self.by_dir.get(&dir) {
             return Ok(settings.clone());
         }
-        let settings = match config::find_config_file(&dir) {
-            Some(file) => match self.by_file.get(&file) {
+        let config_file = config::find_config_file(&dir);
+        let mut settings = match &config_file {
+            Some(file) => match self.by_file.get(file) {
                 Some(settings) => settings.clone(),
                 None => {
-                    let settings = super::load_config(&file)?;
-                    self.by_file.insert(file, settings.clone());
+                    let settings = super::load_config(file)?;
+                    self.by_file.insert(file.clone(), settings.clone());
                     settings
                 }
             },
             None => super::default_settings(),
         };
+        // The configuration says nothing about torch: look where packages declare it
+        // (setup.cfg, setup.py, requirements*.txt, an installed package's METADATA).
+        if settings.torch_floor_origin.is_empty() {
+            let stop = config_file.as_deref().and_then(Path::parent);
+            if let Some(found) = self.floors.find(&dir, stop) {
+                let mut with_floor = (*settings).clone();
+                with_floor.torch_floor = found.floor;
+                with_floor.torch_floor_origin = found.origin;
+                settings = Arc::new(with_floor);
+            }
+        }
         self.by_dir.insert(dir, settings.clone());
         Ok(settings)
     }

@@ -28,10 +28,14 @@ pub enum Atom {
     Probe(String),
     /// A call to something that may be a project predicate; resolved when linking.
     Call(Sym),
-    /// `isinstance(x, dict)` on the first parameter of the function (unchanged so far): False
-    /// in a compiled root `forward`, whose input is a tensor (a dict input is the eager
-    /// training-loss convention, e.g. ultralytics' `BaseModel.forward`).
-    InputIsDict,
+    /// `isinstance(x, dict|list|tuple|str)` on the first parameter of the function (unannotated
+    /// or annotated as a tensor, unchanged so far): False in a compiled root `forward`, whose
+    /// input is a tensor (a dict input is the eager training-loss convention, e.g. ultralytics'
+    /// `BaseModel.forward`).
+    InputIsContainer,
+    /// A parameter with a literal False / None / 0 default, read for truth (`if profile:`); False
+    /// when no traced call passes it (decided when linking).
+    FlagParam(String),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -83,6 +87,8 @@ pub struct Assumptions<'a> {
     pub export_reading: ExportReading,
     /// The guards belong to a compiled root `forward`: its first input is a tensor.
     pub input_is_tensor: bool,
+    /// Is this flag parameter of the guards' function left at its default on every traced call?
+    pub flag_at_default: &'a dyn Fn(&str) -> bool,
     /// Resolves a project call to the predicate formula of the called function, if it is one.
     pub resolve_call: &'a dyn Fn(&Sym) -> Option<Cond>,
 }
@@ -156,7 +162,14 @@ impl Cond {
                 },
             },
             Cond::Atom(Atom::Probe(_)) => Truth::Unknown,
-            Cond::Atom(Atom::InputIsDict) => {
+            Cond::Atom(Atom::FlagParam(name)) => {
+                if (assume.flag_at_default)(name) {
+                    Truth::False
+                } else {
+                    Truth::Unknown
+                }
+            }
+            Cond::Atom(Atom::InputIsContainer) => {
                 if assume.input_is_tensor {
                     Truth::False
                 } else {

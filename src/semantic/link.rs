@@ -87,6 +87,10 @@ pub struct Root {
     pub reason: String,
 }
 
+/// The project functions a call from a file resolves to, shared by the closure's rounds (name
+/// resolution is the costly part of linking a large tree).
+type CalleeCache<'a> = HashMap<(FileId, &'a Sym), Vec<FuncRef>>;
+
 enum Target {
     Function(FuncRef),
     Class(ClassRef),
@@ -99,8 +103,14 @@ pub struct Project<'a> {
     module_classes: HashSet<ClassRef>,
     subclasses: HashMap<ClassRef, Vec<ClassRef>>,
     pub in_region: HashSet<FuncRef>,
+    /// Names of the project's `compiler.disable`d functions: a call whose callee's last name is
+    /// not among them cannot reach one (spares resolving every call site again).
+    disabled_names: HashSet<&'a str>,
     pub roots: Vec<Root>,
     root_funcs: HashSet<FuncRef>,
+    /// With roots: per traced function, its `flag=False`-style parameters that no traced call
+    /// passes (a root is called with its input only, so its `*args`/`**kwargs` are empty).
+    flags_pinned: HashMap<FuncRef, HashSet<String>>,
     region_source: &'a RegionSource,
     /// With configured roots, a traced Module method reaches its submodules' forwards (without,
     /// every forward is a root already and the expansion would only cost time).
@@ -130,8 +140,15 @@ impl<'a> Project<'a> {
             module_classes: HashSet::new(),
             subclasses: HashMap::new(),
             in_region: HashSet::new(),
+            disabled_names: files
+                .iter()
+                .flat_map(|f| f.functions.iter())
+                .filter(|f| f.disabled)
+                .map(|f| f.name.as_str())
+                .collect(),
             roots: Vec::new(),
             root_funcs: HashSet::new(),
+            flags_pinned: HashMap::new(),
             region_source,
             expand_submodules: !root_spec.is_empty(),
             live_classes: None,
@@ -141,20 +158,31 @@ impl<'a> Project<'a> {
             project.live_classes = Some(HashSet::new());
         }
         project.find_roots(root_spec);
+        let mut callees = CalleeCache::new();
         project.root_funcs = project.roots.iter().map(|r| r.func).collect();
-        project.in_region = project.closure(project.roots.iter().map(|r| r.func));
-        // With roots, a class is live when a root names it or traced code builds it; more live
-        // classes can reach more overrides, so repeat until nothing changes (2–3 rounds).
-        for _ in 0..6 {
-            let Some(live) = &project.live_classes else {
-                break;
+        project.in_region = project.closure(project.roots.iter().map(|r| r.func), &mut callees);
+        // With roots, a class is live when a root names it or traced code builds it (more live
+        // classes reach more overrides), and a `profile=False` flag no traced call passes is
+        // False (fewer calls are traced): repeat until nothing changes (2–3 rounds).
+        // Only with roots: without, every forward is a root, the root-input assumption is weak,
+        // and a round costs ~0.15 s of CPU on transformers (the scan budget is 0.6x ruff).
+        let rounds = if project.live_classes.is_some() { 6 } else { 0 };
+        for _ in 0..rounds {
+            let grown = project
+                .live_classes
+                .as_ref()
+                .map(|live| project.instantiated_by(&project.in_region, live));
+            let pinned = project.flags_at_default();
+            let live_same = match (&grown, &project.live_classes) {
+                (Some(grown), Some(live)) => grown.len() == live.len(),
+                _ => true,
             };
-            let grown = project.instantiated_by(&project.in_region, live);
-            if grown.len() == live.len() {
+            if live_same && pinned == project.flags_pinned {
                 break;
             }
-            project.live_classes = Some(grown);
-            project.in_region = project.closure(project.roots.iter().map(|r| r.func));
+            project.live_classes = grown;
+            project.flags_pinned = pinned;
+            project.in_region = project.closure(project.roots.iter().map(|r| r.func), &mut callees);
         }
         project
     }
@@ -227,9 +255,30 @@ impl<'a> Project<'a> {
                 let Some(&idx) = self.files[file as usize].class_by_name.get(class) else {
                     return Vec::new();
                 };
-                self.methods_named((file, idx), attr)
+                let found: Vec<Target> = self
+                    .methods_named((file, idx), attr)
                     .into_iter()
                     .map(Target::Function)
+                    .collect();
+                if found.is_empty() {
+                    // `self.criterion(...)` / `self.head.compute_loss(...)` where `__init__` stored
+                    // `self.criterion = Loss()`: the call runs a method of the stored instance.
+                    self.typed_attribute_call(file, class, attr)
+                } else {
+                    found
+                }
+            }
+            Sym::Instance { class, method }
+                if matches!(**class, Sym::Dotted(_) | Sym::Local(_)) =>
+            {
+                self.resolve_sym(class, file)
+                    .into_iter()
+                    .filter_map(|target| match target {
+                        Target::Class(class) => {
+                            self.instance_method(class, method).map(Target::Function)
+                        }
+                        _ => None,
+                    })
                     .collect()
             }
             Sym::SuperAttr { class, attr } => {
@@ -244,6 +293,26 @@ impl<'a> Project<'a> {
                     }
                 }
                 found
+            }
+            Sym::Instance { .. } => Vec::new(),
+            Sym::DictValues(dict) => {
+                let Sym::Dotted(dotted) = &**dict else {
+                    return Vec::new();
+                };
+                let Some((module, name)) = dotted.rsplit_once('.') else {
+                    return Vec::new();
+                };
+                let Some(dict_file) = self.file_for_module(module, file) else {
+                    return Vec::new();
+                };
+                let Some(values) = self.files[dict_file as usize].module_dispatch.get(name) else {
+                    return Vec::new();
+                };
+                values
+                    .iter()
+                    .filter(|value| !matches!(value, Sym::DictValues(_)))
+                    .flat_map(|value| self.resolve_sym(value, dict_file))
+                    .collect()
             }
         }
     }
@@ -273,6 +342,38 @@ impl<'a> Project<'a> {
         self.project_bases(class)
             .into_iter()
             .find_map(|base| self.lookup_method(base, name, depth + 1))
+    }
+
+    /// The method a call on `self.<attr>[.<method>]` runs, when the attribute's class is known
+    /// from an assignment `self.<attr> = Class(...)` in the class.
+    fn typed_attribute_call(&self, file: FileId, class: &str, attr: &str) -> Vec<Target> {
+        let (stored, method) = attr.split_once('.').unwrap_or((attr, "__call__"));
+        if method.contains('.') {
+            return Vec::new();
+        }
+        // Only a class named by an import or a local definition: `self.a = self.make(...)` is a
+        // method call, not a class, and must not send resolution round in circles.
+        let Some(typed @ (Sym::Dotted(_) | Sym::Local(_))) = self.files[file as usize]
+            .self_attr_types
+            .get(&(class.to_owned(), stored.to_owned()))
+        else {
+            return Vec::new();
+        };
+        let instance = Sym::Instance {
+            class: Box::new(typed.clone()),
+            method: method.to_owned(),
+        };
+        self.resolve_sym(&instance, file)
+    }
+
+    /// The function that runs for `instance.method(...)` on an instance of `class`; calling the
+    /// instance itself (`__call__`) runs `forward` for an nn.Module without its own `__call__`.
+    fn instance_method(&self, class: ClassRef, method: &str) -> Option<FuncRef> {
+        self.lookup_method(class, method, 0).or_else(|| {
+            (method == "__call__" && self.module_classes.contains(&class))
+                .then(|| self.lookup_method(class, "forward", 0))
+                .flatten()
+        })
     }
 
     /// `self.name(...)` may run the class's own (or inherited) method, or an override in any
@@ -305,6 +406,83 @@ impl<'a> Project<'a> {
     }
 
     // ----- classes and regions --------------------------------------------------------------
+
+    /// For each function traced calls reach, the flag parameters none of those calls passes.
+    fn flags_at_default(&self) -> HashMap<FuncRef, HashSet<String>> {
+        // Only calls that can reach a function with flags matter: filter by the called name
+        // before resolving (resolution is the costly part on large trees).
+        let flagged_names: HashSet<&str> = self
+            .files
+            .iter()
+            .flat_map(|file| file.functions.iter())
+            .filter(|f| !f.flag_params.is_empty())
+            .map(|f| f.name.as_str())
+            .collect();
+        let mut passed: HashMap<FuncRef, HashSet<String>> = HashMap::new();
+        for &caller in &self.in_region {
+            let info = &self.files[caller.0 as usize].functions[caller.1 as usize];
+            let caller_is_root = self.root_funcs.contains(&caller);
+            for call in &info.calls {
+                if !flagged_names.contains(call.sym.last_segment()) {
+                    continue;
+                }
+                if !call.path.is_empty() && self.eager_only(caller.0, caller.1, &call.path) {
+                    continue;
+                }
+                // A root's own `*args` / `**kwargs` are empty: it is called with its input.
+                let spread_is_empty = |spread: &Option<String>, own: &Option<String>| match spread {
+                    None => true,
+                    Some(name) => caller_is_root && own.as_deref() == Some(name.as_str()),
+                };
+                let star_empty = spread_is_empty(&call.args.star, &info.vararg);
+                let double_star_empty = spread_is_empty(&call.args.double_star, &info.kwarg);
+                for target in self.resolve_sym(&call.sym, caller.0) {
+                    let Target::Function(callee) = target else {
+                        continue;
+                    };
+                    let flags =
+                        &self.files[callee.0 as usize].functions[callee.1 as usize].flag_params;
+                    // Passing the caller's own flag that is still at its default passes nothing.
+                    let passes = |value: &Option<String>| match value {
+                        Some(variable) => !self
+                            .flags_pinned
+                            .get(&caller)
+                            .is_some_and(|pinned| pinned.contains(variable)),
+                        None => true,
+                    };
+                    let entry = passed.entry(callee).or_default();
+                    for (name, position) in flags {
+                        let by_position = position.is_some_and(|p| {
+                            !star_empty || call.args.positional.get(p as usize).is_some_and(passes)
+                        });
+                        let by_keyword = !double_star_empty
+                            || call
+                                .args
+                                .keywords
+                                .iter()
+                                .any(|(keyword, value)| keyword == name && passes(value));
+                        if by_position || by_keyword {
+                            entry.insert(name.clone());
+                        }
+                    }
+                }
+            }
+        }
+        passed
+            .into_iter()
+            .filter(|(callee, _)| !self.root_funcs.contains(callee))
+            .map(|(callee, passed)| {
+                let flags = &self.files[callee.0 as usize].functions[callee.1 as usize].flag_params;
+                let pinned: HashSet<String> = flags
+                    .iter()
+                    .map(|(name, _)| name.clone())
+                    .filter(|name| !passed.contains(name))
+                    .collect();
+                (callee, pinned)
+            })
+            .filter(|(_, pinned)| !pinned.is_empty())
+            .collect()
+    }
 
     /// `live` plus every project class the given functions call (instantiate).
     fn instantiated_by(
@@ -547,7 +725,11 @@ impl<'a> Project<'a> {
     /// method of an nn.Module also reaches the `forward` of every Module its `__init__` builds
     /// (`self.layers = nn.ModuleList([Block() ...])`, directly or one call deep): calling a
     /// submodule runs its forward.
-    fn closure(&self, roots: impl Iterator<Item = FuncRef>) -> HashSet<FuncRef> {
+    fn closure(
+        &self,
+        roots: impl Iterator<Item = FuncRef>,
+        cache: &mut CalleeCache<'a>,
+    ) -> HashSet<FuncRef> {
         let mut in_region = HashSet::new();
         let mut queue: VecDeque<FuncRef> = roots.collect();
         let mut visited: HashSet<FuncRef> = HashSet::new();
@@ -588,11 +770,10 @@ impl<'a> Project<'a> {
                 if !call.path.is_empty() && self.eager_only(func.0, func.1, &call.path) {
                     continue;
                 }
-                for target in self.resolve_sym(&call.sym, func.0) {
-                    if let Target::Function(callee) = target {
-                        queue.push_back(callee);
-                    }
-                }
+                let callees = cache
+                    .entry((func.0, &call.sym))
+                    .or_insert_with(|| self.call_targets(&call.sym, func.0));
+                queue.extend(callees.iter().copied());
             }
         }
         in_region
@@ -600,7 +781,8 @@ impl<'a> Project<'a> {
 
     /// How many functions one root reaches (itself included), for `--show-roots`.
     pub fn reach_count(&self, root: FuncRef) -> usize {
-        self.closure(std::iter::once(root)).len()
+        self.closure(std::iter::once(root), &mut CalleeCache::new())
+            .len()
     }
 
     /// `module.QualName` and row of a function, for `--show-roots`.
@@ -663,6 +845,8 @@ impl<'a> Project<'a> {
                     _ => Cond::Unknown,
                 }
             }
+            // A flag parameter means something only inside its own function.
+            Cond::Atom(super::cond::Atom::FlagParam(_)) => Cond::Unknown,
             Cond::Not(inner) => Cond::Not(Box::new(self.localize_depth(inner, file, depth))),
             Cond::Choice(a, b) => Cond::Choice(
                 Box::new(self.localize_depth(a, file, depth)),
@@ -696,6 +880,11 @@ impl<'a> Project<'a> {
             export_reading: ExportReading::FromTable,
             input_is_tensor: summary.functions[func as usize].name == "forward"
                 && self.root_funcs.contains(&(file, func)),
+            flag_at_default: &|name: &str| {
+                self.flags_pinned
+                    .get(&(file, func))
+                    .is_some_and(|pinned| pinned.contains(name))
+            },
             resolve_call: &resolve,
         };
         path.iter().any(|step| match *step {
@@ -739,6 +928,124 @@ impl<'a> Project<'a> {
                 .get(&self.files[file as usize].path)
                 .is_some_and(|rows| rows.contains(&row)),
         }
+    }
+
+    /// The function a call to `sym` (from `file`) reaches when Dynamo never traces it
+    /// (`@torch.compiler.disable`, not `recursive=False`): its qualified name, file and line.
+    pub fn disabled_callee(&self, sym: &Sym, file: FileId) -> Option<(String, &'a Path, u32)> {
+        let last = match sym {
+            Sym::Dotted(name) | Sym::Local(name) => name.rsplit('.').next(),
+            Sym::SelfAttr { attr, .. } | Sym::SuperAttr { attr, .. } => attr.rsplit('.').next(),
+            // `instance(...)` may run `forward`: no cheap name to test.
+            Sym::Instance { method, .. } if method != "__call__" => Some(method.as_str()),
+            Sym::Instance { .. } | Sym::DictValues(_) => None,
+        };
+        if last.is_some_and(|name| !self.disabled_names.contains(name)) {
+            return None;
+        }
+        self.resolve_sym(sym, file)
+            .into_iter()
+            .find_map(|target| match target {
+                Target::Function((callee_file, idx)) => {
+                    let summary = &self.files[callee_file as usize];
+                    let info = &summary.functions[idx as usize];
+                    info.disabled.then(|| {
+                        let name = match &info.class {
+                            Some(class) => format!("{class}.{}", info.name),
+                            None => info.name.clone(),
+                        };
+                        (name, summary.path.as_path(), info.line)
+                    })
+                }
+                _ => None,
+            })
+    }
+
+    /// The first write to outside state in the function(s) `sym` names (a checkpointed body):
+    /// the function's name, file and the write.
+    pub fn outside_write_of(
+        &self,
+        sym: &Sym,
+        file: FileId,
+    ) -> Option<(String, &'a Path, &'a super::summary::OutsideWrite)> {
+        self.resolve_sym(sym, file)
+            .into_iter()
+            .find_map(|target| match target {
+                Target::Function((callee_file, idx)) => {
+                    let summary = &self.files[callee_file as usize];
+                    let info = &summary.functions[idx as usize];
+                    let write = info.outside_writes.first()?;
+                    let name = match &info.class {
+                        Some(class) => format!("{class}.{}", info.name),
+                        None => info.name.clone(),
+                    };
+                    Some((name, summary.path.as_path(), write))
+                }
+                _ => None,
+            })
+    }
+
+    /// The functions a call to `sym` runs: the callee; for a class, its `__init__` (building an
+    /// object in traced code runs it: a loss module constructed inside a loss function); for a
+    /// property getter, also what it returns (`self.loss_function(...)` calls
+    /// `LOSS_MAPPING[self.loss_type]`).
+    fn call_targets(&self, sym: &Sym, file: FileId) -> Vec<FuncRef> {
+        let mut out = Vec::new();
+        for target in self.resolve_sym(sym, file) {
+            match target {
+                Target::Function(callee) => {
+                    out.push(callee);
+                    let getter = &self.files[callee.0 as usize].functions[callee.1 as usize];
+                    if getter.is_property {
+                        for returned in &getter.returned_callables {
+                            for target in self.resolve_sym(returned, callee.0) {
+                                match target {
+                                    Target::Function(f) => out.push(f),
+                                    Target::Class(class) => {
+                                        out.extend(self.lookup_method(class, "__init__", 0))
+                                    }
+                                    Target::PredicateAlias(..) => {}
+                                }
+                            }
+                        }
+                    }
+                }
+                Target::Class(class) => out.extend(self.lookup_method(class, "__init__", 0)),
+                Target::PredicateAlias(..) => {}
+            }
+        }
+        out
+    }
+
+    /// The literal boolean default of `field` in the class `class` names (as seen from `file`),
+    /// searching its project bases too: the declaring class's name, file and the declaration.
+    pub fn field_default(
+        &self,
+        class: &Sym,
+        file: FileId,
+        field: &str,
+    ) -> Option<(&'a str, &'a Path, &'a super::gates::FieldDefault)> {
+        let mut queue: VecDeque<ClassRef> = self
+            .resolve_sym(class, file)
+            .into_iter()
+            .filter_map(|t| match t {
+                Target::Class(class) => Some(class),
+                _ => None,
+            })
+            .collect();
+        let mut seen = HashSet::new();
+        while let Some(class) = queue.pop_front() {
+            if !seen.insert(class) || seen.len() > 32 {
+                continue;
+            }
+            let file_summary = &self.files[class.0 as usize];
+            let info = &file_summary.classes[class.1 as usize];
+            if let Some(found) = info.fields.iter().find(|f| f.name == field) {
+                return Some((info.qualname.as_str(), file_summary.path.as_path(), found));
+            }
+            queue.extend(self.project_bases(class));
+        }
+        None
     }
 
     /// The findings of one file that survive linking (rules' project hooks add theirs separately).

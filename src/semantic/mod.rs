@@ -3,6 +3,7 @@
 
 pub mod cond;
 pub mod data;
+pub mod gates;
 pub mod link;
 pub mod model;
 pub mod summary;
@@ -20,4 +21,22 @@ pub enum Sym {
     SelfAttr { class: String, attr: String },
     /// `super().<attr>` inside a method of the class with this local qualified name.
     SuperAttr { class: String, attr: String },
+    /// `method` called on an instance of `class` (`loss_fn = Loss()` then `loss_fn(x)`:
+    /// `__call__`; `head.compute_loss(...)`), resolved to the class's method when linking.
+    Instance { class: Box<Sym>, method: String },
+    /// Every value of the module-level dispatch dict `dict` names (`return LOSS_MAPPING[kind]`).
+    DictValues(Box<Sym>),
+}
+
+impl Sym {
+    /// The last dotted segment of the name (what a call site calls: `f` of `pkg.mod.f`).
+    pub fn last_segment(&self) -> &str {
+        let text = match self {
+            Sym::Dotted(name) | Sym::Local(name) => name.as_str(),
+            Sym::SelfAttr { attr, .. } | Sym::SuperAttr { attr, .. } => attr.as_str(),
+            Sym::Instance { method, .. } => method.as_str(),
+            Sym::DictValues(dict) => return dict.last_segment(),
+        };
+        text.rsplit('.').next().unwrap_or(text)
+    }
 }

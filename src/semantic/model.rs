@@ -7,13 +7,15 @@ use super::Sym;
 use super::cond::{Atom, Cond, atom_for_qualified};
 use super::data::TORCH;
 use super::summary::{
-    Branch, CallEdge, ClassInfo, CompileForm, CompileTarget, FileSummary, FuncIdx, FunctionInfo,
-    Guard, GuardIdx, PathStep,
+    Branch, CallArgs, CallEdge, CallSite, ClassInfo, CompileForm, CompileTarget, FileSummary,
+    FuncIdx, FunctionInfo, Guard, GuardIdx, PathStep, ProjectCall,
 };
 use super::tensor::TensorKind;
 use facts::Follow;
 
+mod effects;
 mod facts;
+mod gates;
 use crate::config::TorchVersion;
 use crate::diagnostics::Edit;
 use crate::source::{LineIndex, Location};
@@ -61,6 +63,8 @@ struct Frame<'a> {
     shape_lists: HashSet<String>,
     /// The expression last assigned to each simple local (for rules that look through a name).
     values: HashMap<String, &'a Expr>,
+    /// Parameters annotated with a project class (`config: MyConfig`, `head: Head | None`).
+    param_classes: HashMap<String, Sym>,
     /// The first positional parameter after `self` (a function's input).
     first_input: Option<String>,
 }
@@ -94,6 +98,10 @@ pub struct SemanticModel<'a> {
     probes: Vec<String>,
     /// `(class, attr)` pairs some method initializes to a Python int (`self.calls = 0`).
     int_attributes: HashSet<(String, String)>,
+    /// Module-level `NAME = {key: callable, ...}` dispatch dicts.
+    module_dicts: HashMap<String, &'a ast::ExprDict>,
+    /// `self.attr = {key: Class(...), ...}` dispatch dicts: the callees of `self.attr[k](...)`.
+    self_dicts: HashMap<(String, String), Vec<Sym>>,
     /// Guard index of each recorded `if` statement, by its start offset (for early returns nested
     /// in `with` / `try` bodies).
     if_guards: HashMap<TextSize, GuardIdx>,
@@ -152,6 +160,8 @@ impl<'a> SemanticModel<'a> {
             loop_depth: 0,
             probes: Vec::new(),
             int_attributes: HashSet::new(),
+            module_dicts: HashMap::new(),
+            self_dicts: HashMap::new(),
             if_guards: HashMap::new(),
             summary,
         }
@@ -200,6 +210,9 @@ impl<'a> SemanticModel<'a> {
                 }
                 Stmt::Assign(assign) => {
                     if let [Expr::Name(target)] = assign.targets.as_slice() {
+                        if let Expr::Dict(dict) = &*assign.value {
+                            self.module_dicts.insert(target.id.to_string(), dict);
+                        }
                         let binding = self.binding_for_value(&assign.value);
                         self.module_bindings
                             .entry(target.id.to_string())
@@ -407,6 +420,19 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
+    /// Is `name` a parameter of the current function with a falsy literal default, not
+    /// reassigned so far?
+    fn is_flag_param(&self, name: &str) -> bool {
+        let (Some(frame), Some(func)) = (self.function_frame(), self.current_function()) else {
+            return false;
+        };
+        !frame.values.contains_key(name)
+            && self.summary.functions[func as usize]
+                .flag_params
+                .iter()
+                .any(|(flag, _)| flag == name)
+    }
+
     /// Is `name` the first input parameter of the current function (after `self`), not
     /// reassigned so far?
     fn is_first_input(&self, name: &str) -> bool {
@@ -497,6 +523,10 @@ impl<'a> SemanticModel<'a> {
                     Cond::Choice(Box::new(body), Box::new(orelse))
                 }
             }
+            // `if profile:` on a `profile=False` parameter not reassigned so far.
+            Expr::Name(name) if self.is_flag_param(name.id.as_str()) => {
+                Cond::Atom(Atom::FlagParam(name.id.to_string()))
+            }
             // `compiling = is_compiling()` … `if compiling:`
             Expr::Name(name) if follow == Follow::Locals => {
                 match self.local_value(name.id.as_str()) {
@@ -516,12 +546,21 @@ impl<'a> SemanticModel<'a> {
             return atom_for_qualified(&qualified).map_or(Cond::Unknown, Cond::Atom);
         }
         if self.is_builtin(&call.func, "isinstance") {
-            if let [Expr::Name(name), Expr::Name(kind), ..] = &*call.arguments.args
-                && kind.id.as_str() == "dict"
-                && self.lookup("dict").is_none()
+            let container = |kind: &Expr| {
+                matches!(kind, Expr::Name(n)
+                    if matches!(n.id.as_str(), "dict" | "list" | "tuple" | "str")
+                        && self.lookup(n.id.as_str()).is_none())
+            };
+            if let [Expr::Name(name), kind, ..] = &*call.arguments.args
                 && self.is_first_input(name.id.as_str())
+                && match kind {
+                    Expr::Tuple(kinds) => {
+                        !kinds.elts.is_empty() && kinds.elts.iter().all(container)
+                    }
+                    other => container(other),
+                }
             {
-                return Cond::Atom(Atom::InputIsDict);
+                return Cond::Atom(Atom::InputIsContainer);
             }
             return Cond::Unknown;
         }
@@ -699,9 +738,29 @@ impl<'a> SemanticModel<'a> {
             disabled,
             disabled_frame_only,
             calls: Vec::new(),
+            outside_writes: Vec::new(),
+            is_property: def.decorator_list.iter().any(|d| {
+                matches!(&d.expression, Expr::Name(n) if matches!(n.id.as_str(), "property" | "cached_property"))
+                    || matches!(&d.expression, Expr::Attribute(a) if a.attr.id.as_str() == "cached_property")
+            }),
+            returned_callables: Vec::new(),
             predicate: None,
+            flag_params: Vec::new(),
+            vararg: def
+                .parameters
+                .vararg
+                .as_ref()
+                .map(|p| p.name.id.to_string()),
+            kwarg: def.parameters.kwarg.as_ref().map(|p| p.name.id.to_string()),
         });
-        self.summary.function_by_name.insert(qual.clone(), idx);
+        // `@name.setter` / `@name.deleter` reuse the property's name: `self.name` still reads
+        // (and Dynamo traces) the getter, so the getter keeps the name.
+        let accessor = def.decorator_list.iter().any(|d| {
+            matches!(&d.expression, Expr::Attribute(a) if matches!(a.attr.id.as_str(), "setter" | "deleter"))
+        });
+        if !accessor || !self.summary.function_by_name.contains_key(&qual) {
+            self.summary.function_by_name.insert(qual.clone(), idx);
+        }
         if let Some(frame) = self.function_frame_mut() {
             frame.bindings.insert(name, Binding::Def(qual.clone()));
         }
@@ -710,6 +769,8 @@ impl<'a> SemanticModel<'a> {
         let mut self_name = None;
         let mut first_input = None;
         let params = &def.parameters;
+        let has_self = class.is_some() && !self.is_static(def);
+        let comment_kinds = self.type_comment_kinds(def, has_self);
         for (position, param) in params
             .posonlyargs
             .iter()
@@ -717,18 +778,26 @@ impl<'a> SemanticModel<'a> {
             .enumerate()
         {
             let param_name = param.parameter.name.id.to_string();
-            if position == 0 && class.is_some() && !self.is_static(def) {
+            if position == 0 && has_self {
                 self_name = Some(param_name);
                 continue;
             }
-            if first_input.is_none() {
-                first_input = Some(param_name.clone());
-            }
+            let from_comment = comment_kinds
+                .as_ref()
+                .and_then(|kinds| kinds.get(position - usize::from(has_self)).copied());
             let kind = param
                 .parameter
                 .annotation
                 .as_deref()
-                .map_or(TensorKind::Unknown, |ann| self.annotation_kind(ann));
+                .map(|ann| self.annotation_kind(ann))
+                .or(from_comment)
+                .unwrap_or(TensorKind::Unknown);
+            if position == usize::from(self_name.is_some()) {
+                // The input: unannotated or annotated as a tensor (a `Union[Tensor, Dict]`
+                // annotation says the dict path is real).
+                let plain = param.parameter.annotation.is_none() || kind == TensorKind::Tensor;
+                first_input = plain.then(|| param_name.clone());
+            }
             locals.insert(param_name, kind);
         }
         for param in &params.kwonlyargs {
@@ -742,7 +811,28 @@ impl<'a> SemanticModel<'a> {
         for variadic in params.vararg.iter().chain(params.kwarg.iter()) {
             locals.insert(variadic.name.id.to_string(), TensorKind::NotTensor);
         }
+        let offset = usize::from(self_name.is_some());
+        let flag_params: Vec<(String, Option<u32>)> = params
+            .posonlyargs
+            .iter()
+            .chain(params.args.iter())
+            .enumerate()
+            .skip(offset)
+            .map(|(position, param)| (param, Some((position - offset) as u32)))
+            .chain(params.kwonlyargs.iter().map(|param| (param, None)))
+            .filter(|(param, _)| {
+                matches!(
+                    param.default.as_deref(),
+                    Some(Expr::BooleanLiteral(b)) if !b.value
+                ) || matches!(param.default.as_deref(), Some(Expr::NoneLiteral(_)))
+                    || matches!(param.default.as_deref(), Some(Expr::NumberLiteral(n))
+                        if matches!(&n.value, ast::Number::Int(i) if i.as_u8() == Some(0)))
+            })
+            .map(|(param, position)| (param.parameter.name.id.to_string(), position))
+            .collect();
+        self.summary.functions[idx as usize].flag_params = flag_params;
 
+        let param_classes = self.project_param_classes(def);
         self.frames.push(Frame {
             qual,
             kind: FrameKind::Function {
@@ -757,6 +847,7 @@ impl<'a> SemanticModel<'a> {
             numpy_values: HashSet::new(),
             shape_lists: HashSet::new(),
             values: HashMap::new(),
+            param_classes,
             first_input,
         });
         let scope = FunctionScope {
@@ -767,6 +858,7 @@ impl<'a> SemanticModel<'a> {
             loop_depth: std::mem::replace(&mut self.loop_depth, 0),
         };
         self.collect_nested_defs(&def.body);
+        self.collect_compile_gates(def);
         scope
     }
 
@@ -865,9 +957,11 @@ impl<'a> SemanticModel<'a> {
             None => name.clone(),
         };
         let idx = self.summary.classes.len() as u32;
+        let fields = self.class_field_defaults(class);
         self.summary.classes.push(ClassInfo {
             qualname: qual.clone(),
             bases,
+            fields,
         });
         self.summary.class_by_name.insert(qual.clone(), idx);
         if let Some(frame) = self.function_frame_mut() {
@@ -883,6 +977,7 @@ impl<'a> SemanticModel<'a> {
             numpy_values: HashSet::new(),
             shape_lists: HashSet::new(),
             values: HashMap::new(),
+            param_classes: HashMap::new(),
             first_input: None,
         });
     }
@@ -1086,6 +1181,25 @@ impl<'a> SemanticModel<'a> {
         let Some((class, attr)) = self.self_attribute(target) else {
             return;
         };
+        // `self.config = config` where the parameter is annotated with a project class.
+        if let Expr::Name(name) = value
+            && let Some(class_sym) = self
+                .function_frame()
+                .and_then(|frame| frame.param_classes.get(name.id.as_str()))
+        {
+            let class_sym = class_sym.clone();
+            self.summary
+                .self_attr_types
+                .insert((class, attr), class_sym);
+            return;
+        }
+        if let Expr::Dict(dict) = value {
+            let callees = self.dispatch_callees(dict);
+            if !callees.is_empty() {
+                self.self_dicts.insert((class, attr), callees);
+            }
+            return;
+        }
         if let Expr::Call(call) = value
             && let Some(sym) = self.resolve(&call.func)
         {
@@ -1146,17 +1260,257 @@ impl<'a> SemanticModel<'a> {
             });
         }
         let Some(func) = func else { return };
+        self.note_outside_mutation(call);
+        if let Some(Sym::Dotted(qualified)) = callee
+            && qualified == "torch.utils.checkpoint.checkpoint"
+            && let Some(body) = call.arguments.args.first()
+            && let Some(target @ (Sym::Local(_) | Sym::SelfAttr { .. } | Sym::Dotted(_))) =
+                self.resolve(body)
+        {
+            // Dynamo traces the checkpointed function as the body of a higher-order op: it is
+            // part of the region like a direct call.
+            self.summary.checkpoint_sites.push(CallSite {
+                func,
+                callee: target.clone(),
+                location: self.location(call.start().into()),
+                end_location: self.location(call.end().into()),
+                path: self.path().to_vec(),
+            });
+            let edge = CallEdge {
+                sym: target,
+                path: self.path.as_slice().into(),
+                args: call_args(&call.arguments),
+            };
+            self.summary.functions[func as usize].calls.push(edge);
+            return;
+        }
+        if callee.is_none()
+            && let Expr::Subscript(subscript) = &*call.func
+        {
+            // `HANDLERS[kind](x)` / `self.losses[name](pred)`: any value of the dict may run.
+            for sym in self.dispatch_call(&subscript.value) {
+                let edge = CallEdge {
+                    sym,
+                    path: self.path.as_slice().into(),
+                    args: call_args(&call.arguments),
+                };
+                self.summary.functions[func as usize].calls.push(edge);
+            }
+            return;
+        }
         let edge = match callee {
             Some(Sym::Dotted(qualified)) if self.is_project_dotted(qualified) => {
                 Sym::Dotted(qualified.clone())
             }
-            Some(Sym::Dotted(_)) | None => return,
+            None => match self.instance_call(call) {
+                Some(edge) => edge,
+                None => return,
+            },
+            Some(Sym::Dotted(_)) => return,
             Some(sym) => sym.clone(),
         };
+        let site = ProjectCall {
+            func,
+            call: self.summary.functions[func as usize].calls.len() as u32,
+            location: self.location(call.start().into()),
+            end_location: self.location(call.end().into()),
+        };
+        self.summary.call_sites.push(site);
         let path = self.path.as_slice().into();
+        let args = call_args(&call.arguments);
+        self.summary.functions[func as usize].calls.push(CallEdge {
+            sym: edge,
+            path,
+            args,
+        });
+    }
+
+    /// Parameter kinds from a TorchScript-style type comment right below the `def` line
+    /// (`# type: (Tensor, int) -> Tensor`, common in torchvision), when the function has no
+    /// annotations and the comment names exactly its positional parameters (without `self`).
+    fn type_comment_kinds(
+        &self,
+        def: &ast::StmtFunctionDef,
+        has_self: bool,
+    ) -> Option<Vec<TensorKind>> {
+        let params = &def.parameters;
+        let positional: Vec<_> = params
+            .posonlyargs
+            .iter()
+            .chain(params.args.iter())
+            .collect();
+        if positional.iter().any(|p| p.parameter.annotation.is_some()) || def.returns.is_some() {
+            return None;
+        }
+        let first = def.body.first()?;
+        let start = usize::from(params.end());
+        let end = usize::from(first.start()).min(self.source.len());
+        let between = self.source.get(start..end)?;
+        let comment = between
+            .lines()
+            .map(str::trim)
+            .find_map(|line| line.strip_prefix("# type:"))?;
+        let inside = comment.trim().strip_prefix('(')?.split_once(") ->")?.0;
+        let kinds: Vec<TensorKind> = split_top_level(inside)
+            .into_iter()
+            .filter(|t| !t.is_empty())
+            .map(|t| match t {
+                "Tensor" | "torch.Tensor" => TensorKind::Tensor,
+                "int" | "float" | "bool" | "str" => TensorKind::NotTensor,
+                _ => TensorKind::Unknown,
+            })
+            .collect();
+        (kinds.len() + usize::from(has_self) == positional.len()).then_some(kinds)
+    }
+
+    /// Parameters of `def` annotated with a class of this project.
+    fn project_param_classes(&self, def: &ast::StmtFunctionDef) -> HashMap<String, Sym> {
+        let mut classes = HashMap::new();
+        for param in def.parameters.iter_non_variadic_params() {
+            let Some(annotation) = param.parameter.annotation.as_deref() else {
+                continue;
+            };
+            match self.annotation_class(annotation) {
+                Some(sym @ Sym::Local(_)) => {
+                    classes.insert(param.parameter.name.id.to_string(), sym);
+                }
+                Some(Sym::Dotted(dotted)) if self.is_project_dotted(&dotted) => {
+                    classes.insert(param.parameter.name.id.to_string(), Sym::Dotted(dotted));
+                }
+                _ => {}
+            }
+        }
+        classes
+    }
+
+    /// `return DISPATCH[key]` / `return helper`: the project callables a function hands back
+    /// (followed when the function is a property that traced code calls).
+    pub(crate) fn note_returned_callable(&mut self, stmt: &Stmt) {
+        let Stmt::Return(ret) = stmt else { return };
+        let Some(value) = ret.value.as_deref() else {
+            return;
+        };
+        let Some(func) = self.current_function() else {
+            return;
+        };
+        let callees: Vec<Sym> = match value {
+            Expr::Subscript(subscript) => match &*subscript.value {
+                Expr::Name(name) if self.lookup_is_module_level(name.id.as_str()) => {
+                    match self.module_dicts.get(name.id.as_str()) {
+                        Some(dict) => self.dispatch_callees(dict),
+                        None => match self.resolve(&subscript.value) {
+                            Some(Sym::Dotted(dotted)) if self.is_project_dotted(&dotted) => {
+                                vec![Sym::DictValues(Box::new(Sym::Dotted(dotted)))]
+                            }
+                            _ => Vec::new(),
+                        },
+                    }
+                }
+                _ => Vec::new(),
+            },
+            Expr::Name(_) | Expr::Attribute(_) => match self.resolve(value) {
+                Some(sym @ Sym::Local(_)) => vec![sym],
+                Some(Sym::Dotted(dotted)) if self.is_project_dotted(&dotted) => {
+                    vec![Sym::Dotted(dotted)]
+                }
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
         self.summary.functions[func as usize]
-            .calls
-            .push(CallEdge { sym: edge, path });
+            .returned_callables
+            .extend(callees);
+    }
+
+    /// The callees of a call through a dispatch dict (module-level or stored on `self`).
+    fn dispatch_call(&self, dict: &Expr) -> Vec<Sym> {
+        match dict {
+            Expr::Name(name) if self.lookup_is_module_level(name.id.as_str()) => self
+                .module_dicts
+                .get(name.id.as_str())
+                .map(|d| self.dispatch_callees(d))
+                .unwrap_or_default(),
+            Expr::Attribute(_) => self
+                .self_attribute(dict)
+                .and_then(|key| self.self_dicts.get(&key).cloned())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// What calling each value of a dict literal runs: a project function or class reference, or
+    /// `__call__` of an instance built in place (`{"cls": FocalLoss(), ...}`).
+    fn dispatch_callees(&self, dict: &ast::ExprDict) -> Vec<Sym> {
+        let project = |sym: Sym| match sym {
+            Sym::Dotted(ref dotted) if !self.is_project_dotted(dotted) => None,
+            Sym::Dotted(_) | Sym::Local(_) => Some(sym),
+            _ => None,
+        };
+        dict.items
+            .iter()
+            .filter_map(|item| match &item.value {
+                value @ (Expr::Name(_) | Expr::Attribute(_)) => {
+                    self.resolve(value).and_then(project)
+                }
+                Expr::Call(call) => {
+                    self.resolve(&call.func)
+                        .and_then(project)
+                        .map(|class| Sym::Instance {
+                            class: Box::new(class),
+                            method: "__call__".to_owned(),
+                        })
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Is `name` not shadowed by a function-level binding or local here?
+    fn lookup_is_module_level(&self, name: &str) -> bool {
+        self.function_frame().is_none_or(|frame| {
+            !frame.bindings.contains_key(name) && !frame.values.contains_key(name)
+        })
+    }
+
+    /// A call on an instance built in this function: `loss_fn(x)` / `loss_fn.compute(x)` after
+    /// `loss_fn = Loss()`, or `Loss()(x)` — the class's `__call__` (or method) when linking.
+    fn instance_call(&self, call: &ast::ExprCall) -> Option<Sym> {
+        let constructor_class = |expr: &Expr| -> Option<Sym> {
+            let Expr::Call(constructor) = expr else {
+                return None;
+            };
+            match self.resolve(&constructor.func)? {
+                sym @ Sym::Local(_) => Some(sym),
+                Sym::Dotted(dotted) if self.is_project_dotted(&dotted) => Some(Sym::Dotted(dotted)),
+                _ => None,
+            }
+        };
+        // A local built by a constructor, or a parameter annotated with a project class.
+        let local_instance = |name: &str| {
+            self.local_value(name)
+                .and_then(constructor_class)
+                .or_else(|| {
+                    self.function_frame()
+                        .filter(|frame| !frame.values.contains_key(name))
+                        .and_then(|frame| frame.param_classes.get(name).cloned())
+                })
+        };
+        let (class, method) = match &*call.func {
+            Expr::Name(name) => (local_instance(name.id.as_str())?, "__call__"),
+            Expr::Attribute(attribute) => match &*attribute.value {
+                Expr::Name(name) => (
+                    local_instance(name.id.as_str())?,
+                    attribute.attr.id.as_str(),
+                ),
+                _ => return None,
+            },
+            constructor @ Expr::Call(_) => (constructor_class(constructor)?, "__call__"),
+            _ => return None,
+        };
+        Some(Sym::Instance {
+            class: Box::new(class),
+            method: method.to_owned(),
+        })
     }
 
     /// What a compile target names: a function or class directly, `self.attr` (typed when
@@ -1176,7 +1530,14 @@ impl<'a> SemanticModel<'a> {
 
     /// The file's summary, with module-level imports and predicate aliases filled in.
     pub(crate) fn finish(self) -> FileSummary {
+        let dispatch: HashMap<String, Vec<Sym>> = self
+            .module_dicts
+            .iter()
+            .map(|(name, dict)| (name.clone(), self.dispatch_callees(dict)))
+            .filter(|(_, callees)| !callees.is_empty())
+            .collect();
         let mut summary = self.summary;
+        summary.module_dispatch = dispatch;
         for (name, binding) in self.module_bindings {
             match binding {
                 Binding::Import(target) => {
@@ -1190,6 +1551,36 @@ impl<'a> SemanticModel<'a> {
         }
         summary
     }
+}
+
+/// The shape of a call's arguments (for default-flag pinning).
+fn call_args(arguments: &ast::Arguments) -> CallArgs {
+    let spread_name = |value: &Expr| match value {
+        Expr::Name(name) => name.id.to_string(),
+        _ => String::new(),
+    };
+    let bare_name = |value: &Expr| match value {
+        Expr::Name(name) => Some(name.id.to_string()),
+        _ => None,
+    };
+    let mut args = CallArgs::default();
+    let mut positional = Vec::new();
+    for argument in arguments.args.iter() {
+        match argument {
+            Expr::Starred(starred) => args.star = Some(spread_name(&starred.value)),
+            other => positional.push(bare_name(other)),
+        }
+    }
+    let mut keywords = Vec::new();
+    for keyword in arguments.keywords.iter() {
+        match &keyword.arg {
+            Some(name) => keywords.push((name.id.to_string(), bare_name(&keyword.value))),
+            None => args.double_star = Some(spread_name(&keyword.value)),
+        }
+    }
+    args.positional = positional.into();
+    args.keywords = keywords.into();
+    args
 }
 
 fn join_dotted(base: &str, attrs: &[&str]) -> String {
@@ -1327,4 +1718,23 @@ fn handler_catches_probe_errors(handler: &ast::ExceptHandler) -> bool {
             "BaseException",
         ],
     )
+}
+
+/// `Tensor, List[int], Dict[str, Tensor]` → the three top-level items (commas inside brackets kept).
+fn split_top_level(text: &str) -> Vec<&str> {
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in text.char_indices() {
+        match c {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(text[start..].trim());
+    items
 }

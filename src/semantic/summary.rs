@@ -26,8 +26,33 @@ pub struct FunctionInfo {
     /// functions it calls.
     pub disabled_frame_only: bool,
     pub calls: Vec<CallEdge>,
+    /// Writes to state that outlives the call (attribute stores and container mutations of
+    /// objects the function did not create).
+    pub outside_writes: Vec<OutsideWrite>,
+    /// `@property` (or `cached_property`): `self.name(...)` calls what the getter returns.
+    pub is_property: bool,
+    /// Project callables a `return` hands back (`return LOSS_MAPPING[kind]`, `return helper`).
+    pub returned_callables: Vec<Sym>,
     /// When every `return` yields a guard formula, the function is a predicate with this formula.
     pub predicate: Option<Cond>,
+    /// Parameters with a literal False / None / 0 default (`profile=False`): name and position
+    /// among the positional parameters after `self` (`None` for keyword-only).
+    pub flag_params: Vec<(String, Option<u32>)>,
+    /// Names of `*args` / `**kwargs`, to tell a call that forwards them.
+    pub vararg: Option<String>,
+    pub kwarg: Option<String>,
+}
+
+/// What a call passes: positional arguments and keywords (with the name of the caller's variable
+/// when the value is a bare name, so a flag passed through stays at its default), and `*x` /
+/// `**x` spreads.
+#[derive(Debug, Default)]
+pub struct CallArgs {
+    pub positional: Box<[Option<String>]>,
+    pub keywords: Box<[(String, Option<String>)]>,
+    /// `*name` / `**name` spreads by name (`Some("")` for a spread of anything else).
+    pub star: Option<String>,
+    pub double_star: Option<String>,
 }
 
 /// A call from a function to project code, with the path (guards, exception-only) that leads to
@@ -36,12 +61,42 @@ pub struct FunctionInfo {
 pub struct CallEdge {
     pub sym: Sym,
     pub path: Box<[PathStep]>,
+    pub args: CallArgs,
+}
+
+/// A write to state outside the function's frame, and where.
+#[derive(Clone, Debug)]
+pub struct OutsideWrite {
+    pub what: String,
+    pub location: Location,
+}
+
+/// Where one edge of `FunctionInfo::calls` is called (compact: the callee and its path are
+/// `calls[call]`).
+#[derive(Clone, Debug)]
+pub struct ProjectCall {
+    pub func: FuncIdx,
+    pub call: u32,
+    pub location: Location,
+    pub end_location: Location,
+}
+
+/// One call from a function of this file to a project symbol, where it is and on which path.
+#[derive(Clone, Debug)]
+pub struct CallSite {
+    pub func: FuncIdx,
+    pub callee: Sym,
+    pub location: Location,
+    pub end_location: Location,
+    pub path: Vec<PathStep>,
 }
 
 #[derive(Debug, Default)]
 pub struct ClassInfo {
     pub qualname: String,
     pub bases: Vec<Sym>,
+    /// Fields declared in the class body with a literal boolean default.
+    pub fields: Vec<super::gates::FieldDefault>,
 }
 
 /// How a compile target was named.
@@ -158,6 +213,14 @@ pub struct FileSummary {
     pub predicate_aliases: HashMap<String, Cond>,
     /// Targets of `torch.compile(...)` calls and compile roots found in this file.
     pub compile_roots: Vec<CompileTarget>,
+    /// Calls from a function to a project function (for findings about what the callee is).
+    pub call_sites: Vec<ProjectCall>,
+    /// Module-level dispatch dicts (`NAME = {key: callable, ...}`) and what their values call.
+    pub module_dispatch: HashMap<String, Vec<Sym>>,
+    /// `torch.utils.checkpoint.checkpoint(fn, ...)` calls: `callee` is the checkpointed function.
+    pub checkpoint_sites: Vec<CallSite>,
+    /// `torch.compile(...)` calls under `if` tests over configuration fields.
+    pub compile_gates: Vec<super::gates::CompileGate>,
     /// `self.<attr> = <Class>(...)` in a method: (class local qualname, attr) → the class called.
     pub self_attr_types: HashMap<(String, String), Sym>,
     pub guards: Vec<Guard>,

@@ -68,7 +68,7 @@ class DisabledProbe(nn.Module):
 
     def forward(self, x):
         # One deliberate break at the disabled call; the probe itself never traces.
-        return x * 2 if self._probe() else x + 1
+        return x * 2 if self._probe() else x + 1  # noqa: BR006 (deliberate)
 
 
 def cases():

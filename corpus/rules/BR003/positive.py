@@ -1,0 +1,87 @@
+"""BR003 positives: ops with data-dependent output shapes inside compiled regions.
+
+Why: Dynamo cannot give their result a static shape. Measured on torch 2.11 (backend="eager"): each
+case breaks the graph with GB0036 "Dynamic shape operator" (one_hot without num_classes: GB0246),
+and with capture_dynamic_output_shape_ops=True every case but one_hot compiles without a break.
+"""
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class ScoreFilter(nn.Module):
+    def __init__(self, threshold: float = 0.5):
+        super().__init__()
+        self.threshold = threshold
+
+    def forward(self, boxes: torch.Tensor, logits: torch.Tensor):
+        scores = logits.sigmoid()
+        keep = scores > self.threshold
+        return boxes[keep], scores[keep]  # expect: BR003
+
+
+class PositiveAnchors(nn.Module):
+    def forward(self, anchors, labels):
+        # `labels` is unannotated: the mask is known from the comparison on the indexed array.
+        positive = anchors[anchors[:, 2] > 0]  # expect: BR003
+        idx = torch.where(labels > 0)[0]  # expect: BR003
+        return positive.sum() + idx.sum()
+
+
+@torch.compile
+def per_class_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    total = logits.new_zeros(())
+    for c in torch.unique(labels):  # expect: BR003
+        total = total + logits[:, c].mean()
+    return total
+
+
+@torch.compile
+def valid_values(x: torch.Tensor) -> torch.Tensor:
+    finite = torch.isfinite(x) & (x != 0)
+    return torch.masked_select(x, finite)  # expect: BR003
+
+
+@torch.compile
+def nonzero_rows(x: torch.Tensor) -> torch.Tensor:
+    return x.nonzero()  # expect: BR003
+
+
+@torch.compile
+def expand_by_counts(x: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
+    return torch.repeat_interleave(x, counts)  # expect: BR003
+
+
+@torch.compile
+def onehot_targets(labels: torch.Tensor) -> torch.Tensor:
+    return F.one_hot(labels).float()  # expect: BR003
+
+
+@torch.compile
+def suppress(boxes: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+    from torchvision.ops import nms
+
+    return nms(boxes, scores, 0.5)  # expect: BR003
+
+
+def cases():
+    """Entry points for the proofs: name -> (callable as written, example args)."""
+    boxes = torch.rand(6, 4) * 10
+    labels = torch.tensor([0, 2, 1, 2, 0, 1])
+    result = {
+        "mask_from_local_comparison": (ScoreFilter(), (boxes, torch.randn(6))),
+        "mask_on_indexed_array_and_where": (PositiveAnchors(), (boxes - 5, labels)),
+        "loop_over_unique": (per_class_loss, (torch.randn(6, 3), labels)),
+        "masked_select": (valid_values, (torch.randn(8),)),
+        "nonzero_method": (nonzero_rows, (torch.randn(4, 3),)),
+        "repeat_interleave_tensor": (expand_by_counts, (torch.randn(3), torch.tensor([1, 0, 2]))),
+        "one_hot_without_num_classes": (onehot_targets, (labels,)),
+    }
+    try:
+        import torchvision  # noqa: F401
+    except ImportError:
+        return result
+    boxes[:, 2:] += boxes[:, :2]
+    result["torchvision_nms"] = (suppress, (boxes, torch.rand(6)))
+    return result

@@ -1,0 +1,87 @@
+"""BR004 positives: Python side effects and untraceable library calls inside compiled regions.
+
+Why: Dynamo cannot put these calls in a graph. Measured on torch 2.11 (backend="eager"): print
+GB0059, logging.info GB0156, logger methods GB0291, warnings.warn / time.* / random.* / scipy.*
+GB0007, copy.deepcopy GB0179.
+"""
+
+import copy
+import logging
+import random
+import time
+import warnings
+
+import torch
+from torch import nn
+
+logger = logging.getLogger(__name__)
+
+
+class LoggedBlock(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x):
+        logger.info("block input %s", tuple(x.shape))  # expect: BR004
+        return self.proj(x)
+
+
+class LayerDrop(nn.Module):
+    def __init__(self, p: float = 0.5):
+        super().__init__()
+        self.p = p
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x):
+        if self.training and random.random() < self.p:  # expect: BR004
+            return x
+        return self.proj(x)
+
+
+@torch.compile
+def timed_step(x: torch.Tensor) -> torch.Tensor:
+    start = time.perf_counter()  # expect: BR004
+    y = x.sin()
+    print("step took", time.perf_counter() - start)  # expect: BR004
+    return y
+
+
+@torch.compile
+def warn_on_large(x: torch.Tensor) -> torch.Tensor:
+    if x.shape[0] > 2:
+        warnings.warn("large batch")  # expect: BR004
+    logging.debug("done")  # expect: BR004
+    return x * 2
+
+
+@torch.compile
+def snapshot(x: torch.Tensor) -> torch.Tensor:
+    saved = copy.deepcopy(x)  # expect: BR004
+    return saved + x
+
+
+class HungarianMatcher(nn.Module):
+    def forward(self, cost: torch.Tensor):
+        from scipy.optimize import linear_sum_assignment
+
+        rows, cols = linear_sum_assignment(cost.detach())  # expect: BR004
+        return torch.as_tensor(rows), torch.as_tensor(cols)
+
+
+def cases():
+    """Entry points for the proofs: name -> (callable as written, example args, expected GB codes)."""
+    x = torch.randn(4, 8)
+    result = {
+        "logger_info": (LoggedBlock(), (x,), {"GB0291"}),
+        "random_random_layerdrop": (LayerDrop().train(), (x,), {"GB0007"}),
+        "time_and_print": (timed_step, (x,), {"GB0007", "GB0059"}),
+        "warnings_and_logging": (warn_on_large, (x,), {"GB0007", "GB0156"}),
+        "deepcopy": (snapshot, (x,), {"GB0179"}),
+    }
+    try:
+        import scipy.optimize  # noqa: F401
+    except ImportError:
+        return result
+    result["scipy_matcher"] = (HungarianMatcher(), (torch.rand(3, 3),), {"GB0007"})
+    return result

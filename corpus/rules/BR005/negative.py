@@ -1,0 +1,32 @@
+"""BR005 negatives: tensor-valued comparisons Dynamo keeps in the graph (torch 2.11, measured)."""
+
+import torch
+from torch import nn
+
+
+class Blend(nn.Module):
+    def forward(self, x, y):
+        same = (x == y).all()
+        close = torch.isclose(x, y)
+        return torch.where(same, x, y) + close.float()
+
+
+@torch.compile
+def string_equal(x: torch.Tensor, mode: str) -> torch.Tensor:
+    # `.equal` of a str is not a tensor op (and has two arguments here).
+    return x * 2 if mode.__eq__("double") else x
+
+
+class Crop(nn.Module):
+    def forward(self, x: torch.Tensor, n: int):
+        # Slice bounds from shapes and ints are host values.
+        return x[: x.shape[0] // 2, 1:n]
+
+
+def cases():
+    x = torch.randn(4)
+    return {
+        "tensor_comparisons": (Blend(), (x, x.clone())),
+        "string_eq": (string_equal, (x, "double")),
+        "host_slice_bounds": (Crop(), (torch.randn(4, 4), 3)),
+    }

@@ -1,0 +1,46 @@
+"""BR005 positives: data-dependent Python bools from torch ops inside compiled regions.
+
+Why: torch 2.11 (backend="eager") breaks the graph at each with GB0033 "Data dependent operator";
+a tensor slice bound is read with .item() (GB0124).
+"""
+
+import torch
+from torch import nn
+
+
+class MaybeFull(nn.Module):
+    def forward(self, x, mask):
+        if torch.equal(mask, torch.ones_like(mask)):  # expect: BR005
+            return x * 2
+        return x * mask
+
+
+class Converged(nn.Module):
+    def forward(self, new, old):
+        done = new.allclose(old)  # expect: BR005
+        return new, done
+
+
+@torch.compile
+def same_as_cached(x: torch.Tensor, cached: torch.Tensor) -> torch.Tensor:
+    return x + 1 if x.equal(cached) else x - 1  # expect: BR005
+
+
+def paste(mask, box):
+    # type: (Tensor, Tensor) -> Tensor
+    return mask[box[1] : box[3], box[0] : box[2]]  # expect: BR005
+
+
+class Paste(nn.Module):
+    def forward(self, mask, box):
+        return paste(mask, box) * 2
+
+
+def cases():
+    x = torch.randn(4)
+    return {
+        "torch_equal_guard": (MaybeFull(), (x, torch.ones(4))),
+        "allclose_method": (Converged(), (x, x + 1e-9)),
+        "equal_method_ternary": (same_as_cached, (x, x.clone())),
+        "tensor_slice_bounds": (Paste(), (torch.randn(8, 8), torch.tensor([1, 2, 5, 6]))),
+    }

@@ -1,0 +1,53 @@
+"""BR006 positives: deliberate graph breaks in compiled regions.
+
+Why: measured on torch 2.11 (backend="eager"): explicit graph_break() GB0025 (also in a callee),
+calls into compiler.disable'd functions GB0098. Deliberate, but each still splits the graph.
+"""
+
+import torch
+from torch import nn
+
+from .helpers import match_targets
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x, gt):
+        pred = self.proj(x)
+        idx = match_targets(pred, gt)  # expect: BR006
+        return pred, idx
+
+
+@torch._dynamo.disable
+def eager_stats(x: torch.Tensor) -> float:
+    return float(x.std())
+
+
+class Stats(nn.Module):
+    def forward(self, x):
+        s = eager_stats(x)  # expect: BR006
+        return x / s
+
+
+def split_here(x: torch.Tensor) -> torch.Tensor:
+    torch._dynamo.graph_break()  # expect: BR006
+    return x
+
+
+@torch.compile
+def two_graphs(x: torch.Tensor) -> torch.Tensor:
+    y = x.sin()
+    return split_here(y).cos()
+
+
+def cases():
+    """name -> (callable, args, expected GB codes)."""
+    x = torch.randn(3, 4)
+    return {
+        "disabled_callee_other_module": (Head(), (x, torch.randn(3, 4)), {"GB0098"}),
+        "dynamo_disable_callee": (Stats(), (x,), {"GB0098"}),
+        "graph_break_in_callee": (two_graphs, (x,), {"GB0025"}),
+    }

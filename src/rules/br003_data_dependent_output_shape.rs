@@ -1,0 +1,302 @@
+use crate::rules::declare_rule;
+use crate::scan::checker::{Checker, Finding};
+use crate::semantic::model::SemanticModel;
+use crate::semantic::summary::Hazard;
+use crate::semantic::tensor::TensorKind;
+use ruff_python_ast::{self as ast, Expr};
+use ruff_text_size::Ranged;
+
+declare_rule! {
+    /// ## What it does
+    /// Flags ops whose output shape depends on tensor values, in code Dynamo traces:
+    /// `torch.nonzero` / `.nonzero()`, `torch.argwhere`, single-argument `torch.where(cond)`,
+    /// `torch.masked_select`, `torch.unique` / `.unique()`, `torch.unique_consecutive`,
+    /// `torch.bincount`, `torch.repeat_interleave` with tensor repeats, torchvision's `nms` /
+    /// `batched_nms` (also as `torch.ops.torchvision.nms`), reading `x[mask]` with a boolean tensor
+    /// mask, and `F.one_hot(t)` without `num_classes`.
+    ///
+    /// A boolean mask is recognised only where it is known to be a boolean tensor: a comparison
+    /// with a tensor operand (`scores > 0.5` where `scores` is a tensor, or a comparison on the
+    /// indexed tensor itself: `boxes[boxes[:, 2] > 0]`), `isnan`/`isfinite`/`logical_*`/`.bool()`
+    /// of a tensor, `~m`, `m1 & m2`, or a local assigned from one of those. `x[m] = v` (an
+    /// assignment through a mask) is not flagged: Dynamo traces it as a masked fill.
+    ///
+    /// ## Why is this bad?
+    /// Dynamo cannot give the result a static shape, so by default it ends the graph before the
+    /// op, runs it eagerly and starts a new graph after it (torch 2.11: GB0036 "Dynamic shape
+    /// operator"; `one_hot`: GB0246). In detection models these ops (box filtering, NMS, per-class
+    /// loops over `unique`) were most of the graph breaks measured: 12 of 15 in a compiled
+    /// keypoint detector.
+    ///
+    /// With `torch._dynamo.config.capture_dynamic_output_shape_ops = True` Dynamo keeps them in
+    /// the graph on torch 2.11 (measured for every op above except `one_hot`); on torch 2.2 the
+    /// flag covered `nonzero`/`where`/mask indexing/`repeat_interleave` but `masked_select`,
+    /// `unique` and `bincount` still broke.
+    ///
+    /// ## Example
+    /// ```python
+    /// def forward(self, boxes, scores):
+    ///     keep = scores > self.threshold
+    ///     return boxes[keep]
+    /// ```
+    ///
+    /// ## Fix
+    /// Keep shapes static: `torch.where(keep, boxes, 0)` or multiply by the mask, `topk` with a
+    /// fixed `k`, `one_hot(t, num_classes=C)`; or set `capture_dynamic_output_shape_ops = True`
+    /// (torch 2.11) and mark the boundary with `torch._check` hints; or move post-processing
+    /// (NMS, matching) out of the compiled function.
+    ///
+    /// ## Torch versions
+    /// Measured breaking on torch 2.2 and 2.11 with the default configuration.
+    pub struct DataDependentOutputShape {
+        code: "BR003",
+        name: "data-dependent-output-shape",
+        family: Break,
+        scope: CompiledRegion,
+        torch_versions: ">=2.2",
+        fix_available: false,
+        summary: "op with a data-dependent output shape (nonzero, mask indexing, unique, nms...): graph break",
+        hooks: { call: check_call, subscript: check_subscript },
+    }
+}
+
+/// Functions whose output shape depends on the values of their inputs.
+const DYNAMIC_SHAPE_FUNCTIONS: &[&str] = &[
+    "torch.nonzero",
+    "torch.argwhere",
+    "torch.masked_select",
+    "torch.unique",
+    "torch.unique_consecutive",
+    "torch.bincount",
+    "torch.functional.unique",
+    "torch.functional.unique_consecutive",
+    "torchvision.ops.nms",
+    "torchvision.ops.batched_nms",
+    "torchvision.ops.boxes.nms",
+    "torchvision.ops.boxes.batched_nms",
+    "torch.ops.torchvision.nms",
+];
+
+/// Tensor methods with the same property (receivers that may be tensors only).
+const DYNAMIC_SHAPE_METHODS: &[&str] = &[
+    "nonzero",
+    "argwhere",
+    "masked_select",
+    "unique",
+    "unique_consecutive",
+    "bincount",
+];
+
+const FLAG_HINT: &str = "unless torch._dynamo.config.capture_dynamic_output_shape_ops = True";
+
+fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
+    let semantic = checker.semantic();
+    if !semantic.in_function() {
+        return;
+    }
+    let message = match qualified {
+        Some(q) if DYNAMIC_SHAPE_FUNCTIONS.contains(&q) => format!(
+            "`{q}` has a data-dependent output shape: graph break under torch.compile (GB0036 Dynamic shape operator) {FLAG_HINT}"
+        ),
+        Some("torch.where") => {
+            if call.arguments.args.len() != 1 || !call.arguments.keywords.is_empty() {
+                return;
+            }
+            format!(
+                "single-argument `torch.where(cond)` is `nonzero`: data-dependent output shape, graph break under torch.compile (GB0036) {FLAG_HINT}"
+            )
+        }
+        Some("torch.repeat_interleave") => {
+            let repeats = call
+                .arguments
+                .find_argument_value("repeats", 1)
+                .filter(|r| semantic.tensor_kind(r) == TensorKind::Tensor);
+            if repeats.is_none() {
+                return;
+            }
+            format!(
+                "`torch.repeat_interleave` with tensor repeats has a data-dependent output shape: graph break under torch.compile (GB0036) {FLAG_HINT}"
+            )
+        }
+        Some("torch.nn.functional.one_hot") => {
+            let classes = call.arguments.find_argument_value("num_classes", 1);
+            let unknown_classes = match classes {
+                None => true,
+                Some(Expr::UnaryOp(unary)) => {
+                    unary.op == ast::UnaryOp::USub
+                        && matches!(&*unary.operand, Expr::NumberLiteral(n) if n.value.as_int().and_then(|i| i.as_u64()) == Some(1))
+                }
+                Some(_) => false,
+            };
+            if !unknown_classes {
+                return;
+            }
+            "`one_hot` without `num_classes` reads the largest label to size its output: graph break under torch.compile (GB0246), also with capture_dynamic_output_shape_ops; pass num_classes".to_owned()
+        }
+        Some(_) => return,
+        None => {
+            let Expr::Attribute(attribute) = &*call.func else {
+                return;
+            };
+            let method = attribute.attr.id.as_str();
+            if method == "repeat_interleave" {
+                let repeats = call.arguments.find_argument_value("repeats", 0);
+                if !repeats.is_some_and(|r| semantic.tensor_kind(r) == TensorKind::Tensor)
+                    || !semantic.receiver_may_be_tensor(&attribute.value, 0)
+                {
+                    return;
+                }
+            } else if !DYNAMIC_SHAPE_METHODS.contains(&method)
+                || !semantic.receiver_may_be_tensor(&attribute.value, 0)
+            {
+                return;
+            }
+            format!(
+                "`.{method}()` has a data-dependent output shape: graph break under torch.compile (GB0036 Dynamic shape operator) {FLAG_HINT}"
+            )
+        }
+    };
+    checker.report(
+        &DataDependentOutputShape::META,
+        Finding::new(call.range(), message).with_hazard(Hazard::GraphBreak),
+    );
+}
+
+fn check_subscript(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript) {
+    let semantic = checker.semantic();
+    if !semantic.in_function() || subscript.ctx != ast::ExprContext::Load {
+        return;
+    }
+    // The mask test first: most subscripts index with a constant, a slice or a name.
+    if !is_bool_mask(semantic, &subscript.slice, &subscript.value, 0)
+        || semantic.tensor_kind(&subscript.value) == TensorKind::NotTensor
+    {
+        return;
+    }
+    checker.report(
+        &DataDependentOutputShape::META,
+        Finding::new(
+            subscript.range(),
+            format!(
+                "indexing with a boolean tensor mask has a data-dependent output shape: graph break under torch.compile (GB0036 Dynamic shape operator) {FLAG_HINT}"
+            ),
+        )
+        .with_hazard(Hazard::GraphBreak),
+    );
+}
+
+/// Is `index` known to be a boolean tensor (used to index `indexed`)?
+fn is_bool_mask(semantic: &SemanticModel<'_>, index: &Expr, indexed: &Expr, depth: u32) -> bool {
+    if depth > 8 {
+        return false;
+    }
+    match index {
+        Expr::Compare(compare) => {
+            let [op] = &*compare.ops else {
+                return false;
+            };
+            use ast::CmpOp;
+            if !matches!(
+                op,
+                CmpOp::Lt | CmpOp::LtE | CmpOp::Gt | CmpOp::GtE | CmpOp::Eq | CmpOp::NotEq
+            ) {
+                return false;
+            }
+            let operands = [&*compare.left, &compare.comparators[0]];
+            operands
+                .iter()
+                .any(|o| semantic.tensor_kind(o) == TensorKind::Tensor)
+                // `x[x > 0]`, `boxes[boxes[:, 2] > t]`: a comparison on the indexed array itself
+                // (a list would raise on `>`; an int index would not come from it).
+                || operands.iter().any(|o| {
+                    base_path(o).is_some_and(|r| Some(&r) == base_path(indexed).as_ref())
+                        && semantic.tensor_kind(o) != TensorKind::NotTensor
+                })
+        }
+        Expr::Call(call) => match &*call.func {
+            Expr::Attribute(attribute) if semantic.qualified(&call.func).is_none() => {
+                matches!(
+                    attribute.attr.id.as_str(),
+                    "isnan"
+                        | "isinf"
+                        | "isfinite"
+                        | "isneginf"
+                        | "isposinf"
+                        | "logical_and"
+                        | "logical_or"
+                        | "logical_not"
+                        | "logical_xor"
+                        | "bool"
+                        | "eq"
+                        | "ne"
+                        | "gt"
+                        | "lt"
+                        | "ge"
+                        | "le"
+                        | "isclose"
+                ) && semantic.tensor_kind(&attribute.value) == TensorKind::Tensor
+            }
+            _ => semantic.qualified(&call.func).is_some_and(|q| {
+                matches!(
+                    q.as_str(),
+                    "torch.isnan"
+                        | "torch.isinf"
+                        | "torch.isfinite"
+                        | "torch.logical_and"
+                        | "torch.logical_or"
+                        | "torch.logical_not"
+                        | "torch.logical_xor"
+                        | "torch.isin"
+                        | "torch.isclose"
+                        | "torch.eq"
+                        | "torch.ne"
+                        | "torch.gt"
+                        | "torch.lt"
+                        | "torch.ge"
+                        | "torch.le"
+                )
+            }),
+        },
+        Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Invert => {
+            is_bool_mask(semantic, &unary.operand, indexed, depth + 1)
+        }
+        Expr::BinOp(binop)
+            if matches!(
+                binop.op,
+                ast::Operator::BitAnd | ast::Operator::BitOr | ast::Operator::BitXor
+            ) =>
+        {
+            is_bool_mask(semantic, &binop.left, indexed, depth + 1)
+                || is_bool_mask(semantic, &binop.right, indexed, depth + 1)
+        }
+        // `boxes[keep, :]`: a mask in any position.
+        Expr::Tuple(tuple) if depth == 0 => tuple
+            .elts
+            .iter()
+            .any(|e| is_bool_mask(semantic, e, indexed, depth + 1)),
+        // A local assigned from a mask; one hop only (the value was recorded at its assignment).
+        Expr::Name(name) if depth == 0 => semantic
+            .local_value(name.id.as_str())
+            .is_some_and(|value| is_bool_mask(semantic, value, indexed, depth + 1)),
+        _ => false,
+    }
+}
+
+/// The array an expression reads from: `boxes` for `boxes`, `boxes[:, 2]` and `boxes.abs()`;
+/// `self.anchors` for `self.anchors[..., 0]`.
+fn base_path(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Name(name) => Some(name.id.to_string()),
+        Expr::Subscript(subscript) => base_path(&subscript.value),
+        Expr::Attribute(attribute) => Some(format!(
+            "{}.{}",
+            base_path(&attribute.value)?,
+            attribute.attr.id
+        )),
+        Expr::Call(call) => match &*call.func {
+            Expr::Attribute(attribute) => base_path(&attribute.value),
+            _ => None,
+        },
+        _ => None,
+    }
+}

@@ -1,0 +1,148 @@
+use crate::rules::declare_rule;
+use crate::scan::checker::{Checker, Finding};
+use crate::semantic::summary::Hazard;
+use ruff_python_ast::{self as ast, Expr};
+use ruff_text_size::Ranged;
+
+declare_rule! {
+    /// ## What it does
+    /// Flags Python calls with side effects, or into libraries Dynamo does not trace, in code
+    /// Dynamo traces: `print(...)`, `logging.info(...)` and logger methods (`logger.warning(...)`,
+    /// `logger.warning_once(...)` on a receiver named `logger`/`log`/`LOGGER`/`self.logger`),
+    /// `warnings.warn(...)`, `time.time()` / `perf_counter()` / `monotonic()` / `sleep()`,
+    /// `random.random()` / `choice()` / `shuffle()` / `sample()`, `copy.deepcopy(...)`, and any
+    /// `scipy` function (e.g. `scipy.optimize.linear_sum_assignment` in a Hungarian matcher).
+    ///
+    /// ## Why is this bad?
+    /// Dynamo cannot put these in a graph, so it ends the graph before the call, runs the call
+    /// eagerly and starts a new graph after it. Measured on torch 2.11 (backend="eager"):
+    /// `print` GB0059 "Failed to trace builtin operator"; `logging.info` GB0156 "Unsupported method
+    /// call"; logger methods GB0291 "logging.Logger method not supported for non-export cases";
+    /// `warnings.warn`, `time.*`, `random.*`, `scipy.*` GB0007 "Attempted to call function marked
+    /// as skipped"; `copy.deepcopy` GB0179. Each costs a graph and the guards of a resumed frame
+    /// on every call. On torch 2.2 all of them broke too except `random.random()`, which 2.2 traced.
+    ///
+    /// Not flagged, because Dynamo traces them (measured): `random.randint`, `random.uniform`,
+    /// `id(tensor)` on 2.11, numpy functions on `.numpy()` arrays (traced through `torch._numpy`).
+    ///
+    /// ## Example
+    /// ```python
+    /// def forward(self, x):
+    ///     logger.info("batch %s", x.shape)
+    ///     if self.training and random.random() < self.drop:
+    ///         return x
+    /// ```
+    ///
+    /// ## Fix
+    /// Move logging, timing and debugging prints out of the compiled function, or put them under
+    /// `if not torch.compiler.is_compiling():`. Draw random numbers with torch (`torch.rand(())`).
+    /// Run matchers and other scipy code outside the compiled region, or mark their helper with
+    /// `@torch.compiler.disable` deliberately.
+    ///
+    /// ## Torch versions
+    /// Measured on torch 2.2 and 2.11 (`random.random()`: 2.11 only).
+    pub struct PythonSideEffectInRegion {
+        code: "BR004",
+        name: "python-side-effect-in-region",
+        family: Break,
+        scope: CompiledRegion,
+        torch_versions: ">=2.2",
+        fix_available: false,
+        summary: "print / logging / warnings / time / random / deepcopy / scipy call in traced code: graph break",
+        hooks: { call: check_call },
+    }
+}
+
+/// Logging-module functions and Logger methods that emit records.
+const LOG_METHODS: &[&str] = &[
+    "debug",
+    "info",
+    "warning",
+    "warn",
+    "error",
+    "exception",
+    "critical",
+    "fatal",
+    "log",
+    "warning_once",
+    "info_once",
+    "warning_advice",
+];
+
+/// Receiver names that hold a `logging.Logger` by universal convention.
+const LOGGER_NAMES: &[&str] = &["logger", "_logger", "LOGGER", "log", "_log", "LOG"];
+
+fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
+    let semantic = checker.semantic();
+    if !semantic.in_function() {
+        return;
+    }
+    let message = match qualified.and_then(classify_qualified) {
+        Some(message) => message,
+        None => match &*call.func {
+            Expr::Name(name)
+                if name.id.as_str() == "print" && semantic.is_builtin(&call.func, "print") =>
+            {
+                "`print()` in traced code: graph break under torch.compile (GB0059 Failed to trace builtin operator)".to_owned()
+            }
+            // Also when `logger` is imported from a project module (then it has a qualified name).
+            Expr::Attribute(attribute)
+                if LOG_METHODS.contains(&attribute.attr.id.as_str())
+                    && is_logger(&attribute.value) =>
+            {
+                format!(
+                    "logger method `.{}()` in traced code: graph break under torch.compile (GB0291 logging.Logger method not supported)",
+                    attribute.attr.id
+                )
+            }
+            _ => return,
+        },
+    };
+    checker.report(
+        &PythonSideEffectInRegion::META,
+        Finding::new(call.range(), message).with_hazard(Hazard::GraphBreak),
+    );
+}
+
+fn classify_qualified(q: &str) -> Option<String> {
+    let (module, function) = q.rsplit_once('.')?;
+    let skipped = |what: &str| {
+        format!(
+            "{what} in traced code: graph break under torch.compile (GB0007 Dynamo skips the function)"
+        )
+    };
+    match module {
+        "logging" if LOG_METHODS.contains(&function) => Some(format!(
+            "`logging.{function}()` in traced code: graph break under torch.compile (GB0156 Unsupported method call)"
+        )),
+        "warnings" if function == "warn" => Some(skipped("`warnings.warn()`")),
+        "time"
+            if matches!(
+                function,
+                "time" | "perf_counter" | "monotonic" | "sleep" | "process_time" | "time_ns" | "perf_counter_ns" | "monotonic_ns"
+            ) =>
+        {
+            Some(skipped(&format!("`time.{function}()`")))
+        }
+        "random" if matches!(function, "random" | "choice" | "shuffle" | "sample") => Some(format!(
+            "`random.{function}()` in traced code: graph break under torch.compile (GB0007 Dynamo skips the function; random.random() is traced on torch 2.2 but breaks on 2.11); draw with torch.rand instead"
+        )),
+        "copy" if function == "deepcopy" => Some(
+            "`copy.deepcopy()` in traced code: graph break under torch.compile (GB0179 copy.deepcopy())".to_owned(),
+        ),
+        _ if q.starts_with("scipy.") => Some(skipped(&format!("`{q}()` (scipy, not traceable)"))),
+        _ => None,
+    }
+}
+
+/// `logger`, `self.logger`, `cls._logger`: receivers that are loggers by convention.
+fn is_logger(receiver: &Expr) -> bool {
+    match receiver {
+        Expr::Name(name) => LOGGER_NAMES.contains(&name.id.as_str()),
+        Expr::Attribute(attribute) => {
+            matches!(&*attribute.value, Expr::Name(owner) if owner.id.as_str() == "self" || owner.id.as_str() == "cls")
+                && LOGGER_NAMES.contains(&attribute.attr.id.as_str())
+        }
+        _ => false,
+    }
+}

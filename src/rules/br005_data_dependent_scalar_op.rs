@@ -1,0 +1,112 @@
+use crate::rules::declare_rule;
+use crate::scan::checker::{Checker, Finding};
+use crate::semantic::summary::Hazard;
+use crate::semantic::tensor::TensorKind;
+use ruff_python_ast::{self as ast, Expr};
+use ruff_text_size::Ranged;
+
+declare_rule! {
+    /// ## What it does
+    /// Flags torch ops that return a Python `bool` computed from tensor values, in code Dynamo
+    /// traces: `torch.equal(a, b)` / `a.equal(b)`, `torch.allclose(a, b)` / `a.allclose(b)` and
+    /// `torch.is_nonzero(t)`; and tensors used as slice bounds (`x[start:stop]` with `start` a
+    /// tensor), which Python must turn into ints.
+    ///
+    /// ## Why is this bad?
+    /// The result is a host value that depends on the data, so Dynamo cannot keep it symbolic: it
+    /// ends the graph, runs the op eagerly and resumes (torch 2.11: GB0033 "Data dependent
+    /// operator", `aten.equal.default` "has a non-Tensor output"; torch 2.2 broke the same way).
+    /// On an accelerator it is also a device→host sync. Typical in model code as a guard such as
+    /// `if torch.equal(mask, full_mask): ...` or an `assert torch.allclose(...)` left in a forward.
+    /// A tensor slice bound is read with `.item()`: GB0124 on torch 2.11 (torch 2.2: "Dynamic
+    /// slicing on data-dependent value"); in a mask-pasting helper of a detection model it was
+    /// a measured runtime break.
+    ///
+    /// ## Example
+    /// ```python
+    /// def forward(self, x, mask):
+    ///     if torch.equal(mask, torch.ones_like(mask)):
+    ///         return self.fast(x)
+    /// ```
+    ///
+    /// ## Fix
+    /// Compute on tensors (`torch.where((a == b).all(), ...)`), move the check out of the compiled
+    /// function, or keep it eager-only under `if not torch.compiler.is_compiling():`.
+    ///
+    /// ## Torch versions
+    /// Measured on torch 2.2 and 2.11.
+    pub struct DataDependentScalarOp {
+        code: "BR005",
+        name: "data-dependent-scalar-op",
+        family: Break,
+        scope: CompiledRegion,
+        torch_versions: ">=2.2",
+        fix_available: false,
+        summary: "torch.equal / allclose / is_nonzero or a tensor slice bound in traced code: a data-dependent Python value, graph break",
+        hooks: { call: check_call, subscript: check_subscript },
+    }
+}
+
+const FUNCTIONS: &[&str] = &["torch.equal", "torch.allclose", "torch.is_nonzero"];
+const METHODS: &[&str] = &["equal", "allclose"];
+
+fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
+    let semantic = checker.semantic();
+    if !semantic.in_function() {
+        return;
+    }
+    let what = match qualified {
+        Some(q) if FUNCTIONS.contains(&q) => format!("`{q}()`"),
+        Some(_) => return,
+        None => match &*call.func {
+            Expr::Attribute(attribute)
+                if METHODS.contains(&attribute.attr.id.as_str())
+                    && call.arguments.args.len() == 1
+                    && semantic.receiver_may_be_tensor(&attribute.value, 0) =>
+            {
+                format!("`.{}()`", attribute.attr.id)
+            }
+            _ => return,
+        },
+    };
+    checker.report(
+        &DataDependentScalarOp::META,
+        Finding::new(
+            call.range(),
+            format!(
+                "{what} returns a Python bool computed from tensor values: graph break under torch.compile (GB0033 Data dependent operator)"
+            ),
+        )
+        .with_hazard(Hazard::GraphBreak),
+    );
+}
+
+/// `x[start:stop]` / `x[a:b, c:d]` where a bound is known to be a tensor.
+fn check_subscript(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript) {
+    let semantic = checker.semantic();
+    if !semantic.in_function() {
+        return;
+    }
+    let slices: Vec<&ast::ExprSlice> = match &*subscript.slice {
+        Expr::Slice(slice) => vec![slice],
+        Expr::Tuple(tuple) => tuple.elts.iter().filter_map(Expr::as_slice_expr).collect(),
+        _ => return,
+    };
+    let tensor_bound = slices.iter().any(|slice| {
+        [&slice.lower, &slice.upper, &slice.step]
+            .into_iter()
+            .flatten()
+            .any(|bound| semantic.tensor_kind(bound) == TensorKind::Tensor)
+    });
+    if !tensor_bound {
+        return;
+    }
+    checker.report(
+        &DataDependentScalarOp::META,
+        Finding::new(
+            subscript.range(),
+            "a tensor used as a slice bound is read as a Python int: graph break under torch.compile (GB0124 Tensor.item())",
+        )
+        .with_hazard(Hazard::GraphBreak),
+    );
+}

@@ -1,0 +1,96 @@
+use crate::rules::declare_rule;
+use crate::scan::checker::{Checker, Finding};
+use crate::semantic::link::Project;
+use crate::semantic::summary::{Candidate, FileId, Hazard};
+use ruff_python_ast as ast;
+use ruff_text_size::Ranged;
+
+declare_rule! {
+    /// ## What it does
+    /// Reports deliberate graph breaks in code Dynamo traces: explicit calls to
+    /// `torch._dynamo.graph_break()`, and calls into functions decorated with
+    /// `@torch.compiler.disable` / `@torch._dynamo.disable` (anywhere in the project).
+    ///
+    /// ## Why is this bad?
+    /// It is not a bug — someone chose it — but it still costs what every graph break costs: the
+    /// graph ends before the call, the call runs eagerly, a new graph starts after it, and the
+    /// resumed frame has its own guards. Measured on torch 2.11 (backend="eager"): GB0025
+    /// "Call to `torch._dynamo.graph_break()`" (also when it sits in a callee), GB0098 "Skip
+    /// calling `torch.compiler.disable()`d function". This rule makes the price visible, so a
+    /// disabled helper called once per layer shows up as the many graphs it causes.
+    ///
+    /// ## Example
+    /// ```python
+    /// @torch.compiler.disable
+    /// def assign_targets(boxes, gt): ...
+    ///
+    /// def forward(self, x, gt):
+    ///     targets = assign_targets(self.head(x), gt)
+    /// ```
+    ///
+    /// ## Fix
+    /// Keep the break if the callee really cannot be traced, but move it to the edge of the
+    /// compiled function (one break instead of one per layer), or make the callee traceable and
+    /// drop the decorator. Silence deliberately kept sites with `# noqa: BR006`.
+    ///
+    /// ## Torch versions
+    /// Measured on torch 2.2 and 2.11.
+    pub struct DeliberateGraphBreak {
+        code: "BR006",
+        name: "deliberate-graph-break",
+        family: Break,
+        scope: CompiledRegion,
+        torch_versions: ">=2.2",
+        fix_available: false,
+        summary: "deliberate graph break in traced code (graph_break(), call into a compiler.disable'd function): still costs a graph",
+        hooks: { call: check_call, project: check_project },
+    }
+}
+
+fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
+    if qualified != Some("torch._dynamo.graph_break") || !checker.semantic().in_function() {
+        return;
+    }
+    checker.report(
+        &DeliberateGraphBreak::META,
+        Finding::new(
+            call.range(),
+            "explicit `torch._dynamo.graph_break()`: a deliberate graph break, the traced code is split into two graphs here (GB0025)",
+        )
+        .with_hazard(Hazard::GraphBreak),
+    );
+}
+
+/// Calls from traced code into a disabled project function.
+fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
+    let summary = &project.files[file as usize];
+    let mut out = Vec::new();
+    for site in &summary.call_sites {
+        let edge = &summary.functions[site.func as usize].calls[site.call as usize];
+        let Some((name, path, line)) = project.disabled_callee(&edge.sym, file) else {
+            continue;
+        };
+        let candidate = Candidate {
+            code: DeliberateGraphBreak::META.code,
+            message: format!(
+                "call into `{name}`, which is `@torch.compiler.disable`d ({}:{line}): Dynamo runs it eagerly, a deliberate graph break (GB0098)",
+                path.file_name().map_or_else(
+                    || path.display().to_string(),
+                    |n| n.to_string_lossy().into_owned()
+                ),
+            ),
+            location: site.location,
+            end_location: site.end_location,
+            statement_rows: (site.location.row, site.end_location.row),
+            fix: None,
+            func: Some(site.func),
+            path: edge.path.to_vec(),
+            scope: DeliberateGraphBreak::META.scope,
+            hazard: Hazard::GraphBreak,
+        };
+        if project.is_traced(file, &candidate) {
+            out.push(candidate);
+        }
+    }
+    out
+}
