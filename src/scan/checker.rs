@@ -161,6 +161,19 @@ pub fn analyze_source(
     summary
 }
 
+/// The findings of the rules' `project` hooks for one file, once the project is linked (the
+/// second place the checker calls rules, after the walk).
+pub fn project_findings(
+    project: &crate::semantic::link::Project<'_>,
+    file: crate::semantic::summary::FileId,
+) -> Vec<Candidate> {
+    rules::ALL
+        .iter()
+        .filter_map(|rule| rule.hooks.project)
+        .flat_map(|hook| hook(project, file))
+        .collect()
+}
+
 impl<'a> Checker<'a> {
     /// The semantic model, read-only: what rules consult.
     pub fn semantic(&self) -> &SemanticModel<'a> {

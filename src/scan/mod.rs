@@ -92,6 +92,7 @@ pub fn run(options: &ScanOptions) -> Result<ScanResult, String> {
                     } else {
                         floor_origin
                     },
+                    roots_configured: !root_spec.is_empty(),
                 };
                 checker::analyze_path(&file.path, &ctx)
             })
@@ -205,11 +206,7 @@ fn file_diagnostics(
     options: &ScanOptions,
 ) -> Vec<Diagnostic> {
     let summary = &project.files[file as usize];
-    let linked: Vec<Candidate> = rules::ALL
-        .iter()
-        .filter_map(|rule| rule.hooks.project)
-        .flat_map(|hook| hook(project, file))
-        .collect();
+    let linked: Vec<Candidate> = checker::project_findings(project, file);
     let select: &[String] = options.select.as_deref().unwrap_or(&settings.select);
     let per_file: Vec<&String> = settings
         .per_file_ignores

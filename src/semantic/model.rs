@@ -35,6 +35,9 @@ pub struct FileContext<'a> {
     pub torch_floor: Option<TorchVersion>,
     /// Where the floor came from, for messages ("pyproject.toml: torch>=2.2").
     pub torch_floor_origin: &'a str,
+    /// Compile roots are configured: record what only roots use (flag parameters, call
+    /// arguments); without roots that work and memory are skipped.
+    pub roots_configured: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -750,8 +753,14 @@ impl<'a> SemanticModel<'a> {
                 .parameters
                 .vararg
                 .as_ref()
+                .filter(|_| self.ctx.roots_configured)
                 .map(|p| p.name.id.to_string()),
-            kwarg: def.parameters.kwarg.as_ref().map(|p| p.name.id.to_string()),
+            kwarg: def
+                .parameters
+                .kwarg
+                .as_ref()
+                .filter(|_| self.ctx.roots_configured)
+                .map(|p| p.name.id.to_string()),
         });
         // `@name.setter` / `@name.deleter` reuse the property's name: `self.name` still reads
         // (and Dynamo traces) the getter, so the getter keeps the name.
@@ -812,24 +821,28 @@ impl<'a> SemanticModel<'a> {
             locals.insert(variadic.name.id.to_string(), TensorKind::NotTensor);
         }
         let offset = usize::from(self_name.is_some());
-        let flag_params: Vec<(String, Option<u32>)> = params
-            .posonlyargs
-            .iter()
-            .chain(params.args.iter())
-            .enumerate()
-            .skip(offset)
-            .map(|(position, param)| (param, Some((position - offset) as u32)))
-            .chain(params.kwonlyargs.iter().map(|param| (param, None)))
-            .filter(|(param, _)| {
-                matches!(
-                    param.default.as_deref(),
-                    Some(Expr::BooleanLiteral(b)) if !b.value
-                ) || matches!(param.default.as_deref(), Some(Expr::NoneLiteral(_)))
-                    || matches!(param.default.as_deref(), Some(Expr::NumberLiteral(n))
+        let flag_params: Vec<(String, Option<u32>)> = if !self.ctx.roots_configured {
+            Vec::new()
+        } else {
+            params
+                .posonlyargs
+                .iter()
+                .chain(params.args.iter())
+                .enumerate()
+                .skip(offset)
+                .map(|(position, param)| (param, Some((position - offset) as u32)))
+                .chain(params.kwonlyargs.iter().map(|param| (param, None)))
+                .filter(|(param, _)| {
+                    matches!(
+                        param.default.as_deref(),
+                        Some(Expr::BooleanLiteral(b)) if !b.value
+                    ) || matches!(param.default.as_deref(), Some(Expr::NoneLiteral(_)))
+                        || matches!(param.default.as_deref(), Some(Expr::NumberLiteral(n))
                         if matches!(&n.value, ast::Number::Int(i) if i.as_u8() == Some(0)))
-            })
-            .map(|(param, position)| (param.parameter.name.id.to_string(), position))
-            .collect();
+                })
+                .map(|(param, position)| (param.parameter.name.id.to_string(), position))
+                .collect()
+        };
         self.summary.functions[idx as usize].flag_params = flag_params;
 
         let param_classes = self.project_param_classes(def);
@@ -1279,7 +1292,10 @@ impl<'a> SemanticModel<'a> {
             let edge = CallEdge {
                 sym: target,
                 path: self.path.as_slice().into(),
-                args: call_args(&call.arguments),
+                args: self
+                    .ctx
+                    .roots_configured
+                    .then(|| Box::new(call_args(&call.arguments))),
             };
             self.summary.functions[func as usize].calls.push(edge);
             return;
@@ -1292,7 +1308,10 @@ impl<'a> SemanticModel<'a> {
                 let edge = CallEdge {
                     sym,
                     path: self.path.as_slice().into(),
-                    args: call_args(&call.arguments),
+                    args: self
+                        .ctx
+                        .roots_configured
+                        .then(|| Box::new(call_args(&call.arguments))),
                 };
                 self.summary.functions[func as usize].calls.push(edge);
             }
@@ -1317,7 +1336,10 @@ impl<'a> SemanticModel<'a> {
         };
         self.summary.call_sites.push(site);
         let path = self.path.as_slice().into();
-        let args = call_args(&call.arguments);
+        let args = self
+            .ctx
+            .roots_configured
+            .then(|| Box::new(call_args(&call.arguments)));
         self.summary.functions[func as usize].calls.push(CallEdge {
             sym: edge,
             path,

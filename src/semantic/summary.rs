@@ -61,7 +61,8 @@ pub struct CallArgs {
 pub struct CallEdge {
     pub sym: Sym,
     pub path: Box<[PathStep]>,
-    pub args: CallArgs,
+    /// Recorded only with roots (default flags); boxed so an edge stays small without.
+    pub args: Option<Box<CallArgs>>,
 }
 
 /// A write to state outside the function's frame, and where.
