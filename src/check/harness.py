@@ -905,16 +905,47 @@ def inductor_cache_state(torch, backend):
 # the run
 
 
-RESULT_TEMPLATE = {
-    "case": None, "python": None, "python_executable": None, "torch_version": None, "device": None,
-    "status": "harness_error", "graph_count": None, "graph_break_count": None, "graph_breaks": [],
-    "recompiles": None, "recompile_reasons": [], "cache_limit_hit": False, "distinct_input_shapes": None,
-    "error": None, "compile_seconds": None, "compile_cache": None, "eager_ms": None, "compiled_ms": None,
-    "eager_ms_stats": None, "compiled_ms_stats": None, "speedup": None, "payback_steps": None,
-    "max_abs_diff": None, "max_rel_diff": None, "parity_ok": None, "atol": None, "rtol": None,
-    "grad_max_abs_diff": None, "metric_eager": None, "metric_compiled": None,
-    "peak_memory_eager_mb": None, "peak_memory_compiled_mb": None, "environment": None, "notes": [], "timing_stable": None,
-}
+# The result record: exactly the harness-written fields of CaseResult in src/check/record.rs (the one schema;
+# a Rust test keeps the two equal). JSON, so that test reads it without Python.
+RESULT_TEMPLATE = json.loads("""{
+    "schema_version": 2,
+    "case": null,
+    "python": null,
+    "python_executable": null,
+    "torch_version": null,
+    "device": null,
+    "status": "harness_error",
+    "graph_count": null,
+    "graph_break_count": null,
+    "graph_breaks": [],
+    "recompiles": null,
+    "recompile_reasons": [],
+    "cache_limit_hit": false,
+    "distinct_input_shapes": null,
+    "error": null,
+    "compile_seconds": null,
+    "compile_cache": null,
+    "eager_ms": null,
+    "compiled_ms": null,
+    "eager_ms_stats": null,
+    "compiled_ms_stats": null,
+    "speedup": null,
+    "payback_steps": null,
+    "max_abs_diff": null,
+    "max_rel_diff": null,
+    "parity_ok": null,
+    "atol": null,
+    "rtol": null,
+    "grad_max_abs_diff": null,
+    "metric_eager": null,
+    "metric_compiled": null,
+    "peak_memory_eager_mb": null,
+    "peak_memory_compiled_mb": null,
+    "environment": null,
+    "notes": [],
+    "timing_stable": null
+}""")
+SCHEMA_VERSION = RESULT_TEMPLATE["schema_version"]
 
 
 class Run:
