@@ -15,6 +15,7 @@
 mod baseline;
 mod config;
 mod execute;
+mod profile;
 mod provision;
 mod report;
 mod runner;
@@ -105,6 +106,12 @@ pub struct CheckFlags {
     /// Exit 1 when any case has a graph break.
     #[arg(long)]
     pub fail_on_break: bool,
+    /// Where the step time goes, per case, eager and compiled (CUDA): kernels per step, the share of
+    /// the step the GPU is busy, host-device syncs per step with the lines causing them, and the
+    /// forward/loss/backward/optimizer split. Adds three passes of --steps steps per side after timing.
+    /// Without CUDA only the phase split is measured.
+    #[arg(long)]
+    pub profile: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,6 +165,7 @@ pub struct Options {
     pub write_baseline: Option<PathBuf>,
     pub regression_threshold: f64,
     pub fail_on_break: bool,
+    pub profile: bool,
 }
 
 impl Options {
@@ -167,7 +175,7 @@ impl Options {
             "device": self.device, "backend": self.backend, "dynamic": self.dynamic, "mode": self.mode,
             "fullgraph": self.fullgraph, "warmup": self.warmup, "steps": self.steps, "timeout": self.timeout,
             "measure": self.measure, "regression_threshold": self.regression_threshold,
-            "fail_on_break": self.fail_on_break,
+            "fail_on_break": self.fail_on_break, "profile": self.profile,
         })
     }
 }
@@ -268,6 +276,19 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
         interpreters.push(probed?);
     }
     execute::label_interpreters(&mut interpreters);
+    if options.profile {
+        let cuda = options.device != "cpu"
+            && interpreters
+                .iter()
+                .any(|i| i.environment["cuda_available"] == true);
+        if !cuda {
+            eprintln!(
+                "graphbreak: --profile measures CUDA kernels, GPU busy share and host-device syncs; \
+                 no CUDA here (device {}), so only the forward/loss/backward/optimizer split is recorded",
+                options.device
+            );
+        }
+    }
 
     let jsonl = open_jsonl(&options.jsonl)?;
     let total = cases.len() * interpreters.len();
@@ -513,6 +534,7 @@ fn merge_options(
         write_baseline: args.write_baseline.clone(),
         regression_threshold,
         fail_on_break: args.fail_on_break || file.fail_on_break.unwrap_or(false),
+        profile: args.profile,
     })
 }
 

@@ -234,6 +234,7 @@ fn findings(result: &Value, cwd: &Path) -> Vec<String> {
     if let Some(line) = cost_line(result) {
         lines.push(line);
     }
+    lines.extend(super::profile::report_lines(result, cwd));
     // The harness's own caveats (unstable timings, a busy machine, limits hit during timing).
     for note in result["notes"].as_array().into_iter().flatten() {
         if let Some(note) = note.as_str() {
