@@ -4,6 +4,7 @@
 //! host-device syncs per step with the lines that cause them. This module reads that record and renders
 //! the report lines, calling out host-bound steps (the GPU idles while Python launches and waits).
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -23,6 +24,9 @@ pub struct Profile {
     pub optimizer: Option<bool>,
     pub eager: Option<SideProfile>,
     pub compiled: Option<SideProfile>,
+    /// Keys this build does not know (another harness version): kept as they are.
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
@@ -35,10 +39,12 @@ pub struct SideProfile {
     /// Device memcpy and memset activities per step.
     pub copies_per_step: Option<f64>,
     pub gpu_busy_ms_per_step: Option<f64>,
-    /// Mean ms per step of the profiled (torch.profiler) pass, which the busy share divides by.
+    /// Mean ms per step under torch.profiler (its host overhead slows host-bound steps).
     pub profiled_step_ms: Option<f64>,
-    /// Busy GPU time (union of device activity) / step wall time, 0..1.
+    /// Busy GPU time (union of device activity) / the unprofiled step (`step_ms`), 0..1.
     pub gpu_busy_share: Option<f64>,
+    /// Busy GPU time / the profiled step: what torch.profiler's own timeline shows.
+    pub gpu_busy_share_profiled: Option<f64>,
     pub mean_kernel_us: Option<f64>,
     pub syncs_per_step: Option<f64>,
     /// The lines causing the most syncs, most first (the harness keeps the top ones).
@@ -46,6 +52,8 @@ pub struct SideProfile {
     /// Distinct (line, phase) sites seen, kept or not.
     pub sync_sites_total: Option<u64>,
     pub host_bound: Option<bool>,
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
@@ -54,6 +62,8 @@ pub struct PhaseTime {
     pub name: String,
     pub ms: f64,
     pub share: Option<f64>,
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
@@ -70,24 +80,15 @@ pub struct SyncSite {
     pub in_user_code: bool,
     /// For a line in a model library: the user's line (file:line) that led there.
     pub via: Option<String>,
-}
-
-/// The profile record of one result: `None` when the run was not profiled, `Err` when the record is
-/// malformed (shown as a note rather than silently dropped).
-pub fn from_result(result: &Value) -> Option<Result<Profile, String>> {
-    let value = result.get("profile").filter(|v| !v.is_null())?;
-    Some(Profile::deserialize(value).map_err(|e| format!("unreadable profile record: {e}")))
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
 }
 
 const SHOWN_SYNC_SITES: usize = 5;
 
-/// The report lines for one result (text and markdown details), empty when not profiled.
-pub fn report_lines(result: &Value, cwd: &Path) -> Vec<String> {
-    match from_result(result) {
-        None => Vec::new(),
-        Some(Err(message)) => vec![format!("profile: {message}")],
-        Some(Ok(profile)) => render(&profile, cwd),
-    }
+/// The report lines for one result's profile (text and markdown details); empty when not profiled.
+pub fn report_lines(profile: Option<&Profile>, cwd: &Path) -> Vec<String> {
+    profile.map_or_else(Vec::new, |profile| render(profile, cwd))
 }
 
 fn render(profile: &Profile, cwd: &Path) -> Vec<String> {
@@ -138,6 +139,24 @@ fn render(profile: &Profile, cwd: &Path) -> Vec<String> {
     .collect();
     if !figures.is_empty() {
         lines.push(format!("  {}", figures.join(" · ")));
+    }
+    let under_profiler: Vec<String> = [
+        figure_row(&sides, "step", |s| {
+            s.profiled_step_ms.map(|ms| format!("{ms:.2} ms"))
+        }),
+        figure_row(&sides, "GPU busy", |s| {
+            s.gpu_busy_share_profiled
+                .map(|share| format!("{:.0}%", share * 100.0))
+        }),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !under_profiler.is_empty() {
+        lines.push(format!(
+            "  under torch.profiler (its own host overhead): {}",
+            under_profiler.join(" · ")
+        ));
     }
     for (name, side) in &sides {
         if side.phases.is_empty() {
@@ -310,7 +329,7 @@ mod tests {
     fn side(busy: f64, syncs: f64, sites: Value) -> Value {
         json!({
             "step_ms": 40.0, "kernels_per_step": 1840.0, "copies_per_step": 12.0, "gpu_busy_ms_per_step": 9.2,
-            "profiled_step_ms": 41.0, "gpu_busy_share": busy, "mean_kernel_us": 5.0, "syncs_per_step": syncs,
+            "profiled_step_ms": 60.0, "gpu_busy_share": busy, "gpu_busy_share_profiled": busy / 2.0, "mean_kernel_us": 5.0, "syncs_per_step": syncs,
             "sync_sites": sites, "sync_sites_total": 7, "host_bound": busy < 0.5,
             "phases": [{"name": "forward", "ms": 10.0, "share": 0.25}, {"name": "loss", "ms": 30.0, "share": 0.75}],
         })
@@ -325,11 +344,12 @@ mod tests {
             {"filename": "/p/cases/detr.py", "line": 40, "function": "forward", "code": "x.item()",
              "phase": "forward", "per_step": 1.0, "in_user_code": true, "via": null},
         ]);
-        let result = json!({"profile": {
+        let profile: Profile = serde_json::from_value(json!({
             "device": "cuda", "steps": 10, "unavailable": null, "optimizer": true,
             "eager": side(0.23, 92.0, sites.clone()), "compiled": side(0.6, 92.0, sites),
-        }});
-        let lines = report_lines(&result, Path::new("/p"));
+        }))
+        .unwrap();
+        let lines = report_lines(Some(&profile), Path::new("/p"));
         assert_eq!(
             lines[0],
             "profile (cuda, 10 steps per pass; eager → compiled):"
@@ -340,44 +360,49 @@ mod tests {
         );
         assert_eq!(
             lines[2],
+            "  under torch.profiler (its own host overhead): step 60.00 ms → 60.00 ms · GPU busy 12% → 30%"
+        );
+        assert_eq!(
+            lines[3],
             "  phases eager: forward 10.00 ms (25%) · loss 30.00 ms (75%)"
         );
         assert!(
-            lines[4].starts_with(
+            lines[5].starts_with(
                 "  HOST-BOUND (eager): the GPU is busy 23% of the step (1840 kernels/step of 5.0 µs on average, 92.0 host-device syncs/step)"
             ),
             "{}",
-            lines[4]
+            lines[5]
         );
         assert!(!lines.iter().any(|l| l.contains("HOST-BOUND (compiled)")));
-        assert_eq!(lines[5], "  syncs eager: 92.0/step, top lines:");
+        assert_eq!(lines[6], "  syncs eager: 92.0/step, top lines:");
         assert_eq!(
-            lines[6],
+            lines[7],
             "      12.0/step [loss] transformers/loss/l.py:131 (via cases/detr.py:80): target = torch.cat([t[J] for t in targets])"
         );
         assert_eq!(
-            lines[7],
+            lines[8],
             "       1.0/step [forward] cases/detr.py:40: x.item()"
         );
         assert_eq!(
-            lines[8],
+            lines[9],
             "    … 5 more line(s) (sync_sites in the JSON report)"
         );
         assert_eq!(
-            lines[9],
+            lines[10],
             "  syncs compiled: 92.0/step at the same lines as eager"
         );
     }
 
     #[test]
     fn cpu_profile_says_what_needs_cuda_and_shows_the_phase_split() {
-        let result = json!({"profile": {
+        let profile: Profile = serde_json::from_value(json!({
             "device": "cpu", "steps": 3, "optimizer": false,
             "unavailable": "kernels, GPU busy share and host-device syncs need CUDA (device cpu): only the phase split was measured",
             "eager": {"step_ms": 2.0, "phases": [{"name": "forward", "ms": 2.0, "share": 1.0}]},
             "compiled": null,
-        }});
-        let lines = report_lines(&result, Path::new("/"));
+        }))
+        .unwrap();
+        let lines = report_lines(Some(&profile), Path::new("/"));
         assert_eq!(lines[0], "profile (cpu, 3 steps per pass; eager):");
         assert!(lines[1].contains("need CUDA"));
         assert_eq!(lines[2], "  step 2.00 ms");
@@ -386,11 +411,13 @@ mod tests {
     }
 
     #[test]
-    fn unprofiled_results_render_nothing_and_malformed_ones_say_so() {
-        assert!(report_lines(&json!({"profile": null}), Path::new("/")).is_empty());
-        assert!(report_lines(&json!({}), Path::new("/")).is_empty());
-        let lines = report_lines(&json!({"profile": {"steps": "ten"}}), Path::new("/"));
-        assert_eq!(lines.len(), 1);
-        assert!(lines[0].starts_with("profile: unreadable profile record"));
+    fn unprofiled_results_render_nothing_and_unknown_keys_survive_a_round_trip() {
+        assert!(report_lines(None, Path::new("/")).is_empty());
+        let written = json!({"device": "cuda", "steps": 2, "future_field": [1, 2],
+                             "eager": {"step_ms": 1.0, "phases": [], "sync_sites": [], "new_figure": 3.5}});
+        let profile: Profile = serde_json::from_value(written.clone()).unwrap();
+        let again = serde_json::to_value(&profile).unwrap();
+        assert_eq!(again["future_field"], written["future_field"]);
+        assert_eq!(again["eager"]["new_figure"], written["eager"]["new_figure"]);
     }
 }
