@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 export XDG_CACHE_HOME="${XDG_CACHE_HOME:-$PWD/target/profile-cache}"
 python3 -c "import torch, transformers, scipy; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), torch.cuda.get_device_name(0) if torch.cuda.is_available() else '-', 'transformers', transformers.__version__, 'scipy', scipy.__version__)" 2>&1 | tee "$out/versions.txt"
 started=$(date +%s)
-timeout 240 python3 -m pytest tests/python/test_profile.py -v -s -p no:cacheprovider 2>&1 | tail -40 | tee "$out/pytest.txt"
+timeout 240 python3 -m pytest tests/python/test_profile.py -v -s -p no:cacheprovider > "$out/pytest.txt" 2>&1; grep -E "PASSED|FAILED|passed|failed|kernels/step|Error" "$out/pytest.txt" | cut -c1-400
 echo "pytest: $(( $(date +%s) - started )) s"
 cd corpus/cases
 started=$(date +%s)

@@ -110,6 +110,7 @@ def trace_figures(trace_path, steps):
         kernels += sum(1 for event in inside if event["cat"] == "kernel")
         device_us += sum(min(event["dur"], end - event["ts"]) for event in inside)
     wall_us = sum(end - start for start, end in windows)
+    print("trace step ranges (ms):", " ".join("%.3f" % ((end - start) / 1000.0) for start, end in windows))
     return kernels / steps, device_us / wall_us
 
 
