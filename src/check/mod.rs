@@ -511,6 +511,12 @@ fn merge_options(
             "--regression-threshold {regression_threshold}: must be a percentage >= 0"
         ));
     }
+    let measure = !args.no_measure && file.measure.unwrap_or(true);
+    if args.profile && !measure {
+        return Err(
+            "--profile measures steps; it cannot run with --no-measure (or measure = false)".into(),
+        );
+    }
     let torch = if args.torch.is_empty() {
         file.torch.clone()
     } else {
@@ -534,7 +540,7 @@ fn merge_options(
         warmup: args.warmup.or(file.warmup).unwrap_or(3),
         steps,
         timeout,
-        measure: !args.no_measure && file.measure.unwrap_or(true),
+        measure,
         output_format,
         output: args
             .output
