@@ -976,9 +976,9 @@ def summarize_grad_parity(check):
 #
 # Three passes of `steps` steps per side (eager, then compiled), each apart so one's overhead does not
 # distort another's figures: (1) phases: CUDA events (CPU: perf_counter) at the start of forward, loss,
-# backward and optimizer; (2) kernels: torch.profiler (Kineto/CUPTI) device activity inside each step,
-# each step's wall from CUDA events; (3) syncs: torch.cuda.set_sync_debug_mode("warn"), each warning
-# attributed to the Python line that caused it. The case's `optimizer` (if any) steps only here, after
+# backward and optimizer; (2) kernels: torch.profiler (Kineto/CUPTI) device activity inside each step's
+# range, busy time divided by pass 1's unprofiled step; (3) syncs: torch.cuda.set_sync_debug_mode("warn"),
+# each warning attributed to the Python line that caused it. The case's `optimizer` (if any) steps only here, after
 # every comparison, so parity and timings are unaffected by changing weights.
 
 PROFILE_STEP_RANGE = "graphbreak_profile_step"
