@@ -1239,6 +1239,10 @@ class SyncRecorder:
 
 def profile_side(torch, stepper, function, args, kwargs, optimizer, steps, classifier, trace_path=None):
     """Every --profile figure for one side (eager or compiled)."""
+    # One uncounted step first: the case's optimizer steps for the first time here (AdamW allocates its
+    # state then), which is no step of a running training loop.
+    profiled_step(stepper, function, args, kwargs, optimizer, lambda phase: None)
+    stepper.synchronize()
     step_ms, phases = profile_phase_times(torch, stepper, function, args, kwargs, optimizer, steps)
     side = {"step_ms": step_ms, "phases": phases, "kernels_per_step": None, "copies_per_step": None,
             "gpu_busy_ms_per_step": None, "profiled_step_ms": None, "gpu_busy_share": None,
