@@ -883,3 +883,73 @@ fn scan_predicts_the_lines_check_measures() {
         "scan's lines vs check's lines on corpus/cases/hazards.py"
     );
 }
+
+#[test]
+fn profile_on_cpu_records_the_phase_split_and_says_the_rest_needs_cuda() {
+    let python = require_torch!();
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("r.jsonl");
+    let output = run_check(
+        repo(),
+        Some(python),
+        &[
+            "corpus/cases/step_profile.py::case_sync_sites",
+            "--profile",
+            "--device",
+            "cpu",
+            "--backend",
+            "eager",
+            "--warmup",
+            "1",
+            "--steps",
+            "2",
+            "--jsonl",
+            jsonl.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("--profile measures CUDA kernels, GPU busy share and host-device syncs; no CUDA here (device cpu)"),
+        "{}",
+        stderr(&output)
+    );
+    let text = stdout(&output);
+    assert!(
+        text.contains("  profile (cpu, 2 steps per pass; eager → compiled):"),
+        "{text}"
+    );
+    let phases = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("phases eager: "))
+        .unwrap_or_else(|| panic!("no eager phase line in:\n{text}"));
+    for phase in ["forward", "loss", "backward", "optimizer"] {
+        assert!(phases.contains(&format!("{phase} ")), "{phases}");
+    }
+    let results = read_jsonl(&jsonl);
+    let profile = &results[0]["profile"];
+    assert_eq!(profile["device"], "cpu");
+    assert_eq!(profile["optimizer"], true);
+    assert!(
+        profile["unavailable"]
+            .as_str()
+            .unwrap()
+            .contains("need CUDA")
+    );
+    assert!(profile["eager"]["kernels_per_step"].is_null());
+    assert_eq!(profile["compiled"]["phases"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn profile_with_no_measure_is_a_usage_error() {
+    let output = run_check(
+        repo(),
+        None,
+        &["corpus/cases/clean.py", "--profile", "--no-measure"],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("--profile measures steps; it cannot run with --no-measure"),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -265,6 +265,7 @@ pub fn run_case(
         warmup: options.warmup,
         steps: options.steps,
         measure: options.measure,
+        profile: options.profile,
     };
     let request_path = scratch.dir.join(format!("request-{index}.json"));
     let result_path = scratch.dir.join(format!("result-{index}.json"));
@@ -563,6 +564,7 @@ mod tests {
             write_baseline: None,
             regression_threshold: 10.0,
             fail_on_break: false,
+            profile: false,
         };
         let case = Case {
             node_id: "c.py::case_x".into(),

@@ -17,6 +17,7 @@
 mod baseline;
 mod config;
 mod execute;
+mod profile;
 mod provision;
 pub mod record;
 mod report;
@@ -110,6 +111,12 @@ pub struct CheckFlags {
     /// Exit 1 when any case has a graph break.
     #[arg(long)]
     pub fail_on_break: bool,
+    /// Where the step time goes, per case, eager and compiled (CUDA): kernels per step, the share of
+    /// the step the GPU is busy, host-device syncs per step with the lines causing them, and the
+    /// forward/loss/backward/optimizer split. Adds three passes of --steps steps per side after timing.
+    /// Without CUDA only the phase split is measured.
+    #[arg(long)]
+    pub profile: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,6 +170,7 @@ pub struct Options {
     pub write_baseline: Option<PathBuf>,
     pub regression_threshold: f64,
     pub fail_on_break: bool,
+    pub profile: bool,
 }
 
 impl Options {
@@ -172,7 +180,7 @@ impl Options {
             "device": self.device, "backend": self.backend, "dynamic": self.dynamic, "mode": self.mode,
             "fullgraph": self.fullgraph, "warmup": self.warmup, "steps": self.steps, "timeout": self.timeout,
             "measure": self.measure, "regression_threshold": self.regression_threshold,
-            "fail_on_break": self.fail_on_break,
+            "fail_on_break": self.fail_on_break, "profile": self.profile,
         })
     }
 }
@@ -273,6 +281,17 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
         interpreters.push(probed?);
     }
     execute::label_interpreters(&mut interpreters);
+    if options.profile {
+        let cuda =
+            options.device != "cpu" && interpreters.iter().any(|i| i.environment.cuda_available);
+        if !cuda {
+            eprintln!(
+                "graphbreak: --profile measures CUDA kernels, GPU busy share and host-device syncs; \
+                 no CUDA here (device {}), so only the forward/loss/backward/optimizer split is recorded",
+                options.device
+            );
+        }
+    }
 
     let jsonl = open_jsonl(&options.jsonl)?;
     let total = cases.len() * interpreters.len();
@@ -492,6 +511,12 @@ fn merge_options(
             "--regression-threshold {regression_threshold}: must be a percentage >= 0"
         ));
     }
+    let measure = !args.no_measure && file.measure.unwrap_or(true);
+    if args.profile && !measure {
+        return Err(
+            "--profile measures steps; it cannot run with --no-measure (or measure = false)".into(),
+        );
+    }
     let torch = if args.torch.is_empty() {
         file.torch.clone()
     } else {
@@ -515,7 +540,7 @@ fn merge_options(
         warmup: args.warmup.or(file.warmup).unwrap_or(3),
         steps,
         timeout,
-        measure: !args.no_measure && file.measure.unwrap_or(true),
+        measure,
         output_format,
         output: args
             .output
@@ -533,6 +558,7 @@ fn merge_options(
         write_baseline: args.write_baseline.clone(),
         regression_threshold,
         fail_on_break: args.fail_on_break || file.fail_on_break.unwrap_or(false),
+        profile: args.profile,
     })
 }
 

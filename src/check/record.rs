@@ -236,6 +236,9 @@ pub struct CaseResult {
     /// Rust: checking_seconds / wall_seconds.
     #[serde(default)]
     pub checking_share: Option<f64>,
+    /// `--profile`: where the step time goes, per side (types and rendering in `profile.rs`).
+    #[serde(default)]
+    pub profile: Option<super::profile::Profile>,
     /// Rust: wall time of the whole subprocess.
     #[serde(default)]
     pub wall_seconds: Option<f64>,
@@ -513,6 +516,9 @@ pub struct CaseRequest {
     pub steps: u32,
     /// false = Dynamo facts only (no timings, no parity).
     pub measure: bool,
+    /// `--profile`: measure where the step time goes (the result's `profile`).
+    #[serde(default)]
+    pub profile: bool,
 }
 
 /// CLI overrides over the case's own `compile` dict; None = the case's value, else the default.

@@ -235,6 +235,7 @@ fn findings(result: &CaseResult, cwd: &Path) -> Vec<String> {
     if let Some(line) = wall_line(result) {
         lines.push(line);
     }
+    lines.extend(super::profile::report_lines(result.profile.as_ref(), cwd));
     // The harness's own caveats (unstable timings, a busy machine, limits hit during timing).
     for note in &result.notes {
         lines.push(format!("note: {}", first_line(note)));
