@@ -202,6 +202,9 @@ pub struct CaseResult {
     pub stdout_tail: Option<String>,
     #[serde(default)]
     pub stderr_tail: Option<String>,
+    /// Rust, `--gpus` only: the GPU that ran this case (absent from sequential runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<GpuAssignment>,
     /// Fields this build does not know (written by another harness/graphbreak version): kept as they are.
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
@@ -266,6 +269,19 @@ pub struct TimingStats {
     pub max: Option<f64>,
     #[serde(default)]
     pub n: Option<u64>,
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+/// The GPU a case was pinned to by `check --gpus` (from nvidia-smi; the index is the physical, PCI-order one).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GpuAssignment {
+    #[serde(default)]
+    pub index: Option<u32>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub uuid: Option<String>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
 }
@@ -376,7 +392,7 @@ mod tests {
     use super::*;
 
     /// Fields Rust adds after the harness finished; the harness's template does not carry them.
-    const RUST_ONLY_FIELDS: &[&str] = &["wall_seconds", "stdout_tail", "stderr_tail"];
+    const RUST_ONLY_FIELDS: &[&str] = &["wall_seconds", "stdout_tail", "stderr_tail", "gpu"];
 
     /// The harness's `RESULT_TEMPLATE = json.loads("""...""")` block, parsed.
     fn harness_template() -> serde_json::Map<String, Value> {
