@@ -22,7 +22,8 @@ h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 28px 0 8p
 h3 { font-size: 14px; margin: 16px 0 6px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
 .summary { font-weight: 600; margin: 6px 0; } .env { color: var(--muted); font-size: 12px; margin: 0; padding-left: 18px; }
 table { border-collapse: collapse; } th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: middle; }
-thead th { background: #f6f8fa; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+thead th { background: #f6f8fa; } td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.scroll { overflow-x: auto; } table.cases { font-size: 13px; } table.cases th, table.cases td { padding: 3px 6px; }
 code, .case { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12.5px; }
 .st { font-weight: 600; white-space: nowrap; } .st a { color: inherit; text-decoration: none; }
 .st-ok { background: #dafbe1; color: var(--ok); } .st-warn { background: #fff8c5; color: var(--warn); }
@@ -163,11 +164,11 @@ fn bars(result: &CaseResult) -> String {
     if !(top.is_finite() && top > 0.0) {
         return "<span class=\"muted\">-</span>".into();
     }
-    const WIDTH: f64 = 140.0;
+    const WIDTH: f64 = 120.0;
     let length = |value: f64| ((value / top) * WIDTH).max(1.0);
     let label = |value: f64| report::milliseconds(Some(value));
     format!(
-        "<svg width=\"230\" height=\"30\" viewBox=\"0 0 230 30\" role=\"img\" aria-label=\"eager {e} ms, compiled {c} ms\">\
+        "<svg width=\"190\" height=\"30\" viewBox=\"0 0 190 30\" role=\"img\" aria-label=\"eager {e} ms, compiled {c} ms\">\
          <title>eager {e} ms · compiled {c} ms</title>\
          <rect class=\"bar-eager\" x=\"0\" y=\"2\" width=\"{le:.1}\" height=\"11\" fill=\"#8c959f\"></rect>\
          <text x=\"{te:.1}\" y=\"12\">{e}</text>\
@@ -312,7 +313,7 @@ pub fn render(document: &Document) -> String {
     out.push_str("</tbody>\n</table>\n</section>\n");
 
     // The per-case table.
-    out.push_str("<section id=\"cases\">\n<h2>Cases</h2>\n<p class=\"legend muted\">ms per step (median):<span style=\"background:#8c959f\"></span>eager<span style=\"background:#0969da\"></span>compiled</p>\n<table class=\"cases\">\n<thead><tr>");
+    out.push_str("<section id=\"cases\">\n<h2>Cases</h2>\n<p class=\"legend muted\">ms per step (median):<span style=\"background:#8c959f\"></span>eager<span style=\"background:#0969da\"></span>compiled</p>\n<div class=\"scroll\"><table class=\"cases\">\n<thead><tr>");
     for header in report::HEADERS {
         let _ = write!(out, "<th>{}</th>", escape(header));
     }
@@ -356,7 +357,7 @@ pub fn render(document: &Document) -> String {
         };
         let _ = writeln!(out, "<td>{}</td><td>{gpu}</td></tr>", bars(result));
     }
-    out.push_str("</tbody>\n</table>\n</section>\n");
+    out.push_str("</tbody>\n</table></div>\n</section>\n");
 
     // Details: each break and error with its source line.
     out.push_str("<section id=\"details\">\n<h2>Breaks, recompiles and errors</h2>\n");
