@@ -1,6 +1,7 @@
 //! `check --output-format html` in a real headless browser (Debian's `chromium`; scripts/test.sh installs it):
 //! the page renders and its script runs to the end, the case × torch-version grid has exactly the right cells,
-//! breaks carry their source line, nothing is loaded from outside the file, and the browser logs no console
+//! breaks carry their source line, the page requests nothing from the network (chromium net log) and links
+//! nowhere outside itself, and the browser logs no console
 //! message. The report comes from a real check run (real torch, CPU); the second torch column comes from a
 //! copy of that run's report relabelled as another torch (one case dropped), merged with `report merge`.
 
@@ -87,8 +88,19 @@ macro_rules! require {
     };
 }
 
+/// What one headless chromium run over a local file left: its output and the network requests the page made.
+struct Browsed {
+    output: Output,
+    /// URLs the page itself asked for (chromium's own background requests, which have no page origin as
+    /// initiator, are not counted); the local file is not a network request.
+    page_requests: Vec<String>,
+}
+
 /// A headless chromium run over one local file; `args` pick what it produces (DOM dump or screenshot).
-fn browse(browser: &Path, profile: &Path, page: &Path, args: &[&str]) -> Output {
+/// Name resolution is disabled and every request is recorded in a net log.
+fn browse(browser: &Path, profile: &Path, page: &Path, args: &[&str]) -> Browsed {
+    let net_log = profile.with_extension("netlog.json");
+    let _ = std::fs::remove_file(&net_log);
     let output = Command::new(browser)
         .args([
             "--headless",
@@ -102,6 +114,8 @@ fn browse(browser: &Path, profile: &Path, page: &Path, args: &[&str]) -> Output 
             "--v=0",
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("--host-resolver-rules=MAP * ~NOTFOUND")
+        .arg(format!("--log-net-log={}", net_log.display()))
         .args(args)
         .arg(format!("file://{}", page.display()))
         .stdin(Stdio::null())
@@ -112,12 +126,30 @@ fn browse(browser: &Path, profile: &Path, page: &Path, args: &[&str]) -> Output 
         "chromium failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    output
+    let log: Value =
+        serde_json::from_str(&std::fs::read_to_string(&net_log).expect("net log written"))
+            .expect("net log is JSON");
+    let mut page_requests: Vec<String> = log["events"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|event| {
+            let params = &event["params"];
+            let url = params["url"].as_str()?;
+            let initiator = params.get("initiator")?;
+            (initiator != "not an origin" && !url.starts_with("file:")).then(|| url.to_owned())
+        })
+        .collect();
+    page_requests.dedup();
+    Browsed {
+        output,
+        page_requests,
+    }
 }
 
 /// Console messages chromium logged for the page (`...:INFO:CONSOLE(12)] "message", source: ...`).
-fn console_lines(output: &Output) -> Vec<String> {
-    String::from_utf8_lossy(&output.stderr)
+fn console_lines(browsed: &Browsed) -> Vec<String> {
+    String::from_utf8_lossy(&browsed.output.stderr)
         .lines()
         .filter(|line| line.contains(":CONSOLE"))
         .map(str::to_owned)
@@ -144,10 +176,20 @@ fn grid_cells(dom: &str) -> BTreeSet<(String, String, String)> {
         .collect()
 }
 
-/// No network, no external asset: nothing the page could fetch.
+/// No external asset in the markup: nothing to fetch, and every link stays inside the page. (URLs inside
+/// reported text, e.g. a torch error message quoting pytorch.org, are text, not assets.)
 fn assert_self_contained(html: &str) {
-    for needle in ["http://", "https://", " src=", "<link", "@import", "url("] {
+    for needle in [
+        " src=", "srcset=", "<link", "<iframe", "<object", "<embed", "@import", "url(",
+    ] {
         assert!(!html.contains(needle), "the page references `{needle}`");
+    }
+    for (index, _) in html.match_indices("href=\"") {
+        assert!(
+            html[index + 6..].starts_with('#'),
+            "a link leaves the page: {}",
+            &html[index..(index + 80).min(html.len())]
+        );
     }
 }
 
@@ -185,13 +227,20 @@ fn html_report_renders_in_a_real_browser() {
     let broken = dir.path().join("broken.html");
     std::fs::write(
         &broken,
-        "<!DOCTYPE html><p>x</p><script>throw new Error(\"planted\")</script>",
+        "<!DOCTYPE html><p>x</p><img alt=\"\" src=\"http://example.invalid/x.png\">\
+         <script>throw new Error(\"planted\")</script>",
     )
     .unwrap();
-    let planted = console_lines(&browse(&browser, &profile, &broken, &["--dump-dom"]));
+    let planted = browse(&browser, &profile, &broken, &["--dump-dom"]);
+    let console = console_lines(&planted);
     assert!(
-        planted.iter().any(|l| l.contains("planted")),
-        "console capture broken: {planted:?}"
+        console.iter().any(|l| l.contains("planted")),
+        "console capture broken: {console:?}"
+    );
+    assert_eq!(
+        planted.page_requests,
+        ["http://example.invalid/x.png"],
+        "request capture"
     );
 
     let page = dir.path().join("check.html");
@@ -229,11 +278,16 @@ fn html_report_renders_in_a_real_browser() {
         .to_owned();
     let rendered = browse(&browser, &profile, &page, &["--dump-dom"]);
     assert_eq!(
+        rendered.page_requests,
+        Vec::<String>::new(),
+        "network requests"
+    );
+    assert_eq!(
         console_lines(&rendered),
         Vec::<String>::new(),
         "console messages"
     );
-    let dom = String::from_utf8_lossy(&rendered.stdout).into_owned();
+    let dom = String::from_utf8_lossy(&rendered.output.stdout).into_owned();
     assert!(
         dom.contains("data-ready=\"1\""),
         "the page's script ran to its end"
@@ -295,7 +349,8 @@ fn html_report_renders_in_a_real_browser() {
     assert_self_contained(&std::fs::read_to_string(&grid_page).unwrap());
     let rendered = browse(&browser, &profile, &grid_page, &["--dump-dom"]);
     assert_eq!(console_lines(&rendered), Vec::<String>::new());
-    let dom = String::from_utf8_lossy(&rendered.stdout).into_owned();
+    assert_eq!(rendered.page_requests, Vec::<String>::new());
+    let dom = String::from_utf8_lossy(&rendered.output.stdout).into_owned();
     let mut expected_grid = expected.clone();
     expected_grid.insert((CASES[0].into(), "2.4.1".into(), "ok".into()));
     expected_grid.insert((CASES[1].into(), "2.4.1".into(), "compile_error".into()));
