@@ -195,6 +195,22 @@ pub struct CaseResult {
     /// False when the timings describe the machine's load more than the code.
     #[serde(default)]
     pub timing_stable: Option<bool>,
+    /// The checked step drew random numbers (dropout, rand): the generators moved during the eager step.
+    #[serde(default)]
+    pub step_uses_rng: Option<bool>,
+    /// `torch._inductor.config.fallback_random` was set for the compile (so compiled draws eager's numbers).
+    #[serde(default)]
+    pub fallback_random: Option<bool>,
+    /// What compiled results were judged against: `float64` (a float64 run of the same step) or `eager`
+    /// (the model cannot run in float64: cosine similarity against eager decides).
+    #[serde(default)]
+    pub parity_reference: Option<String>,
+    /// One entry per output tensor and the loss (the first 32).
+    #[serde(default)]
+    pub parity_outputs: Vec<ParityEntry>,
+    /// Training mode: how the gradients compared.
+    #[serde(default)]
+    pub parity_grads: Option<GradParity>,
     /// Rust: wall time of the whole subprocess.
     #[serde(default)]
     pub wall_seconds: Option<f64>,
@@ -251,6 +267,63 @@ pub struct ErrorInfo {
     pub cause_type: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause_message: Option<String>,
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+/// The verdict on one compared tensor. Errors are RMSE against the float64 reference.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ParityEntry {
+    /// `output[0]`, `output['logits']`, `loss`, `grad[backbone.conv1.weight]`.
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub dtype: Option<String>,
+    #[serde(default)]
+    pub numel: Option<u64>,
+    /// Eager vs compiled, elementwise.
+    #[serde(default)]
+    pub max_abs_diff: Option<f64>,
+    /// Eager's own error against float64 (for integer outputs: the fraction of differing elements).
+    #[serde(default)]
+    pub eager_error: Option<f64>,
+    #[serde(default)]
+    pub compiled_error: Option<f64>,
+    /// compiled_error / eager_error.
+    #[serde(default)]
+    pub ratio: Option<f64>,
+    /// How much worse than eager compiled may be (2, or 3 for fp16/bf16 and small tensors).
+    #[serde(default)]
+    pub multiplier: Option<f64>,
+    /// Cosine similarity of compiled against the reference (float64, else eager).
+    #[serde(default)]
+    pub cosine: Option<f64>,
+    /// allclose | within_multiplier | cosine | worse | mismatch
+    #[serde(default)]
+    pub verdict: Option<String>,
+    #[serde(default)]
+    pub ok: Option<bool>,
+    /// Why a `mismatch` (shape, keys, type).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+/// Gradients are summarized (a model has hundreds of parameters): counts and the worst few.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GradParity {
+    /// Gradient tensors compared; 0 means none were found (never reported as a perfect match).
+    #[serde(default)]
+    pub compared: Option<u64>,
+    #[serde(default)]
+    pub failed: Option<u64>,
+    #[serde(default)]
+    pub max_ratio: Option<f64>,
+    #[serde(default)]
+    pub max_abs_diff: Option<f64>,
+    #[serde(default)]
+    pub worst: Vec<ParityEntry>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
 }
