@@ -594,6 +594,16 @@ mod tests {
             1,
             "the shared interpreter is listed once"
         );
+        // More shards than units: the empty ones merge too.
+        let mut empty = report(Some((2, 3, vec![])), &[]);
+        empty["environment"] = json!([]);
+        let all = merged(vec![
+            report(Some((1, 3, vec![0, 1])), &["a", "b"]),
+            empty,
+            report(Some((3, 3, vec![2])), &["c"]),
+        ])
+        .unwrap();
+        assert_eq!(cases(&all), ["a", "b", "c"]);
     }
 
     #[test]
