@@ -43,6 +43,10 @@ const VOLATILE: &[&str] = &[
     "peak_memory_compiled_mb",
     "stdout_tail",
     "stderr_tail",
+    "phase_seconds",
+    "graphbreak_seconds",
+    "graphbreak_share",
+    "profile",
     "gpu",
 ];
 

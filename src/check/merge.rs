@@ -67,6 +67,12 @@ pub const VOLATILE_FIELDS: &[&str] = &[
     "peak_memory_compiled_mb",
     "stdout_tail",
     "stderr_tail",
+    // Where the wall time went (seconds per phase, graphbreak's own share).
+    "phase_seconds",
+    "graphbreak_seconds",
+    "graphbreak_share",
+    // `--profile`: kernel counts, busy shares and phase splits measured on the machine.
+    "profile",
     // Which GPU of the host ran it (`--gpus`).
     "gpu",
 ];

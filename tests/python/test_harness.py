@@ -351,3 +351,37 @@ def test_a_real_numerical_regression_still_fails(runs):
     assert output["verdict"] == "worse" and output["ratio"] > 100, output
     assert result["parity_grads"]["failed"] == 4
     assert any(note.startswith("parity: output: compiled error vs float64") for note in result["notes"])
+
+
+# Older torch releases, each in its own venv (they cannot share the test venv). Named by environment
+# variable, else looked for under .venvs/ (how to make one: README, "Testing check on older torch").
+OLDER_TORCH = {
+    "2.5": ("GRAPHBREAK_TORCH25_PYTHON", REPO / ".venvs" / "torch25" / "bin" / "python"),
+    "2.2": ("GRAPHBREAK_TORCH22_PYTHON", REPO / ".venvs" / "torch22" / "bin" / "python"),
+}
+
+
+def older_torch_python(release):
+    variable, default = OLDER_TORCH[release]
+    named = os.environ.get(variable)
+    python = Path(named) if named else default
+    if not python.exists():
+        pytest.skip("no torch %s interpreter: set %s (README: Testing check on older torch)" % (release, variable))
+    return str(python)
+
+
+@pytest.mark.parametrize("release", ["current", "2.5", "2.2"])
+def test_error_after_a_graph_break_is_reported_at_its_statement(tmp_path, release):
+    """A TypeError raised while Dynamo traces a forward, after an earlier graph break: on torch 2.5 the
+    traceback names the `def` line (rewritten bytecode) and the graph-break log names the EARLIER break;
+    the statement comes from Dynamo's original code for the rewritten frame."""
+    python = PYTHON if release == "current" else older_torch_python(release)
+    result = run_harness(tmp_path, "error_lines.py", "case_crash_after_break", python=python)
+    if release != "current":
+        assert result["torch_version"].startswith(release + "."), result["torch_version"]
+    assert result["status"] == "compile_error", result["error"]
+    assert result["error"]["line"] == marker_line("error_lines.py", "crash"), (result["error"], result["notes"])
+    if release == "2.5":
+        assert any("rewritten bytecode" in note for note in result["notes"]), result["notes"]
+    # The earlier break is still reported, from the compile's own log (explain fails on this model).
+    assert marker_line("error_lines.py", "early_break") in [b["line"] for b in result["graph_breaks"]]
