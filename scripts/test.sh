@@ -19,6 +19,18 @@ then
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "${PY_PINS[@]}"
 fi
+# The HTML report is tested in a real headless browser (tests/check_html.rs): Debian's chromium.
+if ! command -v "${GRAPHBREAK_CHROMIUM:-chromium}" >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "==> installing chromium (apt-get)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "chromium is missing: apt-get install chromium (as root), or set GRAPHBREAK_CHROMIUM" >&2
+    exit 1
+  fi
+fi
+export GRAPHBREAK_REQUIRE_BROWSER=1
 export GRAPHBREAK_PYTHON="$PWD/$VENV/bin/python"
 # The check tests skip without torch only on a bare developer machine; here a missing torch must fail them.
 export GRAPHBREAK_REQUIRE_TORCH=1

@@ -33,6 +33,9 @@ enum Command {
     Scan(ScanArgs),
     /// Compile each case for real in a subprocess and report breaks, recompiles, timings and parity.
     Check(check::CheckArgs),
+    /// Work with `check` reports.
+    #[command(subcommand)]
+    Report(ReportCommand),
     /// List every rule: code, name, family, fix, torch versions, summary.
     Rules,
     /// Show the documentation of one rule.
@@ -46,6 +49,16 @@ enum Command {
         #[arg(default_value = "rules")]
         dir: PathBuf,
     },
+}
+
+#[derive(Subcommand, Debug)]
+enum ReportCommand {
+    /// Combine JSON reports (the shards of `check --shard K/N`, or per-job reports) into one, and
+    /// optionally gate it against a baseline. Exit status as `check`'s.
+    Merge(check::merge::MergeArgs),
+    /// Compare the facts of two reports (statuses, graphs, breaks and their lines, recompiles, errors, parity),
+    /// leaving out timings, load readings and GPU placement. Exit 0 same, 1 different.
+    Diff(check::merge::DiffArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -94,6 +107,8 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Scan(args) => run_scan(args),
         Command::Check(args) => check::run(args),
+        Command::Report(ReportCommand::Merge(args)) => check::merge::run(args),
+        Command::Report(ReportCommand::Diff(args)) => check::merge::diff(args),
         Command::Rules => {
             print_rules();
             ExitCode::SUCCESS

@@ -219,13 +219,15 @@ impl Drop for Scratch {
     }
 }
 
-/// Runs one case on one interpreter. `Ok(None)` = interrupted (the case is not recorded).
+/// Runs one case on one interpreter. `Ok(None)` = interrupted (the case is not recorded). `extra_env` is set
+/// in the case's environment (`--gpus` pins each case with CUDA_VISIBLE_DEVICES).
 pub fn run_case(
     case: &Case,
     interpreter: &Interpreter,
     settings: &RunSettings,
     scratch: &Scratch,
     index: usize,
+    extra_env: &[(&str, String)],
 ) -> Result<Option<CaseResult>, String> {
     let options = settings.options;
     if interpreter.torch_version().is_none() {
@@ -291,7 +293,8 @@ pub fn run_case(
         .env("TORCHINDUCTOR_CACHE_DIR", torch_dir.join("inductor"))
         .env("TRITON_CACHE_DIR", torch_dir.join("triton"))
         // The harness subtracts this from its own start to report the interpreter's start-up.
-        .env("GRAPHBREAK_SPAWNED_AT", epoch_seconds());
+        .env("GRAPHBREAK_SPAWNED_AT", epoch_seconds())
+        .envs(extra_env.iter().map(|(key, value)| (key, value)));
     let finished = runner::run_bounded(
         &mut command,
         Duration::from_secs_f64(options.timeout),

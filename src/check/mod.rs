@@ -17,11 +17,15 @@
 mod baseline;
 mod config;
 mod execute;
+mod gpus;
+mod html;
+pub mod merge;
 mod profile;
 mod provision;
 pub mod record;
 mod report;
 mod runner;
+mod shard;
 mod targets;
 
 use std::io::Write;
@@ -117,6 +121,13 @@ pub struct CheckFlags {
     /// Without CUDA only the phase split is measured.
     #[arg(long)]
     pub profile: bool,
+    /// Run only shard K of N of the (case, interpreter) list (CI matrices, job arrays); combine the shards'
+    /// JSON reports with `graphbreak report merge`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<shard::Shard>,
+    /// Run cases concurrently, one per GPU, each pinned with CUDA_VISIBLE_DEVICES (needs NVIDIA GPUs).
+    #[arg(long, value_name = "N|all")]
+    pub gpus: Option<gpus::GpuCount>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,6 +157,8 @@ pub enum OutputFormat {
     Text,
     Json,
     Markdown,
+    /// One self-contained page (inline CSS/SVG, no network).
+    Html,
 }
 
 /// Everything a run needs, after merging CLI flags over the pyproject's defaults.
@@ -251,35 +264,84 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
         .map(baseline::load)
         .transpose()?;
 
+    // --gpus: find the GPUs before spending minutes provisioning; a machine without any is a usage error.
+    let workers: Vec<Option<gpus::Gpu>> = match args.flags.gpus {
+        None => vec![None],
+        Some(_) if options.device == "cpu" => {
+            return Err(
+                "--gpus runs cases on GPUs; it cannot be combined with --device cpu".into(),
+            );
+        }
+        Some(count) => gpus::choose(count, gpus::discover()?)?
+            .into_iter()
+            .map(Some)
+            .collect(),
+    };
+
     let cache = cache_dir();
     let harness = execute::install_harness(&cache)?;
 
     // Interpreters: explicit ones first, then one provisioned venv per --torch version.
-    let mut interpreter_paths = options.pythons.clone();
-    if !options.torch.is_empty() {
-        let provisioner = provision::Provisioner {
-            venvs_dir: cache.join("venvs"),
-            project_root: provision::installable_project_root(
-                project_root.as_deref().unwrap_or(&cwd),
-            ),
-            requirements: options.requirements.clone(),
-        };
-        for version in &options.torch {
-            interpreter_paths.push(provisioner.ensure(version)?);
+    enum Spec<'a> {
+        Python(PathBuf),
+        Torch(&'a str),
+    }
+    let mut specs: Vec<Spec> = options.pythons.iter().cloned().map(Spec::Python).collect();
+    specs.extend(options.torch.iter().map(|v| Spec::Torch(v)));
+    if specs.is_empty() {
+        specs.push(Spec::Python(default_python(&cwd)));
+    }
+    let interpreter_keys: Vec<String> = specs
+        .iter()
+        .map(|spec| match spec {
+            Spec::Python(path) => shard::interpreter_key(Some(path), None, &cwd),
+            Spec::Torch(version) => shard::interpreter_key(None, Some(version), &cwd),
+        })
+        .collect();
+    let case_keys: Vec<String> = cases.iter().map(|c| c.node_id.clone()).collect();
+    let all_units = shard::all_units(cases.len(), specs.len());
+    let units = match args.flags.shard {
+        Some(part) => shard::select(&all_units, &case_keys, &interpreter_keys, part),
+        None => all_units.clone(),
+    };
+    let shard_info = args.flags.shard.map(|part| shard::ShardInfo {
+        index: part.index,
+        count: part.count,
+        units: all_units.len(),
+        plan: shard::plan_fingerprint(&case_keys, &interpreter_keys),
+        positions: Vec::new(),
+    });
+    if let Some(part) = args.flags.shard {
+        eprintln!(
+            "graphbreak: shard {part}: {} of {} (case, interpreter) run(s)",
+            units.len(),
+            all_units.len()
+        );
+    }
+
+    // Only the interpreters this shard uses are provisioned and probed.
+    let provisioner = provision::Provisioner {
+        venvs_dir: cache.join("venvs"),
+        project_root: provision::installable_project_root(project_root.as_deref().unwrap_or(&cwd)),
+        requirements: options.requirements.clone(),
+    };
+    let mut probed: Vec<Option<execute::Interpreter>> = specs.iter().map(|_| None).collect();
+    for (index, spec) in specs.iter().enumerate() {
+        if !units.iter().any(|u| u.interpreter == index) {
+            continue;
         }
-    }
-    if interpreter_paths.is_empty() {
-        interpreter_paths.push(default_python(&cwd));
-    }
-    let mut interpreters = Vec::new();
-    for path in &interpreter_paths {
-        let probed = execute::probe(path, &harness);
+        let path = match spec {
+            Spec::Python(path) => path.clone(),
+            Spec::Torch(version) => provisioner.ensure(version)?,
+        };
+        let interpreter = execute::probe(&path, &harness);
         if runner::interrupted() {
             eprintln!("graphbreak: interrupted before any case ran");
             return Ok(ExitCode::from(130));
         }
-        interpreters.push(probed?);
+        probed[index] = Some(interpreter?);
     }
+    let mut interpreters: Vec<execute::Interpreter> = probed.into_iter().flatten().collect();
     execute::label_interpreters(&mut interpreters);
     if options.profile {
         let cuda =
@@ -292,43 +354,75 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
             );
         }
     }
+    // Back from the probed list to each spec's interpreter.
+    let mut interpreter_of: Vec<Option<usize>> = vec![None; specs.len()];
+    let mut next_probed = 0;
+    for (index, slot) in interpreter_of.iter_mut().enumerate() {
+        if units.iter().any(|u| u.interpreter == index) {
+            *slot = Some(next_probed);
+            next_probed += 1;
+        }
+    }
 
     let jsonl = open_jsonl(&options.jsonl)?;
-    let total = cases.len() * interpreters.len();
+    let total = units.len();
     let settings = execute::RunSettings {
         harness: harness.clone(),
         cache: cache.clone(),
         options: &options,
     };
     let scratch = execute::Scratch::new()?;
-    let mut results: Vec<CaseResult> = Vec::new();
-    let mut was_interrupted = false;
-    'cases: for case in &cases {
-        for interpreter in &interpreters {
-            if runner::interrupted() {
-                was_interrupted = true;
-                break 'cases;
+    let jobs: Vec<gpus::Job> = units
+        .iter()
+        .map(|unit| gpus::Job {
+            position: unit.position,
+            case: &cases[unit.case],
+            interpreter: &interpreters[interpreter_of[unit.interpreter].expect("probed")],
+        })
+        .collect();
+    let mut finished: Vec<(usize, CaseResult)> = Vec::new();
+    let was_interrupted = gpus::run_jobs(&jobs, &workers, &settings, &scratch, |event| {
+        match event {
+            gpus::Event::Started(job, None) => {
+                eprint!(
+                    "[{}/{total}] {} · {} … ",
+                    finished.len() + 1,
+                    job.case.node_id,
+                    job.interpreter.label
+                );
+                let _ = std::io::stderr().flush();
             }
-            eprint!(
-                "[{}/{total}] {} · {} … ",
-                results.len() + 1,
-                case.node_id,
-                interpreter.label
-            );
-            let _ = std::io::stderr().flush();
-            let Some(result) =
-                execute::run_case(case, interpreter, &settings, &scratch, results.len())?
-            else {
-                eprintln!("interrupted");
-                was_interrupted = true;
-                break 'cases;
-            };
-            eprintln!("{}", report::progress_summary(&result));
-            append_jsonl(&jsonl, &options.jsonl, &result)?;
-            results.push(result);
+            // Concurrent runs print one line per finished case instead (lines would interleave).
+            gpus::Event::Started(_, Some(_)) => {}
+            gpus::Event::Finished(job, result) => {
+                match &result.gpu {
+                    None => eprintln!("{}", report::progress_summary(&result)),
+                    Some(gpu) => eprintln!(
+                        "[{}/{total}] {} · {} · GPU {} … {}",
+                        finished.len() + 1,
+                        job.case.node_id,
+                        job.interpreter.label,
+                        gpu.index.map_or("?".to_owned(), |i| i.to_string()),
+                        report::progress_summary(&result)
+                    ),
+                }
+                append_jsonl(&jsonl, &options.jsonl, &result)?;
+                finished.push((job.position, *result));
+            }
         }
+        Ok(())
+    })?;
+    if was_interrupted && workers.len() == 1 && finished.len() < total {
+        eprintln!("interrupted");
     }
     drop(scratch);
+    // The report lists results in the sequential order, however the GPUs finished them.
+    finished.sort_by_key(|(position, _)| *position);
+    let shard_info = shard_info.map(|mut info| {
+        info.positions = finished.iter().map(|(position, _)| *position).collect();
+        info
+    });
+    let results: Vec<CaseResult> = finished.into_iter().map(|(_, result)| result).collect();
 
     let environment: Vec<record::ProbeEnvironment> =
         interpreters.iter().map(|i| i.environment.clone()).collect();
@@ -357,11 +451,13 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
         baseline: options.baseline.as_deref(),
         interrupted: was_interrupted,
         cwd: &cwd,
+        shard: shard_info.as_ref(),
     };
     let rendered = match options.output_format {
         OutputFormat::Text => report::render_text(&document),
         OutputFormat::Markdown => report::render_markdown(&document),
         OutputFormat::Json => report::render_json(&document),
+        OutputFormat::Html => html::render(&document),
     };
     match &options.output {
         Some(path) => {
@@ -477,7 +573,7 @@ fn merge_options(
         None => match file.output_format.as_deref() {
             None => OutputFormat::Text,
             Some(text) => OutputFormat::from_str(text, true).map_err(|_| {
-                format!("output-format = \"{text}\": expected text, json or markdown")
+                format!("output-format = \"{text}\": expected text, json, markdown or html")
             })?,
         },
     };

@@ -246,6 +246,9 @@ pub struct CaseResult {
     pub stdout_tail: Option<String>,
     #[serde(default)]
     pub stderr_tail: Option<String>,
+    /// Rust, `--gpus` only: the GPU that ran this case (absent from sequential runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<GpuAssignment>,
     /// Fields this build does not know (written by another harness/graphbreak version): kept as they are.
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
@@ -437,6 +440,19 @@ pub struct TimingStats {
     pub extra: BTreeMap<String, Value>,
 }
 
+/// The GPU a case was pinned to by `check --gpus` (from nvidia-smi; the index is the physical, PCI-order one).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GpuAssignment {
+    #[serde(default)]
+    pub index: Option<u32>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub uuid: Option<String>,
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
 /// The environment a result was measured in (harness side).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ResultEnvironment {
@@ -555,6 +571,7 @@ mod tests {
         "process_start_seconds",
         "checking_seconds",
         "checking_share",
+        "gpu",
     ];
 
     /// The harness's `RESULT_TEMPLATE = json.loads("""...""")` block, parsed.

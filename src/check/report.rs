@@ -23,9 +23,11 @@ pub struct Document<'a> {
     pub interrupted: bool,
     /// Paths under it are shown relative to it.
     pub cwd: &'a Path,
+    /// `check --shard`: the part of the plan this report holds (written as `shard` in the JSON report).
+    pub shard: Option<&'a super::shard::ShardInfo>,
 }
 
-const HEADERS: [&str; 11] = [
+pub(super) const HEADERS: [&str; 11] = [
     "case",
     "torch",
     "status",
@@ -58,7 +60,7 @@ pub fn progress_summary(result: &CaseResult) -> String {
     parts.join(", ")
 }
 
-fn row(result: &CaseResult) -> [String; 11] {
+pub(super) fn row(result: &CaseResult) -> [String; 11] {
     let count = |value: Option<u64>| value.map_or("-".to_owned(), |n| n.to_string());
     let mut recompiles = count(result.recompiles);
     if result.cache_limit_hit {
@@ -98,7 +100,7 @@ fn row(result: &CaseResult) -> [String; 11] {
     ]
 }
 
-fn milliseconds(value: Option<f64>) -> String {
+pub(super) fn milliseconds(value: Option<f64>) -> String {
     match value {
         Some(ms) if ms >= 100.0 => format!("{ms:.1}"),
         Some(ms) if ms >= 1.0 => format!("{ms:.2}"),
@@ -107,7 +109,7 @@ fn milliseconds(value: Option<f64>) -> String {
     }
 }
 
-fn show_path(path: &str, cwd: &Path) -> String {
+pub(super) fn show_path(path: &str, cwd: &Path) -> String {
     Path::new(path)
         .strip_prefix(cwd)
         .map(|relative| relative.display().to_string())
@@ -129,7 +131,7 @@ fn clip(text: &str, limit: usize) -> String {
     }
 }
 
-fn first_line(text: &str) -> &str {
+pub(super) fn first_line(text: &str) -> &str {
     text.lines()
         .find(|l| !l.trim().is_empty())
         .unwrap_or("")
@@ -137,7 +139,7 @@ fn first_line(text: &str) -> &str {
 }
 
 /// The finding lines of one result (without indentation): breaks, recompiles, error.
-fn findings(result: &CaseResult, cwd: &Path) -> Vec<String> {
+pub(super) fn findings(result: &CaseResult, cwd: &Path) -> Vec<String> {
     let mut lines = Vec::new();
     for graph_break in &result.graph_breaks {
         let place = location(graph_break.filename.as_deref(), graph_break.line, cwd)
@@ -352,7 +354,7 @@ fn wall_line(result: &CaseResult) -> Option<String> {
 }
 
 /// What compiling costs and when it pays back: the figure a team needs before turning compile on.
-fn cost_line(result: &CaseResult) -> Option<String> {
+pub(super) fn cost_line(result: &CaseResult) -> Option<String> {
     let eager = result.eager_ms?;
     let compiled = result.compiled_ms?;
     let spread = |stats: &Option<TimingStats>| match stats.as_ref().map(|s| (s.p10, s.p90)) {
@@ -396,7 +398,7 @@ fn label(result: &CaseResult) -> String {
     )
 }
 
-fn environment_lines(document: &Document) -> Vec<String> {
+pub(super) fn environment_lines(document: &Document) -> Vec<String> {
     let mut lines = Vec::new();
     for env in document.environment {
         let field = |value: &Option<String>| value.as_deref().unwrap_or("-").to_owned();
@@ -452,7 +454,7 @@ fn environment_lines(document: &Document) -> Vec<String> {
     lines
 }
 
-fn summary_line(document: &Document) -> String {
+pub(super) fn summary_line(document: &Document) -> String {
     let results = document.results;
     let ok = results.iter().filter(|r| r.status.is_ok()).count();
     let breaks: u64 = results.iter().filter_map(|r| r.graph_break_count).sum();
@@ -616,6 +618,9 @@ pub fn to_json(document: &Document) -> Value {
         "results": document.results,
         "interrupted": document.interrupted,
     });
+    if let Some(shard) = document.shard {
+        value["shard"] = json!(shard);
+    }
     if let Some(path) = document.baseline {
         value["baseline"] = Value::from(path.display().to_string());
         value["regressions"] = json!(document.regressions);
