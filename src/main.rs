@@ -87,6 +87,10 @@ struct ScanArgs {
     /// Exit 0 even when there are findings (errors in usage or configuration still exit 2).
     #[arg(long)]
     exit_zero: bool,
+    /// Use a `graphbreak check` report's trace map (JSON report or JSONL stream) as the region: exactly the
+    /// lines Dynamo traced. Findings say whether the report saw their event. Default paths: the traced files.
+    #[arg(long, value_name = "REPORT.json", conflicts_with_all = ["fix", "diff"])]
+    traced: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -142,8 +146,22 @@ fn run_scan(args: ScanArgs) -> ExitCode {
             }
         },
     };
+    let report_trace = match args.traced.as_deref().map(check::trace::load_report) {
+        None => None,
+        Some(Ok(trace)) => Some(trace),
+        Some(Err(message)) => return fail(message),
+    };
+    let mut paths = args.paths;
+    if let Some(trace) = &report_trace
+        && paths.is_empty()
+    {
+        paths = trace.existing_files();
+        if paths.is_empty() {
+            return fail("the report's traced files no longer exist here".to_owned());
+        }
+    }
     let options = scan::ScanOptions {
-        paths: args.paths,
+        paths,
         select: args.select,
         ignore: args.ignore,
         exclude: args.exclude,
@@ -151,12 +169,18 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         include_stubs: args.include_stubs,
         no_config: args.no_config,
         config_file: args.config,
+        traced: report_trace
+            .as_ref()
+            .map(|trace| std::sync::Arc::new(trace.region.clone())),
     };
     let result = match scan::run(&options) {
         Ok(result) => result,
         Err(message) => return fail(message),
     };
     let mut diagnostics = result.diagnostics;
+    let cross_check = report_trace
+        .as_ref()
+        .map(|trace| check::cross_check::mark_confirmed(&mut diagnostics, trace));
     let mut stdout = std::io::stdout().lock();
     if args.diff || args.fix {
         let outcome = fix::apply(&diagnostics, args.diff, &mut stdout);
@@ -185,6 +209,10 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         result.files_scanned,
         args.quiet,
     );
+    let written = written.and_then(|()| match (&cross_check, args.output_format, args.quiet) {
+        (Some(summary), output::OutputFormat::Text, false) => write!(stdout, "{summary}"),
+        _ => Ok(()),
+    });
     if let Err(err) = written.and_then(|()| stdout.flush())
         && err.kind() != std::io::ErrorKind::BrokenPipe
     {

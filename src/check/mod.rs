@@ -14,11 +14,13 @@
 
 mod baseline;
 mod config;
+pub mod cross_check;
 mod execute;
 mod provision;
 mod report;
 mod runner;
 mod targets;
+pub mod trace;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -292,13 +294,14 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
                 interpreter.label
             );
             let _ = std::io::stderr().flush();
-            let Some(result) =
+            let Some(mut result) =
                 execute::run_case(case, interpreter, &settings, &scratch, results.len())?
             else {
                 eprintln!("interrupted");
                 was_interrupted = true;
                 break 'cases;
             };
+            cross_check::attach(&mut result);
             eprintln!("{}", report::progress_summary(&result));
             append_jsonl(&jsonl, &options.jsonl, &result)?;
             results.push(result);

@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod discover;
+pub mod traced;
 
 use crate::config::{self, Settings, TorchVersion};
 use crate::diagnostics::Diagnostic;
@@ -26,6 +27,8 @@ pub struct ScanOptions {
     pub include_stubs: bool,
     pub no_config: bool,
     pub config_file: Option<PathBuf>,
+    /// The region measured by Dynamo (a check report's trace map): replaces the inferred one.
+    pub traced: Option<Arc<traced::TracedLines>>,
 }
 
 pub struct ScanResult {
@@ -40,8 +43,10 @@ pub fn run(options: &ScanOptions) -> Result<ScanResult, String> {
     // Pre-commit passes only the changed files, but whether a helper is traced depends on the
     // forward() that calls it in some other file: analyze the whole project, report the named files.
     let named_files = named_files_only(&options.paths);
+    // A traced region needs no project around the files: Dynamo already said what runs.
     let context_root = named_files
         .as_ref()
+        .filter(|_| options.traced.is_none())
         .and_then(|named| named.iter().next().and_then(|f| project_root(f)));
     let files = discover::discover(options, context_root.as_deref())?;
     let api_table = ApiTable::load();
@@ -130,10 +135,16 @@ fn file_diagnostics(
         .filter(|(glob, _)| glob.is_match(&summary.path))
         .flat_map(|(_, codes)| codes)
         .collect();
-    project
-        .findings(file)
+    let candidates: Vec<&crate::semantic::summary::Candidate> = match &options.traced {
+        Some(region) => traced::candidates(summary, region),
+        None => project
+            .findings(file)
+            .into_iter()
+            .chain(cr002.iter())
+            .collect(),
+    };
+    candidates
         .into_iter()
-        .chain(cr002.iter())
         .filter(|c| {
             select.iter().any(|s| rules::selector_matches(s, c.code))
                 && !settings
