@@ -31,3 +31,34 @@ def case_import_probe_installed():
         "args": (torch.randn(4, 8),),
         "compile": {"backend": "eager"},
     }
+
+
+def rescale(y):
+    """Inlined into forward by Dynamo (its lines are traced at inline depth 1)."""
+    peak = y.abs().amax()  # LINE: inlined
+    return y / (peak + 1.0)
+
+
+class InlinedHelperThenBreak(nn.Module):
+    """The trace map holds the inlined helper's lines, the lines after the break (the resumed frame) and not
+    the branch Python never took."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+        self.debug = False
+
+    def forward(self, x):
+        y = rescale(self.proj(x))
+        if self.debug:
+            y = y * 0  # LINE: not_taken
+        total = float(y.sum())  # LINE: break
+        return y * total  # LINE: resumed
+
+
+def case_inlined_helper_then_break():
+    return {
+        "model": InlinedHelperThenBreak(),
+        "args": (torch.randn(4, 8),),
+        "compile": {"backend": "eager"},
+    }
