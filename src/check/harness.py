@@ -910,6 +910,8 @@ TRACE_STARTS_LINE = re.compile(r"TRACE starts_line (.+):(\d+) in \S+")
 RECOMPILE_HEADER = re.compile(r"Recompiling function \S+ in (.+):(\d+)")
 # A guard failure names the source line that installed the guard, its path cut to the last characters:
 # "- 0/0: self.n == 0   # self.n += 1  # mp/h4/t2.py:6 in forward" (2.2 and 2.11).
+LOGGED_BREAK_RECORD = re.compile(r"Graph break(:| in user code at | \(user stack suppressed)")
+LOGGED_BREAK_AT = re.compile(r"in user code at (.+):(\d+)\s*$")
 GUARD_ORIGIN = re.compile(r"#\s(?:.*\s)?#\s(\S+):(\d+) in \S+")
 
 
@@ -1028,14 +1030,68 @@ def recompile_site(message):
     return filename, line
 
 
-def runtime_events(result, recompile_messages, compile_error, files, classifier):
-    """One entry per runtime event: graph breaks (explain), the compile crash, recompiles. Repeats at the
-    same (kind, file, line, reason) are one entry with a count."""
+def logged_breaks(messages, files):
+    """Graph breaks of the compile phase from its graph_breaks log, each at the innermost frame of its user
+    code traceback that lies in a user file: [(file, line, gb_code, reason, {(file, line) of every frame})].
+    Formats: 2.11 'Graph break in user code at F:L' + 'Graph Break Reason:' + 'User code traceback:' (a
+    repeat says 'user stack suppressed' and names only F:L); 2.2 'Graph break: REASON from user code at:'."""
+    found = []
+    for message in messages:
+        # 2.11 also logs a hint ('Graph break from `Tensor.item()`, consider setting: ...') for a break
+        # that has its own record: not a break of its own.
+        if not LOGGED_BREAK_RECORD.match(message):
+            continue
+        marker = max(message.find("User code traceback:"), message.find("from user code at:"))
+        frames = [
+            (os.path.abspath(name), int(line))
+            for name, line in FROM_USER_CODE_FRAME.findall(message[marker:] if marker >= 0 else "")
+        ]
+        user_frames = [frame for frame in frames if files.is_user(frame[0])]
+        location = user_frames[-1] if user_frames else None
+        if location is None:
+            # 'Graph break (user stack suppressed due to duplicate graph break) in user code at F:L'
+            header = LOGGED_BREAK_AT.search(first_line(message))
+            if header is None:
+                continue
+            location = (os.path.abspath(header.group(1)), int(header.group(2)))
+        reason = None
+        reason_marker = message.find("Graph Break Reason:")
+        if reason_marker >= 0:
+            for text in message[reason_marker + len("Graph Break Reason:"):].splitlines():
+                stripped = text.strip()
+                if stripped and not stripped.startswith("Encountered graph break"):
+                    reason = stripped
+                    break
+        else:
+            old_style = re.match(r"Graph break: (.*?) from user code at:", message, re.DOTALL)
+            if old_style:
+                reason = first_line(old_style.group(1))
+        code = GB_CODE_PATTERN.search(message)
+        found.append((location[0], location[1], ("GB" + code.group(1)) if code else None,
+                      truncate(reason or first_line(message), REASON_LIMIT), set(frames) | {location}))
+    return found
+
+
+def runtime_events(result, recompile_messages, compile_error, files, break_messages=None):
+    """One entry per runtime event: graph breaks, the compile crash, recompiles. Repeats at the same (kind,
+    file, line, reason) are one entry with a count.
+
+    Breaks come from the real compile's graph_breaks log (`break_messages`): its traceback reaches the
+    innermost frame, where explain()'s user stack can stop at a caller (gpt2's `loss = self.loss_function(`
+    for a logger.warning_once inside the property, reason 'step_unsupported'). explain()'s breaks are added
+    where no logged break passes through their line (a compile that crashed early logs fewer breaks)."""
     events = []
+    logged = logged_breaks(break_messages or [], files)
+    logged_frames = set()
+    for filename, line, gb_code, reason, frames in logged:
+        events.append(("break", filename, line, gb_code, reason))
+        logged_frames |= frames
     for graph_break in result.get("graph_breaks") or []:
         filename, line = innermost_traced_frame(graph_break.get("frames"), files)
         if filename is None:
             filename, line = graph_break.get("filename"), graph_break.get("line")
+        if filename is not None and (os.path.abspath(filename), line) in logged_frames:
+            continue
         events.append(("break", filename, line, graph_break.get("gb_code"), graph_break.get("reason")))
     if compile_error is not None and result.get("status") == "compile_error":
         filename, line = locate_error(compile_error, files)
@@ -1089,7 +1145,8 @@ class TraceFacts:
         # A recompile attempt that hits the limit compiles nothing: not an event of its own.
         limit_hits = len(self.compile_log.limit_messages) if self.compile_log is not None else 0
         messages = messages[: max(0, len(messages) - limit_hits)]
-        result["runtime_events"] = runtime_events(result, messages, self.compile_error, files, classifier)
+        breaks = list(self.compile_log.graph_break_messages) if self.compile_log is not None else []
+        result["runtime_events"] = runtime_events(result, messages, self.compile_error, files, breaks)
 
 
 # --------------------------------------------------------------------------------------------
