@@ -40,6 +40,14 @@ enum Command {
         /// Rule code, e.g. CR001.
         code: String,
     },
+    /// Recompute the cross-check of a check report (JSON or JSONL) with this build's rules; Dynamo's facts
+    /// stay as recorded.
+    #[command(hide = true)]
+    Recheck {
+        report: PathBuf,
+        #[arg(long)]
+        output: PathBuf,
+    },
     /// Write `rules/<CODE>.md` and `rules/README.md` from the rule declarations.
     #[command(hide = true)]
     GenerateDocs {
@@ -112,6 +120,21 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Command::Recheck { report, output } => {
+            match check::cross_check::recheck(&report, &output) {
+                Ok(count) => {
+                    eprintln!(
+                        "graphbreak: {count} result(s) rechecked into {}",
+                        output.display()
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(err) => {
+                    eprintln!("graphbreak: error: {err}");
+                    ExitCode::from(2)
+                }
+            }
+        }
         Command::GenerateDocs { dir } => match generate_docs(&dir) {
             Ok(()) => ExitCode::SUCCESS,
             Err(err) => {

@@ -137,7 +137,10 @@ fn cross_check_predicted_unpredicted_and_unconfirmed_on_real_dynamo() {
         .keys()
         .filter(|f| f.contains("/torch/"))
         .collect();
-    assert!(torch_files.is_empty(), "torch files traced: {torch_files:?}");
+    assert!(
+        torch_files.is_empty(),
+        "torch files traced: {torch_files:?}"
+    );
     let events = item["cross_check"]["events"].as_array().unwrap();
     assert_eq!(events.len(), 1, "{events:#?}");
     assert_eq!(events[0]["kind"], "break");
@@ -185,9 +188,7 @@ fn cross_check_predicted_unpredicted_and_unconfirmed_on_real_dynamo() {
     assert!(cross.contains(&format!("hazards.py:{item_line}: break")));
     assert!(cross.contains("predicted by SY002"));
     assert!(cross.contains("NOT PREDICTED"));
-    assert!(cross.contains(&format!(
-        "cross_check.py:{probe_line}: BR002 not confirmed"
-    )));
+    assert!(cross.contains(&format!("cross_check.py:{probe_line}: BR002 not confirmed")));
     assert!(
         cross.contains(
             "runtime events predicted by scan: 1 of 2 (50%) · traced-line findings confirmed: 1 of 2 (50%)"
@@ -203,9 +204,7 @@ fn cross_check_predicted_unpredicted_and_unconfirmed_on_real_dynamo() {
     );
     let scanned = String::from_utf8_lossy(&scan.stdout);
     assert_eq!(scan.status.code(), Some(1), "findings exit 1");
-    assert!(scanned.contains(&format!(
-        "hazards.py:{item_line}:17: SY002 `.item()`"
-    )));
+    assert!(scanned.contains(&format!("hazards.py:{item_line}:17: SY002 `.item()`")));
     assert!(
         scanned
             .lines()

@@ -340,6 +340,21 @@ pub fn attach(result: &mut Value) {
     }
 }
 
+/// Recomputes `cross_check` for every result of a report or JSONL stream with this build's rules (the
+/// Dynamo facts stay as recorded) and writes `{"results": [...]}`: re-measures recall and precision after a
+/// rule change without recompiling anything.
+pub fn recheck(input: &Path, output: &Path) -> Result<usize, String> {
+    let mut results = trace::load_results(input)?;
+    for result in &mut results {
+        attach(result);
+    }
+    let document = serde_json::json!({ "results": results });
+    let text = serde_json::to_string_pretty(&document).map_err(|e| e.to_string())?;
+    std::fs::write(output, text + "\n")
+        .map_err(|e| format!("cannot write {}: {e}", output.display()))?;
+    Ok(results.len())
+}
+
 fn cross_check_of(result: &Value) -> Option<CrossCheck> {
     serde_json::from_value(result.get("cross_check")?.clone()).ok()
 }

@@ -124,21 +124,19 @@ impl ReportTrace {
     }
 }
 
-/// Reads `graphbreak check --output-format json` reports (`{"results": [...]}`) and the JSONL stream
-/// (one result per line).
-pub fn load_report(path: &Path) -> Result<ReportTrace, String> {
+/// The results of a `graphbreak check --output-format json` report (`{"results": [...]}`) or of the JSONL
+/// stream (one result per line).
+pub fn load_results(path: &Path) -> Result<Vec<Value>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let results: Vec<Value> = match serde_json::from_str::<Value>(&text) {
+    match serde_json::from_str::<Value>(&text) {
         Ok(document) => match document.get("results").and_then(Value::as_array) {
-            Some(results) => results.clone(),
-            None if document.get("case").is_some() => vec![document],
-            None => {
-                return Err(format!(
-                    "{}: not a graphbreak check report (no `results` array)",
-                    path.display()
-                ));
-            }
+            Some(results) => Ok(results.clone()),
+            None if document.get("case").is_some() => Ok(vec![document]),
+            None => Err(format!(
+                "{}: not a graphbreak check report (no `results` array)",
+                path.display()
+            )),
         },
         Err(whole_error) => {
             let mut results = Vec::new();
@@ -155,9 +153,14 @@ pub fn load_report(path: &Path) -> Result<ReportTrace, String> {
                 })?;
                 results.push(value);
             }
-            results
+            Ok(results)
         }
-    };
+    }
+}
+
+/// A check report's trace maps and events, every result together (`scan --traced`).
+pub fn load_report(path: &Path) -> Result<ReportTrace, String> {
+    let results = load_results(path)?;
     let mut region = TracedRegion::new();
     let mut any_trace = false;
     let mut torch_versions = BTreeSet::new();
