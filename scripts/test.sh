@@ -20,6 +20,8 @@ then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "${PY_PINS[@]}"
 fi
 export GRAPHBREAK_PYTHON="$PWD/$VENV/bin/python"
+# The check tests skip without torch only on a bare developer machine; here a missing torch must fail them.
+export GRAPHBREAK_REQUIRE_TORCH=1
 # Keep the check harness's compile caches inside the tree so runs never touch the user's cache.
 export XDG_CACHE_HOME="${XDG_CACHE_HOME:-$PWD/target/test-cache}"
 

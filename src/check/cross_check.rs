@@ -21,8 +21,8 @@ use std::sync::Arc;
 use ruff_python_ast::{self as ast, Stmt};
 use ruff_text_size::Ranged;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
+use super::record::CaseResult;
 use super::trace::{self, EventKind, RuntimeEvent};
 use crate::diagnostics::Diagnostic;
 use crate::rules::{self, Family};
@@ -322,22 +322,13 @@ pub fn compare(diagnostics: &[Diagnostic], events: &[RuntimeEvent]) -> CrossChec
 }
 
 /// Adds `cross_check` to a result that has a trace map (and merges repeated `runtime_events`).
-pub fn attach(result: &mut Value) {
+pub fn attach(result: &mut CaseResult) {
     let Some(traced) = trace::traced_of(result) else {
         return;
     };
     let events = trace::events_of(result);
-    let check = cross_check(&traced, &events);
-    if let Some(object) = result.as_object_mut() {
-        object.insert(
-            "runtime_events".into(),
-            serde_json::to_value(&events).unwrap_or(Value::Null),
-        );
-        object.insert(
-            "cross_check".into(),
-            serde_json::to_value(&check).unwrap_or(Value::Null),
-        );
-    }
+    result.cross_check = Some(cross_check(&traced, &events));
+    result.runtime_events = events;
 }
 
 /// Recomputes `cross_check` for every result of a report or JSONL stream with this build's rules (the
@@ -353,10 +344,6 @@ pub fn recheck(input: &Path, output: &Path) -> Result<usize, String> {
     std::fs::write(output, text + "\n")
         .map_err(|e| format!("cannot write {}: {e}", output.display()))?;
     Ok(results.len())
-}
-
-fn cross_check_of(result: &Value) -> Option<CrossCheck> {
-    serde_json::from_value(result.get("cross_check")?.clone()).ok()
 }
 
 // ----- rendering --------------------------------------------------------------------------------
@@ -474,14 +461,14 @@ impl Totals {
     }
 }
 
-fn totals(results: &[Value], cwd: &Path) -> Option<Totals> {
+fn totals(results: &[CaseResult], cwd: &Path) -> Option<Totals> {
     let mut totals = Totals::new();
     let mut any = false;
     for result in results {
-        match cross_check_of(result) {
+        match &result.cross_check {
             Some(check) => {
                 any = true;
-                totals.add(&check, cwd);
+                totals.add(check, cwd);
             }
             None => totals.results_without_trace += 1,
         }
@@ -566,13 +553,13 @@ fn totals_line(totals: &Totals) -> String {
 
 /// The text report's closing section: each event with its line and verdict, the shares, and the
 /// unpredicted events by GB code. Empty when no result has a trace map.
-pub fn render_text(results: &[Value], cwd: &Path) -> String {
+pub fn render_text(results: &[CaseResult], cwd: &Path) -> String {
     let Some(totals) = totals(results, cwd) else {
         return String::new();
     };
     let mut out = String::from("\ncross-check (static scan vs what Dynamo did):\n");
     for result in results {
-        let Some(check) = cross_check_of(result) else {
+        let Some(check) = &result.cross_check else {
             continue;
         };
         if check.events.is_empty() && check.findings.is_empty() && check.error.is_none() {
@@ -581,8 +568,8 @@ pub fn render_text(results: &[Value], cwd: &Path) -> String {
         let _ = writeln!(
             out,
             "{} · torch {}",
-            result["case"].as_str().unwrap_or("?"),
-            result["torch_version"].as_str().unwrap_or("-")
+            result.case.as_deref().unwrap_or("?"),
+            result.torch_version.as_deref().unwrap_or("-")
         );
         if let Some(error) = &check.error {
             let _ = writeln!(out, "  scan failed: {error}");
@@ -614,20 +601,20 @@ fn cell(text: &str) -> String {
 }
 
 /// The markdown report's closing section (same facts as the text one).
-pub fn render_markdown(results: &[Value], cwd: &Path) -> String {
+pub fn render_markdown(results: &[CaseResult], cwd: &Path) -> String {
     let Some(totals) = totals(results, cwd) else {
         return String::new();
     };
     let mut out = String::from("\n#### Cross-check: static scan vs what Dynamo did\n\n");
     let mut rows = Vec::new();
     for result in results {
-        let Some(check) = cross_check_of(result) else {
+        let Some(check) = &result.cross_check else {
             continue;
         };
         for event in &check.events {
             rows.push(format!(
                 "| `{}` | {} |",
-                cell(result["case"].as_str().unwrap_or("?")),
+                cell(result.case.as_deref().unwrap_or("?")),
                 cell(&event_line(event, cwd))
             ));
         }

@@ -483,10 +483,6 @@ def shape_signature(torch, args, kwargs):
     )
 
 
-def detach_copy(torch, value):
-    return map_tensors(torch, value, lambda tensor: tensor.detach().clone())
-
-
 # --------------------------------------------------------------------------------------------
 # running steps
 
@@ -506,22 +502,29 @@ class Stepper:
             if not isinstance(dtype, torch.dtype):
                 raise CaseError("unknown dtype %r (expected e.g. 'bfloat16')" % (dtype_name,))
             self.autocast_dtype = dtype
-        module = case["model"] if isinstance(case["model"], torch.nn.Module) else None
-        self.module = module
+        # The modules whose parameters get gradients: the model, or those a wrapper callable reaches.
+        self.modules = find_modules(torch, case["model"])
         self.cudagraph_callable = None
+        # True during the float64 reference run: no autocast there.
+        self.float64 = False
 
     def context(self):
         stack = contextlib.ExitStack()
         if not self.training:
             stack.enter_context(self.torch.no_grad())
-        if self.autocast_dtype is not None:
+        if self.autocast_dtype is not None and not self.float64:
             stack.enter_context(self.torch.autocast(device_type=self.device, dtype=self.autocast_dtype))
         return stack
 
     def leaves(self, args, kwargs):
-        if self.module is not None:
-            return [(name, p) for name, p in self.module.named_parameters() if p.requires_grad]
         found = []
+        seen = set()
+        for position, module in enumerate(self.modules):
+            prefix = "" if position == 0 else "module%d." % position
+            for name, parameter in module.named_parameters():
+                if parameter.requires_grad and id(parameter) not in seen:
+                    seen.add(id(parameter))
+                    found.append((prefix + name, parameter))
         for index, tensor in enumerate(iter_tensors(self.torch, (args, kwargs))):
             if tensor.requires_grad and tensor.is_leaf:
                 found.append(("input%d" % index, tensor))
@@ -621,71 +624,337 @@ def default_tolerances(torch, outputs, autocast_dtype):
     return chosen
 
 
-class Comparison:
-    def __init__(self, atol, rtol):
+# Parity, the way PyTorch's dynamo benchmark runner checks accuracy (benchmarks/dynamo/common.py,
+# torch._dynamo.utils.same): a float64 run of the same step is the reference; the compiled result fails
+# only when its error against that reference is clearly larger than eager's own error (a multiplier),
+# because bf16/fp16 eager is itself far from exact and GPU backward passes are not bitwise repeatable.
+# Without a float64 reference (a model that hard-codes float32), cosine similarity decides.
+
+# Outputs this small are noise-dominated: the runner allows a larger multiplier for them.
+SMALL_TENSOR_NUMEL = 1000
+COSINE_THRESHOLD = 0.99
+PARITY_ENTRY_LIMIT = 32
+WORST_GRADS_SHOWN = 5
+
+
+def reset_seeds(torch):
+    """Same random numbers for every run of the checked step (torch CPU+CUDA, Python, NumPy if loaded)."""
+    import random  # noqa: PLC0415 - only needed here
+
+    torch.manual_seed(0)
+    random.seed(0)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        try:
+            numpy.random.seed(0)
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def rng_states(torch, device):
+    states = [torch.get_rng_state()]
+    if device == "cuda":
+        try:
+            states.extend(torch.cuda.get_rng_state_all())
+        except Exception:  # noqa: BLE001
+            pass
+    return states
+
+
+def draws_random_numbers(torch, before, after):
+    """True when a generator moved between two rng_states() snapshots: the step drew random numbers
+    (dropout, rand*), so eager and Inductor must share an RNG for outputs to be comparable."""
+    if len(before) != len(after):
+        return True
+    return any(not torch.equal(left, right) for left, right in zip(before, after))
+
+
+def find_modules(torch, function, depth=0):
+    """The nn.Modules a case's callable runs: the model itself, or the modules a wrapper function, bound
+    method, functools.partial or plain object reaches through its closure, globals it names, and
+    attributes. A training case wrapped in `def step(x): return net(x)` has parameters too: without
+    them, no gradient is compared (this is how a bf16 training case reported grad_max_abs_diff 0.0)."""
+    Module = torch.nn.Module
+    if isinstance(function, Module):
+        return [function]
+    if depth > 2 or function is None:
+        return []
+    found = []
+
+    def add(candidates):
+        for candidate in candidates:
+            for module in find_modules(torch, candidate, depth + 1):
+                if all(module is not existing for existing in found):
+                    found.append(module)
+
+    bound_self = getattr(function, "__self__", None)
+    if bound_self is not None and not isinstance(bound_self, type(sys)):
+        add([bound_self])
+    inner = getattr(function, "func", None)  # functools.partial
+    if inner is not None:
+        add([inner, *getattr(function, "args", ()), *(getattr(function, "keywords", None) or {}).values()])
+    code = getattr(function, "__code__", None)
+    if code is not None:
+        cells = []
+        for cell in getattr(function, "__closure__", None) or ():
+            try:
+                cells.append(cell.cell_contents)
+            except ValueError:  # an empty cell
+                pass
+        add(cells)
+        module_globals = getattr(function, "__globals__", {}) or {}
+        add([module_globals[name] for name in code.co_names if name in module_globals])
+    elif not callable(function) or depth > 0:
+        return found
+    else:
+        add([value for value in getattr(function, "__dict__", {}).values() if isinstance(value, Module)])
+    # Keep only the outermost modules (a submodule's parameters come with its parent).
+    return [m for m in found if not any(m is not other and any(m is sub for sub in other.modules()) for other in found)]
+
+
+def module_tensors(modules):
+    """(owner module, kind, key, tensor) for every parameter and buffer slot of the modules."""
+    slots = []
+    for module in modules:
+        for owner in module.modules():
+            for key, tensor in owner._parameters.items():
+                if tensor is not None:
+                    slots.append((owner, "parameter", key, tensor))
+            for key, tensor in owner._buffers.items():
+                if tensor is not None:
+                    slots.append((owner, "buffer", key, tensor))
+    return slots
+
+
+class ModuleState:
+    """Values of every parameter and buffer, restored in place (same tensor objects, same storage, so
+    compiled graphs and their guards are untouched). Each checked run starts from the same state even
+    when timing steps or a user-stepped optimizer changed it in between."""
+
+    def __init__(self, torch, modules):
+        self.torch = torch
+        with torch.no_grad():
+            self.saved = [(tensor, tensor.detach().clone()) for _, _, _, tensor in module_tensors(modules)]
+
+    def restore(self):
+        with self.torch.no_grad():
+            for tensor, value in self.saved:
+                if tensor.shape == value.shape and tensor.dtype == value.dtype:
+                    tensor.copy_(value)
+
+
+@contextlib.contextmanager
+def float64_modules(torch, modules):
+    """Casts the modules to float64 in place for one run, then puts every original tensor back (the same
+    objects: nothing compiled later sees a difference)."""
+    slots = module_tensors(modules)
+    originals = [(owner, kind, key, tensor, tensor.data) for owner, kind, key, tensor in slots]
+    try:
+        for module in modules:
+            module.double()
+        yield
+    finally:
+        for owner, kind, key, tensor, data in originals:
+            if kind == "parameter":
+                parameter = owner._parameters.get(key)
+                if parameter is not None:
+                    parameter.data = data
+                    parameter.grad = None
+            else:
+                owner._buffers[key] = tensor
+
+
+def as_float64(torch, value):
+    def convert(tensor):
+        if not tensor.is_floating_point():
+            return tensor
+        converted = tensor.detach().to(torch.float64)
+        return converted.requires_grad_(tensor.requires_grad) if tensor.is_leaf else converted
+
+    return map_tensors(torch, value, convert)
+
+
+def to_cpu(torch, value):
+    """Detached copies on the CPU (a copy even for CPU tensors: later steps must not change them)."""
+    return map_tensors(torch, value, lambda tensor: tensor.detach().to("cpu", copy=True))
+
+
+def rmse(torch, reference, candidate):
+    return float(torch.sqrt(torch.mean(torch.square(reference - candidate))))
+
+
+def cosine(torch, left, right):
+    left, right = left.flatten(), right.flatten()
+    if torch.allclose(left, right):
+        return 1.0
+    return float(torch.nn.functional.cosine_similarity(left, right, dim=0, eps=1e-12))
+
+
+def finite_or_none(value):
+    return value if value is not None and math.isfinite(value) else None
+
+
+class ParityCheck:
+    """Walks eager, compiled and (when there is one) float64 results side by side and gives every tensor
+    a verdict: `allclose` (eager and compiled agree within atol/rtol), `within_multiplier` (compiled's
+    RMSE against float64 ≤ multiplier × eager's + atol/10), `cosine` (no float64 reference: cosine
+    similarity ≥ 0.99 and norms within rtol), else `worse` / `mismatch` (shape, type, keys)."""
+
+    def __init__(self, torch, atol, rtol, low_precision):
+        self.torch = torch
         self.atol = atol
         self.rtol = rtol
-        self.max_abs = 0.0
-        self.max_rel = 0.0
-        self.ok = True
-        self.problems = []
+        self.low_precision = low_precision
+        self.entries = []
+        self.max_abs = None
+        self.max_rel = None
 
-    def compare(self, torch, expected, actual, where="output"):
-        if isinstance(expected, torch.Tensor) or isinstance(actual, torch.Tensor):
-            if not (isinstance(expected, torch.Tensor) and isinstance(actual, torch.Tensor)):
-                self.fail("%s: tensor vs %s" % (where, type(actual if isinstance(expected, torch.Tensor) else expected).__name__))
+    def multiplier(self, eager, numel):
+        if numel < SMALL_TENSOR_NUMEL:
+            return 3.0
+        low = self.low_precision or eager.dtype in (self.torch.float16, self.torch.bfloat16)
+        return 3.0 if low else 2.0
+
+    def mismatch(self, name, why):
+        self.entries.append({"name": name, "ok": False, "verdict": "mismatch", "detail": why})
+
+    def walk(self, name, eager, compiled, reference):
+        torch = self.torch
+        if isinstance(eager, torch.Tensor) or isinstance(compiled, torch.Tensor):
+            if not (isinstance(eager, torch.Tensor) and isinstance(compiled, torch.Tensor)):
+                self.mismatch(name, "tensor vs %s" % type(compiled if isinstance(eager, torch.Tensor) else eager).__name__)
                 return
-            if expected.shape != actual.shape:
-                self.fail("%s: shape %s vs %s" % (where, tuple(expected.shape), tuple(actual.shape)))
-                return
-            if expected.numel() == 0:
-                return
-            reference = expected.detach().to("cpu", torch.float64)
-            candidate = actual.detach().to("cpu", torch.float64)
-            both_nan = torch.isnan(reference) & torch.isnan(candidate)
-            difference = (reference - candidate).abs()
-            difference = torch.where(both_nan, torch.zeros_like(difference), difference)
-            # A NaN on one side only is an infinite difference.
-            difference = torch.where(torch.isnan(difference), torch.full_like(difference, float("inf")), difference)
-            same_inf = torch.isinf(reference) & (reference == candidate)
-            difference = torch.where(same_inf, torch.zeros_like(difference), difference)
-            magnitude = reference.abs().clamp_min(self.atol)
-            self.max_abs = max(self.max_abs, float(difference.max()))
-            self.max_rel = max(self.max_rel, float((difference / magnitude).max()))
-            if not bool((difference <= self.atol + self.rtol * reference.abs()).all()):
-                self.fail("%s: max abs diff %.3g exceeds atol=%g rtol=%g" % (where, float(difference.max()), self.atol, self.rtol))
+            if not isinstance(reference, torch.Tensor) or reference.shape != eager.shape:
+                reference = None
+            self.tensor(name, eager, compiled, reference)
             return
-        if isinstance(expected, dict) and isinstance(actual, dict):
-            if set(expected) != set(actual):
-                self.fail("%s: dict keys differ" % where)
+        if isinstance(eager, dict) and isinstance(compiled, dict):
+            if set(eager) != set(compiled):
+                self.mismatch(name, "dict keys differ")
                 return
-            for key in expected:
-                self.compare(torch, expected[key], actual[key], "%s[%r]" % (where, key))
+            for key in eager:
+                child_reference = reference.get(key) if isinstance(reference, dict) else None
+                self.walk("%s[%r]" % (name, key), eager[key], compiled[key], child_reference)
             return
-        if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
-            if len(expected) != len(actual):
-                self.fail("%s: length %d vs %d" % (where, len(expected), len(actual)))
+        if isinstance(eager, (list, tuple)) and isinstance(compiled, (list, tuple)):
+            if len(eager) != len(compiled):
+                self.mismatch(name, "length %d vs %d" % (len(eager), len(compiled)))
                 return
-            for index, (left, right) in enumerate(zip(expected, actual)):
-                self.compare(torch, left, right, "%s[%d]" % (where, index))
+            references = reference if isinstance(reference, (list, tuple)) and len(reference) == len(eager) else [None] * len(eager)
+            for index, (left, right, ref) in enumerate(zip(eager, compiled, references)):
+                self.walk("%s[%d]" % (name, index), left, right, ref)
             return
-        if isinstance(expected, float) and isinstance(actual, (int, float)):
-            difference = abs(expected - actual)
-            self.max_abs = max(self.max_abs, difference)
-            if not difference <= self.atol + self.rtol * abs(expected):
-                self.fail("%s: %r vs %r" % (where, expected, actual))
+        if isinstance(eager, float) and isinstance(compiled, (int, float)):
+            as_tensor = lambda v: torch.tensor(float(v), dtype=torch.float64)  # noqa: E731
+            ref = as_tensor(reference) if isinstance(reference, (int, float)) else None
+            self.tensor(name, as_tensor(eager), as_tensor(compiled), ref)
             return
         try:
-            equal = bool(expected == actual)
+            equal = bool(eager == compiled)
         except Exception:  # noqa: BLE001 - objects without a usable ==: not comparable, not a failure
             return
         if not equal:
-            self.fail("%s: %r vs %r" % (where, truncate(expected, 80), truncate(actual, 80)))
+            self.mismatch(name, "%s vs %s" % (truncate(eager, 80), truncate(compiled, 80)))
 
-    def fail(self, problem):
-        self.ok = False
-        if len(self.problems) < 5:
-            self.problems.append(problem)
+    def tensor(self, name, eager, compiled, reference):
+        torch = self.torch
+        entry = {"name": name, "dtype": str(eager.dtype).replace("torch.", ""), "numel": int(eager.numel())}
+        if eager.shape != compiled.shape:
+            entry.update(ok=False, verdict="mismatch", detail="shape %s vs %s" % (tuple(eager.shape), tuple(compiled.shape)))
+            self.entries.append(entry)
+            return
+        if eager.numel() == 0:
+            entry.update(ok=True, verdict="allclose")
+            self.entries.append(entry)
+            return
+        floating = eager.is_floating_point() or eager.is_complex()
+        left = eager.detach().to("cpu", torch.float64)
+        right = compiled.detach().to("cpu", torch.float64)
+        ref = reference.detach().to("cpu", torch.float64) if reference is not None else None
+        both_nan = torch.isnan(left) & torch.isnan(right)
+        difference = torch.where(both_nan, torch.zeros_like(left), (left - right).abs())
+        difference = torch.where(torch.isnan(difference), torch.full_like(difference, float("inf")), difference)
+        difference = torch.where(torch.isinf(left) & (left == right), torch.zeros_like(difference), difference)
+        max_abs = float(difference.max())
+        max_rel = float((difference / left.abs().clamp_min(self.atol)).max())
+        entry["max_abs_diff"] = finite_or_none(max_abs)
+        self.max_abs = max(self.max_abs or 0.0, max_abs)
+        self.max_rel = max(self.max_rel or 0.0, max_rel)
+        if not floating:
+            # Integer/bool outputs (labels, masks): the error is the fraction of differing elements.
+            mismatched = float((left != right).double().mean())
+            if ref is not None:
+                eager_error = float((left != ref).double().mean())
+                compiled_error = float((right != ref).double().mean())
+                entry.update(eager_error=eager_error, compiled_error=compiled_error)
+                ok = compiled_error <= eager_error
+            else:
+                ok = mismatched == 0.0
+            entry.update(ok=ok, verdict="allclose" if mismatched == 0.0 else ("within_multiplier" if ok else "worse"))
+            self.entries.append(entry)
+            return
+        if bool((difference <= self.atol + self.rtol * left.abs()).all()):
+            entry.update(ok=True, verdict="allclose")
+        if ref is not None and torch.isfinite(ref).all():
+            eager_error = rmse(torch, ref, left)
+            compiled_error = rmse(torch, ref, right)
+            multiplier = self.multiplier(eager, eager.numel())
+            entry.update(
+                eager_error=finite_or_none(eager_error),
+                compiled_error=finite_or_none(compiled_error),
+                multiplier=multiplier,
+                ratio=finite_or_none(compiled_error / eager_error) if eager_error > 0 else None,
+                cosine=finite_or_none(cosine(torch, ref, right)),
+            )
+            if "ok" not in entry:
+                within = compiled_error <= multiplier * eager_error + self.atol / 10.0
+                entry.update(ok=bool(within), verdict="within_multiplier" if within else "worse")
+        elif "ok" not in entry:
+            similarity = cosine(torch, left, right)
+            norm_left, norm_right = float(left.norm()), float(right.norm())
+            norms_agree = abs(norm_right - norm_left) <= max(self.rtol, 0.01) * max(norm_left, 1e-12)
+            within = similarity >= COSINE_THRESHOLD and norms_agree
+            entry.update(cosine=finite_or_none(similarity), ok=bool(within), verdict="cosine" if within else "worse")
+        self.entries.append(entry)
+
+    @property
+    def ok(self):
+        return all(entry["ok"] for entry in self.entries)
+
+    def problems(self):
+        for entry in self.entries:
+            if entry["ok"]:
+                continue
+            if entry["verdict"] == "mismatch":
+                yield "%s: %s" % (entry["name"], entry.get("detail", "mismatch"))
+            elif entry.get("compiled_error") is not None and entry.get("eager_error") is not None:
+                yield "%s: compiled error vs float64 %.3g > %.1f x eager's %.3g (max abs diff %.3g)" % (
+                    entry["name"], entry["compiled_error"], entry.get("multiplier") or 0.0,
+                    entry["eager_error"], entry.get("max_abs_diff") or 0.0)
+            else:
+                yield "%s: max abs diff %.3g beyond atol=%g rtol=%g (cosine %s)" % (
+                    entry["name"], entry.get("max_abs_diff") or float("inf"), self.atol, self.rtol, entry.get("cosine"))
+
+
+def summarize_grad_parity(check):
+    """Gradients: a count and the worst few (by compiled/eager error ratio), not one entry per parameter."""
+    entries = check.entries
+    failed = [entry for entry in entries if not entry["ok"]]
+
+    def badness(entry):
+        if not entry["ok"]:
+            return (1, entry.get("ratio") or float("inf"))
+        return (0, entry.get("ratio") or 0.0)
+
+    worst = sorted(entries, key=badness, reverse=True)[:WORST_GRADS_SHOWN]
+    ratios = [entry["ratio"] for entry in entries if entry.get("ratio") is not None]
+    return {
+        "compared": len(entries),
+        "failed": len(failed),
+        "max_ratio": max(ratios) if ratios else None,
+        "max_abs_diff": finite_or_none(check.max_abs) if entries else None,
+        "worst": worst,
+    }
 
 
 # --------------------------------------------------------------------------------------------
@@ -1153,17 +1422,54 @@ class TraceFacts:
 # the run
 
 
-RESULT_TEMPLATE = {
-    "case": None, "python": None, "python_executable": None, "torch_version": None, "device": None,
-    "status": "harness_error", "graph_count": None, "graph_break_count": None, "graph_breaks": [],
-    "recompiles": None, "recompile_reasons": [], "cache_limit_hit": False, "distinct_input_shapes": None,
-    "error": None, "compile_seconds": None, "compile_cache": None, "eager_ms": None, "compiled_ms": None,
-    "eager_ms_stats": None, "compiled_ms_stats": None, "speedup": None, "payback_steps": None,
-    "max_abs_diff": None, "max_rel_diff": None, "parity_ok": None, "atol": None, "rtol": None,
-    "grad_max_abs_diff": None, "metric_eager": None, "metric_compiled": None,
-    "peak_memory_eager_mb": None, "peak_memory_compiled_mb": None, "environment": None, "notes": [], "timing_stable": None,
-    "traced": None, "runtime_events": [],
-}
+# The result record: exactly the harness-written fields of CaseResult in src/check/record.rs (the one schema;
+# a Rust test keeps the two equal). JSON, so that test reads it without Python.
+RESULT_TEMPLATE = json.loads("""{
+    "schema_version": 2,
+    "case": null,
+    "python": null,
+    "python_executable": null,
+    "torch_version": null,
+    "device": null,
+    "status": "harness_error",
+    "graph_count": null,
+    "graph_break_count": null,
+    "graph_breaks": [],
+    "recompiles": null,
+    "recompile_reasons": [],
+    "cache_limit_hit": false,
+    "distinct_input_shapes": null,
+    "error": null,
+    "compile_seconds": null,
+    "compile_cache": null,
+    "eager_ms": null,
+    "compiled_ms": null,
+    "eager_ms_stats": null,
+    "compiled_ms_stats": null,
+    "speedup": null,
+    "payback_steps": null,
+    "max_abs_diff": null,
+    "max_rel_diff": null,
+    "parity_ok": null,
+    "atol": null,
+    "rtol": null,
+    "grad_max_abs_diff": null,
+    "metric_eager": null,
+    "metric_compiled": null,
+    "peak_memory_eager_mb": null,
+    "peak_memory_compiled_mb": null,
+    "environment": null,
+    "notes": [],
+    "timing_stable": null,
+    "step_uses_rng": null,
+    "fallback_random": null,
+    "parity_reference": null,
+    "parity_outputs": [],
+    "parity_grads": null,
+    "traced": null,
+    "runtime_events": []
+}""")
+SCHEMA_VERSION = RESULT_TEMPLATE["schema_version"]
 
 
 class Run:
@@ -1361,16 +1667,21 @@ class Run:
         cuda = stepper.device == "cuda"
         self.checkpoint("eager")
         try:
-            torch.manual_seed(0)
+            # Every checked run (eager, float64, compiled) starts from these parameter/buffer values.
+            self.initial_state = ModuleState(torch, stepper.modules) if measure else None
+            reset_seeds(torch)
             if cuda:
                 torch.cuda.reset_peak_memory_stats()
+            before = rng_states(torch, stepper.device)
             outputs, loss = stepper.step(model, args, kwargs)
-            reference = detach_copy(torch, (outputs, loss))
-            grads = stepper.grads(args, kwargs) if stepper.training else {}
+            result["step_uses_rng"] = draws_random_numbers(torch, before, rng_states(torch, stepper.device))
+            reference = to_cpu(torch, (outputs, loss))
+            grads = to_cpu(torch, stepper.grads(args, kwargs)) if stepper.training else {}
             if case.get("metric") is not None and measure:
                 result["metric_eager"] = float(case["metric"](outputs))
             del outputs, loss
             if measure:
+                self.float64_reference(case, stepper)
                 samples = time_steps(stepper, model, args, kwargs, warmup, steps)
                 result["eager_ms_stats"] = timing_stats(samples)
                 result["eager_ms"] = result["eager_ms_stats"]["median"] if samples else None
@@ -1396,9 +1707,9 @@ class Run:
         limit_name, limit_value = recompile_limit_name(torch)
         phase = "compile"
         counted = None
-        with DynamoLogRecorder(torch, ("recompiles", "graph_breaks")) as recorder, self.trace_facts.recording(
-            torch, recorder
-        ):
+        with DynamoLogRecorder(torch, ("recompiles", "graph_breaks")) as recorder, self.comparable_rng(
+            effective
+        ), self.trace_facts.recording(torch, recorder):
             try:
                 compiled = torch.compile(model, **compile_kwargs(effective))
                 if effective.get("mode") == "reduce-overhead" and hasattr(
@@ -1427,7 +1738,8 @@ class Run:
                     return compiled
                 phase = "parity"
                 self.checkpoint("parity")
-                torch.manual_seed(0)
+                self.initial_state.restore()
+                reset_seeds(torch)
                 outputs, loss = stepper.step(compiled, args, kwargs)
                 self.compare(case, stepper, eager[0], eager[1], outputs, loss, args, kwargs)
                 del outputs, loss
@@ -1524,6 +1836,67 @@ class Run:
                 limit_name, limit_value = named.group(1), named.group(2)
             self.note("Dynamo hit %s=%s and fell back to eager for the rest of the calls" % (limit_name, limit_value))
 
+    # -- parity (float64 reference, comparable RNG, eager's own error as the yardstick)
+
+    def float64_reference(self, case, stepper):
+        """Runs the checked step once more with the modules and inputs in float64 (no autocast), from the
+        same state and seeds as eager. Stored as self.reference64 = (outputs, loss, grads) on the CPU, or
+        None with a note when the model cannot run in float64 (it hard-codes float32 somewhere)."""
+        torch = self.torch
+        self.reference64 = None
+        model, args, kwargs = case["model"], case["args"], case["kwargs"]
+        args64, kwargs64 = as_float64(torch, args), as_float64(torch, kwargs)
+        try:
+            self.initial_state.restore()
+            with float64_modules(torch, stepper.modules):
+                stepper.float64 = True
+                try:
+                    reset_seeds(torch)
+                    outputs, loss = stepper.step(model, args64, kwargs64)
+                    grads = stepper.grads(args64, kwargs64) if stepper.training else {}
+                    self.reference64 = to_cpu(torch, (outputs, loss, grads))
+                    del outputs, loss, grads
+                finally:
+                    stepper.float64 = False
+                    stepper.zero_grads(args64, kwargs64)
+        except Exception as error:  # noqa: BLE001 - a model that cannot run in float64 is a fact, not a failure
+            self.note(
+                "no float64 reference (%s: %s): parity falls back to cosine similarity against eager"
+                % (type(error).__name__, first_line(error)[:200])
+            )
+        finally:
+            self.initial_state.restore()
+        self.result["parity_reference"] = "float64" if self.reference64 is not None else "eager"
+
+    @contextlib.contextmanager
+    def comparable_rng(self, effective):
+        """A step that draws random numbers (dropout) gets torch._inductor.config.fallback_random=True for
+        its compile, as PyTorch's benchmark runner does for accuracy checks: Inductor then calls the same
+        RNG ops as eager, so a seeded compiled step draws the same numbers. It is set at compile time and
+        stays for the timed steps (one compile, not two); the note says so."""
+        config = None
+        if self.result.get("step_uses_rng") and effective.get("backend") == "inductor":
+            try:
+                import torch._inductor.config as config  # noqa: PLC0415
+            except Exception:  # noqa: BLE001
+                config = None
+        if config is None or not hasattr(config, "fallback_random"):
+            self.result["fallback_random"] = False if self.result.get("step_uses_rng") else None
+            yield
+            return
+        previous = config.fallback_random
+        config.fallback_random = True
+        self.result["fallback_random"] = True
+        self.note(
+            "the step draws random numbers (dropout, rand): compiled with "
+            "torch._inductor.config.fallback_random=True so eager and compiled draw the same ones "
+            "(also for the timed steps: Inductor's own RNG kernels were not timed)"
+        )
+        try:
+            yield
+        finally:
+            config.fallback_random = previous
+
     def compare(self, case, stepper, eager_reference, eager_grads, compiled_outputs, compiled_loss, args, kwargs):
         torch = self.torch
         result = self.result
@@ -1534,20 +1907,38 @@ class Run:
         if case.get("rtol") is not None:
             rtol = float(case["rtol"])
         result["atol"], result["rtol"] = atol, rtol
-        comparison = Comparison(atol, rtol)
-        comparison.compare(torch, expected_outputs, compiled_outputs)
+        reference64 = getattr(self, "reference64", None)
+        outputs64, loss64, grads64 = reference64 if reference64 is not None else (None, None, None)
+        low_precision = stepper.autocast_dtype in (torch.float16, torch.bfloat16)
+        check = ParityCheck(torch, atol, rtol, low_precision)
+        check.walk("output", expected_outputs, to_cpu(torch, compiled_outputs), outputs64)
         if expected_loss is not None:
-            comparison.compare(torch, expected_loss, compiled_loss, "loss")
-        result["max_abs_diff"] = comparison.max_abs
-        result["max_rel_diff"] = comparison.max_rel
-        parity_ok = comparison.ok
+            check.walk("loss", expected_loss, to_cpu(torch, compiled_loss), loss64)
+        result["max_abs_diff"] = check.max_abs
+        result["max_rel_diff"] = check.max_rel
+        result["parity_outputs"] = check.entries[:PARITY_ENTRY_LIMIT]
+        if len(check.entries) > PARITY_ENTRY_LIMIT:
+            self.note("parity: %d outputs compared, the first %d listed" % (len(check.entries), PARITY_ENTRY_LIMIT))
+        parity_ok = check.ok
+        problems = list(check.problems())
         if stepper.training:
-            compiled_grads = stepper.grads(args, kwargs)
-            grad_comparison = Comparison(atol, rtol)
-            grad_comparison.compare(torch, eager_grads, compiled_grads, "grad")
-            result["grad_max_abs_diff"] = grad_comparison.max_abs
-            parity_ok = parity_ok and grad_comparison.ok
-            comparison.problems.extend(grad_comparison.problems)
+            compiled_grads = to_cpu(torch, stepper.grads(args, kwargs))
+            grad_check = ParityCheck(torch, atol, rtol, low_precision)
+            if set(eager_grads) != set(compiled_grads):
+                grad_check.mismatch("grad", "eager has gradients for %d tensors, compiled for %d"
+                                    % (len(eager_grads), len(compiled_grads)))
+            for name in sorted(set(eager_grads) & set(compiled_grads)):
+                reference = grads64.get(name) if isinstance(grads64, dict) else None
+                grad_check.walk("grad[%s]" % name, eager_grads[name], compiled_grads[name], reference)
+            summary = summarize_grad_parity(grad_check)
+            result["parity_grads"] = summary
+            # None, not 0.0, when nothing was compared: 0.0 would claim identical gradients.
+            result["grad_max_abs_diff"] = summary["max_abs_diff"] if summary["compared"] else None
+            if not eager_grads:
+                self.note("training case without gradients to compare: no parameter requiring grad was "
+                          "found in the model (or the modules its callable uses) nor among the inputs")
+            parity_ok = parity_ok and grad_check.ok
+            problems.extend(grad_check.problems())
         metric_function = case.get("metric")
         if metric_function is not None and result["metric_eager"] is not None:
             metric_compiled = float(metric_function(compiled_outputs))
@@ -1555,9 +1946,9 @@ class Run:
             difference = abs(metric_compiled - result["metric_eager"])
             if not difference <= atol + rtol * abs(result["metric_eager"]):
                 parity_ok = False
-                comparison.problems.append("metric: %r vs %r" % (result["metric_eager"], metric_compiled))
+                problems.append("metric: %r vs %r" % (result["metric_eager"], metric_compiled))
         result["parity_ok"] = parity_ok
-        for problem in comparison.problems[:5]:
+        for problem in problems[:5]:
             self.note("parity: " + problem)
 
 

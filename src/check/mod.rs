@@ -10,13 +10,16 @@
 //! `--fail-on-break`); 1 a case did not run cleanly (compile/eager/factory error, parity failure, crash, timeout,
 //! oom, no torch, harness error), a baseline regression, or a break under `--fail-on-break`; 2 usage or
 //! configuration errors (bad target, unknown pyproject key, missing interpreter, unreadable baseline);
-//! 130 interrupted (results finished so far stay in the JSONL file and are reported).
+//! 3 every case ok and no regression, but a baseline comparison could not be made because a value is missing
+//! on one side (never a silent pass); 130 interrupted (results finished so far stay in the JSONL file and are
+//! reported).
 
 mod baseline;
 mod config;
 pub mod cross_check;
 mod execute;
 mod provision;
+pub mod record;
 mod report;
 mod runner;
 mod targets;
@@ -30,13 +33,15 @@ use clap::ValueEnum;
 use serde_json::{Value, json};
 
 use config::{CaseEntry, FileOptions};
+use record::CaseResult;
 
 #[derive(clap::Args, Debug)]
 #[command(
     after_help = "Exit status: 0 every case ran (graph breaks and recompiles are findings, not failures, \
 unless --fail-on-break); 1 a case failed to run (compile/eager/factory error, parity failure, crash, timeout, oom, \
-no torch) or a regression against --baseline; 2 usage or configuration error; 130 interrupted (finished results \
-stay in the JSONL file)."
+no torch) or a regression against --baseline; 2 usage or configuration error; 3 no failure and no regression, but \
+a baseline comparison was left unchecked because a value is missing on one side; 130 interrupted (finished \
+results stay in the JSONL file)."
 )]
 pub struct CheckArgs {
     /// Cases: `file.py::factory`, `file.py::factory[k=v,...]`, or `file.py` (every top-level `def case_*`).
@@ -279,7 +284,7 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
         options: &options,
     };
     let scratch = execute::Scratch::new()?;
-    let mut results: Vec<Value> = Vec::new();
+    let mut results: Vec<CaseResult> = Vec::new();
     let mut was_interrupted = false;
     'cases: for case in &cases {
         for interpreter in &interpreters {
@@ -309,16 +314,22 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
     }
     drop(scratch);
 
-    let environment: Vec<Value> = interpreters.iter().map(|i| i.environment.clone()).collect();
-    let comparison = match &baseline_document {
-        Some(baseline) if !was_interrupted => {
-            baseline::compare(baseline, &results, options.regression_threshold, &cwd)
-        }
-        _ => baseline::Comparison {
-            regressions: Vec::new(),
-            notes: Vec::new(),
-        },
+    let environment: Vec<record::ProbeEnvironment> =
+        interpreters.iter().map(|i| i.environment.clone()).collect();
+    let mut comparison = match &baseline_document {
+        Some(baseline) if !was_interrupted => baseline::compare(
+            &baseline.document,
+            &results,
+            options.regression_threshold,
+            &cwd,
+        ),
+        _ => baseline::Comparison::empty(),
     };
+    if let Some(baseline) = &baseline_document {
+        comparison
+            .notes
+            .splice(0..0, baseline.notes.iter().cloned());
+    }
     let regressions = comparison.regressions;
     let document = report::Document {
         environment: &environment,
@@ -326,6 +337,7 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
         options: options.to_json(),
         regressions: &regressions,
         baseline_notes: &comparison.notes,
+        baseline_unchecked: &comparison.unchecked,
         baseline: options.baseline.as_deref(),
         interrupted: was_interrupted,
         cwd: &cwd,
@@ -362,10 +374,10 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
         return Ok(ExitCode::from(130));
     }
 
-    let failed = results.iter().filter(|r| r["status"] != "ok").count();
+    let failed = results.iter().filter(|r| !r.status.is_ok()).count();
     let with_breaks = results
         .iter()
-        .filter(|r| r["graph_break_count"].as_u64().unwrap_or(0) > 0)
+        .filter(|r| r.graph_break_count.unwrap_or(0) > 0)
         .count();
     if !regressions.is_empty() {
         eprintln!(
@@ -375,8 +387,16 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
     }
     let exit_one =
         failed > 0 || !regressions.is_empty() || (options.fail_on_break && with_breaks > 0);
+    if !comparison.unchecked.is_empty() {
+        eprintln!(
+            "graphbreak: {} baseline comparison(s) left unchecked (a value is missing on one side)",
+            comparison.unchecked.len()
+        );
+    }
     Ok(if exit_one {
         ExitCode::from(1)
+    } else if !comparison.unchecked.is_empty() {
+        ExitCode::from(3)
     } else {
         ExitCode::SUCCESS
     })
@@ -568,7 +588,7 @@ fn open_jsonl(path: &Path) -> Result<std::fs::File, String> {
 
 /// One line per finished case, flushed and synced before the next case starts: an interrupt or a crash of
 /// graphbreak itself loses at most the case that was running.
-fn append_jsonl(mut file: &std::fs::File, path: &Path, result: &Value) -> Result<(), String> {
+fn append_jsonl(mut file: &std::fs::File, path: &Path, result: &CaseResult) -> Result<(), String> {
     let mut line = serde_json::to_string(result).map_err(|e| e.to_string())?;
     line.push('\n');
     file.write_all(line.as_bytes())

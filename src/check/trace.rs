@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::record::CaseResult;
+
 /// File → lines Dynamo traced in it: the most precise compiled region there is.
 pub type TracedRegion = BTreeMap<PathBuf, BTreeSet<u32>>;
 
@@ -79,31 +81,18 @@ pub fn merge_events(events: impl IntoIterator<Item = RuntimeEvent>) -> Vec<Runti
 }
 
 /// The trace map of one result; None when the harness had no trace_source artifact (or an old harness).
-pub fn traced_of(result: &Value) -> Option<TracedRegion> {
-    let map = result.get("traced")?.as_object()?;
-    let mut region = TracedRegion::new();
-    for (file, lines) in map {
-        let lines: BTreeSet<u32> = lines
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|l| l.as_u64().and_then(|l| u32::try_from(l).ok()))
-            .collect();
-        region.entry(PathBuf::from(file)).or_default().extend(lines);
-    }
-    Some(region)
+pub fn traced_of(result: &CaseResult) -> Option<TracedRegion> {
+    let map = result.traced.as_ref()?;
+    Some(
+        map.iter()
+            .map(|(file, lines)| (PathBuf::from(file), lines.iter().copied().collect()))
+            .collect(),
+    )
 }
 
 /// The runtime events of one result, merged.
-pub fn events_of(result: &Value) -> Vec<RuntimeEvent> {
-    merge_events(
-        result
-            .get("runtime_events")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|e| serde_json::from_value::<RuntimeEvent>(e.clone()).ok()),
-    )
+pub fn events_of(result: &CaseResult) -> Vec<RuntimeEvent> {
+    merge_events(result.runtime_events.iter().cloned())
 }
 
 /// A check report's trace maps and events, every result together (`scan --traced`).
@@ -126,7 +115,24 @@ impl ReportTrace {
 
 /// The results of a `graphbreak check --output-format json` report (`{"results": [...]}`) or of the JSONL
 /// stream (one result per line).
-pub fn load_results(path: &Path) -> Result<Vec<Value>, String> {
+pub fn load_results(path: &Path) -> Result<Vec<CaseResult>, String> {
+    let values = load_values(path)?;
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(index, value)| {
+            serde_json::from_value(value).map_err(|e| {
+                format!(
+                    "{}: result {} is not a graphbreak check result: {e}",
+                    path.display(),
+                    index + 1
+                )
+            })
+        })
+        .collect()
+}
+
+fn load_values(path: &Path) -> Result<Vec<Value>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     match serde_json::from_str::<Value>(&text) {
@@ -172,8 +178,8 @@ pub fn load_report(path: &Path) -> Result<ReportTrace, String> {
                 region.entry(file).or_default().extend(lines);
             }
         }
-        if let Some(version) = result.get("torch_version").and_then(Value::as_str) {
-            torch_versions.insert(version.to_owned());
+        if let Some(version) = &result.torch_version {
+            torch_versions.insert(version.clone());
         }
         events.extend(events_of(result));
     }
@@ -231,11 +237,12 @@ mod tests {
 
     #[test]
     fn traced_map_and_events_read_from_a_result() {
-        let result = json!({
+        let record = |value: Value| serde_json::from_value::<CaseResult>(value).unwrap();
+        let result = record(json!({
             "traced": {"/p/m.py": [3, 1, 2], "/p/n.py": []},
             "runtime_events": [{"kind": "crash", "filename": "/p/m.py", "line": 2, "gb_code": null,
-                                "reason": "TypeError: x", "count": 1}, {"kind": "bogus"}],
-        });
+                                "reason": "TypeError: x", "count": 1}],
+        }));
         let region = traced_of(&result).unwrap();
         assert_eq!(
             region[Path::new("/p/m.py")]
@@ -247,6 +254,6 @@ mod tests {
         let events = events_of(&result);
         assert_eq!(events.len(), 1);
         assert_eq!(events[0].kind, EventKind::Crash);
-        assert!(traced_of(&json!({"traced": null})).is_none());
+        assert!(traced_of(&record(json!({"traced": null}))).is_none());
     }
 }

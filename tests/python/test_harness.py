@@ -77,6 +77,12 @@ PLANNED_RUNS = {
     "missing": dict(file_name="clean.py", factory="case_does_not_exist"),
     "segfault": dict(file_name="hostile.py", factory="case_segfault"),
     "chatty": dict(file_name="hostile.py", factory="case_prints_megabytes"),
+    # Parity under Inductor (the RNG and numerics under test are Inductor's): longest runs first.
+    "parity_dropout": dict(file_name="parity.py", factory="case_dropout_training", measure=True, warmup=1, steps=1),
+    "parity_bf16": dict(file_name="parity.py", factory="case_bf16_training", measure=True, warmup=1, steps=1),
+    "parity_wrapped": dict(file_name="parity.py", factory="case_wrapped_training", measure=True, warmup=1, steps=1),
+    "parity_regression": dict(file_name="parity.py", factory="case_compiled_path_differs", measure=True, warmup=1,
+                              steps=1),
 }
 
 
@@ -294,3 +300,54 @@ def test_bad_request_still_writes_a_result(tmp_path):
     result = json.loads(result_path.read_text())
     assert result["status"] == "harness_error"
     assert "bad request" in result["error"]["message"]
+
+
+def assert_gradients_really_compared(result, count):
+    grads = result["parity_grads"]
+    assert grads["compared"] == count, grads
+    assert result["grad_max_abs_diff"] is not None
+
+
+def test_dropout_training_is_ok_with_comparable_rng(runs):
+    """Inductor's RNG differs from eager's: without fallback_random this case was parity_fail."""
+    result = finished(runs, "parity_dropout")
+    assert result["status"] == "ok", (result["error"], result["notes"])
+    assert result["step_uses_rng"] is True
+    assert result["fallback_random"] is True
+    assert result["parity_reference"] == "float64"
+    assert_gradients_really_compared(result, 4)
+    assert {entry["name"] for entry in result["parity_outputs"]} == {"output", "loss"}
+    for entry in result["parity_outputs"]:
+        assert entry["eager_error"] is not None and entry["compiled_error"] is not None, entry
+
+
+def test_bf16_training_is_ok_against_the_float64_reference(runs):
+    result = finished(runs, "parity_bf16")
+    assert result["status"] == "ok", (result["error"], result["notes"])
+    assert result["parity_reference"] == "float64"
+    output = next(entry for entry in result["parity_outputs"] if entry["name"] == "output")
+    assert output["dtype"] == "bfloat16"
+    assert output["eager_error"] > 1e-4, "bf16 eager is itself far from float64"
+    assert output["multiplier"] == 3.0
+    assert_gradients_really_compared(result, 4)
+
+
+def test_gradients_are_compared_through_a_wrapper_function(runs):
+    """A model reached through `def step(x): return net(x)` used to compare no gradient and report
+    grad_max_abs_diff 0.0 (two empty dicts compared): its parameters are found and compared now."""
+    result = finished(runs, "parity_wrapped")
+    assert result["status"] == "ok", (result["error"], result["notes"])
+    assert_gradients_really_compared(result, 4)
+    assert {entry["name"] for entry in result["parity_grads"]["worst"]} <= {
+        "grad[a.weight]", "grad[a.bias]", "grad[b.weight]", "grad[b.bias]"}
+
+
+def test_a_real_numerical_regression_still_fails(runs):
+    result = finished(runs, "parity_regression")
+    assert result["status"] == "parity_fail", result["notes"]
+    assert result["parity_ok"] is False
+    assert result["step_uses_rng"] is False and result["fallback_random"] is None
+    output = next(entry for entry in result["parity_outputs"] if entry["name"] == "output")
+    assert output["verdict"] == "worse" and output["ratio"] > 100, output
+    assert result["parity_grads"]["failed"] == 4
+    assert any(note.startswith("parity: output: compiled error vs float64") for note in result["notes"])
