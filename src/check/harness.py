@@ -1299,6 +1299,20 @@ def recompile_site(message):
     return filename, line
 
 
+def reason_text_start(message):
+    """Where the reason text of a 2.11 graph_breaks record starts (None: older format). A record saying
+    'Failed to handle graph break gracefully. Skipping the function and falling back to eager. Graph break
+    encountered: <the break>' reports the break that made Dynamo give up on the whole frame: its reason and
+    code are the inner ones."""
+    marker = message.find("Graph Break Reason:")
+    if marker < 0:
+        return None
+    skipped = message.find("Graph break encountered:", marker)
+    if skipped >= 0:
+        return skipped + len("Graph break encountered:")
+    return marker + len("Graph Break Reason:")
+
+
 def logged_breaks(messages, files):
     """Graph breaks of the compile phase from its graph_breaks log, each at the innermost frame of its user
     code traceback that lies in a user file: [(file, line, gb_code, reason, {(file, line) of every frame})].
@@ -1324,9 +1338,9 @@ def logged_breaks(messages, files):
                 continue
             location = (os.path.abspath(header.group(1)), int(header.group(2)))
         reason = None
-        reason_marker = message.find("Graph Break Reason:")
-        if reason_marker >= 0:
-            for text in message[reason_marker + len("Graph Break Reason:"):].splitlines():
+        reason_start = reason_text_start(message)
+        if reason_start is not None:
+            for text in message[reason_start:].splitlines():
                 stripped = text.strip()
                 if stripped and not stripped.startswith("Encountered graph break"):
                     reason = stripped
@@ -1335,7 +1349,8 @@ def logged_breaks(messages, files):
             old_style = re.match(r"Graph break: (.*?) from user code at:", message, re.DOTALL)
             if old_style:
                 reason = first_line(old_style.group(1))
-        code = GB_CODE_PATTERN.search(message)
+        code = GB_CODE_PATTERN.search(message, reason_start or 0)
+        code = code or GB_CODE_PATTERN.search(message)
         found.append((location[0], location[1], ("GB" + code.group(1)) if code else None,
                       truncate(reason or first_line(message), REASON_LIMIT), set(frames) | {location}))
     return found
