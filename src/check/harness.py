@@ -1319,6 +1319,8 @@ def logged_breaks(messages, files):
     Formats: 2.11 'Graph break in user code at F:L' + 'Graph Break Reason:' + 'User code traceback:' (a
     repeat says 'user stack suppressed' and names only F:L); 2.2 'Graph break: REASON from user code at:'."""
     found = []
+    # A repeat names only the header location ('user stack suppressed'): where its first record landed.
+    chosen = {}
     for message in messages:
         # 2.11 also logs a hint ('Graph break from `Tensor.item()`, consider setting: ...') for a break
         # that has its own record: not a break of its own.
@@ -1330,13 +1332,18 @@ def logged_breaks(messages, files):
             for name, line in FROM_USER_CODE_FRAME.findall(message[marker:] if marker >= 0 else "")
         ]
         user_frames = [frame for frame in frames if files.is_user(frame[0])]
-        location = user_frames[-1] if user_frames else None
-        if location is None:
-            # 'Graph break (user stack suppressed due to duplicate graph break) in user code at F:L'
-            header = LOGGED_BREAK_AT.search(first_line(message))
-            if header is None:
-                continue
-            location = (os.path.abspath(header.group(1)), int(header.group(2)))
+        header = LOGGED_BREAK_AT.search(first_line(message))
+        header = (os.path.abspath(header.group(1)), int(header.group(2))) if header else None
+        if user_frames:
+            location = user_frames[-1]
+            if header is not None:
+                chosen.setdefault(header, location)
+        elif header is not None and header in chosen:
+            location = chosen[header]
+        elif header is not None and files.is_user(header[0]):
+            location = header
+        else:
+            continue
         reason = None
         reason_start = reason_text_start(message)
         if reason_start is not None:
