@@ -99,6 +99,15 @@ struct ScanArgs {
     /// lines Dynamo traced. Findings say whether the report saw their event. Default paths: the traced files.
     #[arg(long, value_name = "REPORT.json", conflicts_with_all = ["fix", "diff"])]
     traced: Option<PathBuf>,
+    /// What the project compiles: a glob over qualified names (`pkg.models.*`, `pkg.mod.Class`,
+    /// `pkg.mod.func`; `*` stays within a dotted segment, `**` spans segments). Repeatable; adds to
+    /// `roots = [...]` in [tool.graphbreak]. With roots, only code they (and the project's own
+    /// torch.compile calls) reach is reported; without, every nn.Module forward is a root.
+    #[arg(long = "roots", value_name = "PATTERN")]
+    roots: Vec<String>,
+    /// Print the compile roots and how many functions each reaches, instead of the findings.
+    #[arg(long)]
+    show_roots: bool,
 }
 
 fn main() -> ExitCode {
@@ -192,9 +201,12 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         include_stubs: args.include_stubs,
         no_config: args.no_config,
         config_file: args.config,
-        traced: report_trace
-            .as_ref()
-            .map(|trace| std::sync::Arc::new(trace.region.clone())),
+        region: match &report_trace {
+            Some(trace) => check::cross_check::region_of(&trace.region),
+            None => scan::RegionSource::Computed,
+        },
+        roots: args.roots,
+        show_roots: args.show_roots,
     };
     let result = match scan::run(&options) {
         Ok(result) => result,
@@ -205,6 +217,9 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         .as_ref()
         .map(|trace| check::cross_check::mark_confirmed(&mut diagnostics, trace));
     let mut stdout = std::io::stdout().lock();
+    if args.show_roots {
+        return print_roots(&mut stdout, &result.roots, fail);
+    }
     if args.diff || args.fix {
         let outcome = fix::apply(&diagnostics, args.diff, &mut stdout);
         match outcome {
@@ -245,6 +260,38 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    }
+}
+
+fn print_roots(
+    out: &mut impl Write,
+    roots: &[scan::RootReport],
+    fail: impl Fn(String) -> ExitCode,
+) -> ExitCode {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let mut text = String::new();
+    for root in roots {
+        let path = root.path.strip_prefix(&cwd).unwrap_or(&root.path);
+        text.push_str(&format!(
+            "{}:{}: {} reaches {} function{} ({})\n",
+            path.display(),
+            root.line,
+            root.name,
+            root.reaches,
+            if root.reaches == 1 { "" } else { "s" },
+            root.reason
+        ));
+    }
+    text.push_str(&format!(
+        "{} compile root{}.\n",
+        roots.len(),
+        if roots.len() == 1 { "" } else { "s" }
+    ));
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+            fail(format!("cannot write output: {err}"))
+        }
+        _ => ExitCode::SUCCESS,
     }
 }
 

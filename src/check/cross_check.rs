@@ -16,17 +16,16 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use ruff_python_ast::{self as ast, Stmt};
 use ruff_text_size::Ranged;
 use serde::{Deserialize, Serialize};
 
 use super::record::CaseResult;
-use super::trace::{self, EventKind, RuntimeEvent};
+use super::trace::{self, EventKind, RuntimeEvent, TracedRegion as TracedLines};
 use crate::diagnostics::Diagnostic;
 use crate::rules::{self, Family};
-use crate::scan::{self, traced::TracedLines};
+use crate::scan::{self, RegionSource};
 use crate::source::{self, LineIndex};
 
 /// What a finding says will happen under Dynamo, as far as Dynamo's own reports can tell.
@@ -229,6 +228,29 @@ impl Statements {
 
 // ----- the cross-check --------------------------------------------------------------------------
 
+/// The scan's region for a trace map: exactly the traced lines (guards are not evaluated there: Dynamo ran
+/// the code, the trace is the truth).
+pub fn region_of(traced: &TracedLines) -> RegionSource {
+    RegionSource::Lines(
+        traced
+            .iter()
+            .map(|(path, lines)| (path.clone(), lines.iter().copied().collect()))
+            .collect(),
+    )
+}
+
+/// Keeps the findings whose span touches a traced line: file-level findings (configuration, version
+/// floor) elsewhere in a traced file say nothing about what Dynamo did.
+pub fn keep_traced(diagnostics: &mut Vec<Diagnostic>, traced: &TracedLines) {
+    diagnostics.retain(|d| {
+        traced.get(&d.path).is_some_and(|lines| {
+            let first = d.location.row.min(d.statement_rows.0);
+            let last = d.end_location.row.max(d.statement_rows.1).max(first);
+            lines.range(first..=last).next().is_some()
+        })
+    });
+}
+
 /// Runs the static scan over the traced files, region = the trace map.
 fn scan_traced(traced: &TracedLines) -> Result<Vec<Diagnostic>, String> {
     let paths: Vec<PathBuf> = traced
@@ -241,10 +263,12 @@ fn scan_traced(traced: &TracedLines) -> Result<Vec<Diagnostic>, String> {
     }
     let options = scan::ScanOptions {
         paths,
-        traced: Some(Arc::new(traced.clone())),
+        region: region_of(traced),
         ..Default::default()
     };
-    scan::run(&options).map(|result| result.diagnostics)
+    let mut diagnostics = scan::run(&options)?.diagnostics;
+    keep_traced(&mut diagnostics, traced);
+    Ok(diagnostics)
 }
 
 /// The cross-check of a trace map and its events against the findings of a scan with that region.
@@ -492,7 +516,8 @@ fn unpredicted_table(totals: &Totals) -> String {
 
 /// `scan --traced`: says on each finding whether the report saw its event, and returns the closing
 /// summary (events predicted, findings confirmed, unpredicted events by GB code).
-pub fn mark_confirmed(diagnostics: &mut [Diagnostic], report: &trace::ReportTrace) -> String {
+pub fn mark_confirmed(diagnostics: &mut Vec<Diagnostic>, report: &trace::ReportTrace) -> String {
+    keep_traced(diagnostics, &report.region);
     let check = compare(diagnostics, &report.events);
     let torch = report
         .torch_versions
@@ -651,6 +676,7 @@ mod tests {
                 row: end_row,
                 column: 1,
             },
+            statement_rows: (row, end_row),
             fix: None,
         }
     }

@@ -2,7 +2,9 @@
 //! which expressions are tensors, and — after linking all files — which functions Dynamo will trace.
 
 pub mod cond;
+pub mod data;
 pub mod link;
+pub mod model;
 pub mod summary;
 pub mod tensor;
 

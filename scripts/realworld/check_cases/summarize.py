@@ -99,10 +99,12 @@ def main(paths):
         with open(path, encoding="utf-8") as handle:
             document = json.load(handle)
         for result in document.get("results", []):
-            libraries[library_of(result)].add(result)
+            # One row per (library, torch release): the same model breaks differently on another torch.
+            torch_release = (result.get("torch_version") or "?").split("+")[0]
+            libraries["%s · torch %s" % (library_of(result), torch_release)].add(result)
             total.add(result)
     out = []
-    out.append("| library | torch | cases (status) | runtime break lines | predicted (recall) | traced-line findings with a verdict | confirmed (precision) | recompile sites (predicted) |")
+    out.append("| library | torch build | cases (status) | runtime break lines | predicted (recall) | traced-line findings with a verdict | confirmed (precision) | recompile sites (predicted) |")
     out.append("|---|---|---|---|---|---|---|---|")
     for name, library in sorted(libraries.items()) + [("**all**", total)]:
         predicted, lines = library.recall()
