@@ -767,3 +767,20 @@ def x_helper(net):
     ));
     assert!(exact.contains("lib/models.py:35:"), "{exact}");
 }
+
+#[test]
+fn with_roots_flags_left_at_their_default_are_false() {
+    // corpus/roots/profiled.py: `profile=False` / `augment=False` that no traced call sets.
+    let root_dir = root().join("corpus/roots");
+    let quiet = graphbreak(&root_dir, &["scan", "--roots", "profiled.ProfiledNet", "."]);
+    assert_eq!(quiet.status.code(), Some(0), "{}", stdout(&quiet));
+    // A root whose call sets `augment=True` reaches the augmented read.
+    let reached = graphbreak(&root_dir, &["scan", "--roots", "profiled.Augmented", "."]);
+    let source = std::fs::read_to_string(root_dir.join("profiled.py")).unwrap();
+    let row_of = |needle: &str| source.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let text = stdout(&reached);
+    let augmented = format!("profiled.py:{}:", row_of("x * x.max().item()"));
+    let profiled = format!("profiled.py:{}:", row_of("print(x.sum().item())"));
+    assert!(text.contains(&augmented), "{text}");
+    assert!(!text.contains(&profiled), "{text}");
+}

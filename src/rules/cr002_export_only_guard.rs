@@ -60,6 +60,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
         torch_floor: summary.torch_floor,
         export_reading: ExportReading::AllFalse,
         input_is_tensor: false,
+        flag_at_default: &|_: &str| false,
         resolve_call: &resolve,
     };
     let mut out = Vec::new();

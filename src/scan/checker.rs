@@ -63,8 +63,8 @@ pub struct Checker<'a> {
     pending: Vec<(Candidate, Requirement)>,
     depth: u32,
     too_deep: bool,
-    /// Rows of the statement being visited (its header for compound statements).
-    statement_rows: (u32, u32),
+    /// The statement being visited (rows are computed only when a finding is reported).
+    statement: Option<&'a Stmt>,
 }
 
 pub fn analyze_path(path: &Path, ctx: &FileContext<'_>) -> FileSummary {
@@ -147,7 +147,7 @@ pub fn analyze_source(
         pending: Vec::new(),
         depth: 0,
         too_deep: false,
-        statement_rows: (1, 1),
+        statement: None,
     };
     checker.semantic.collect_module_bindings(&module.body);
     checker.visit_body(&module.body);
@@ -184,7 +184,13 @@ impl<'a> Checker<'a> {
             message: finding.message,
             location: self.semantic.location(finding.range.start().into()),
             end_location: self.semantic.location(finding.range.end().into()),
-            statement_rows: self.statement_rows,
+            statement_rows: self.statement.map_or_else(
+                || {
+                    let row = self.row(finding.range.start());
+                    (row, row)
+                },
+                |stmt| self.statement_rows_of(stmt),
+            ),
             fix: finding.fix,
             func,
             path: self.semantic.path().to_vec(),
@@ -365,8 +371,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
             return;
         }
         self.semantic.clear_last_if_guard();
-        let saved_rows = self.statement_rows;
-        self.statement_rows = self.statement_rows_of(stmt);
+        let saved_statement = self.statement.replace(stmt);
         for rule in rules::ALL {
             if let Some(hook) = rule.hooks.statement {
                 hook(self, stmt);
@@ -447,7 +452,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
             }
             _ => visitor::walk_stmt(self, stmt),
         }
-        self.statement_rows = saved_rows;
+        self.statement = saved_statement;
         self.depth -= 1;
     }
 

@@ -33,6 +33,9 @@ pub enum Atom {
     /// input is a tensor (a dict input is the eager training-loss convention, e.g. ultralytics'
     /// `BaseModel.forward`).
     InputIsContainer,
+    /// A parameter with a literal False / None / 0 default, read for truth (`if profile:`); False
+    /// when no traced call passes it (decided when linking).
+    FlagParam(String),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -84,6 +87,8 @@ pub struct Assumptions<'a> {
     pub export_reading: ExportReading,
     /// The guards belong to a compiled root `forward`: its first input is a tensor.
     pub input_is_tensor: bool,
+    /// Is this flag parameter of the guards' function left at its default on every traced call?
+    pub flag_at_default: &'a dyn Fn(&str) -> bool,
     /// Resolves a project call to the predicate formula of the called function, if it is one.
     pub resolve_call: &'a dyn Fn(&Sym) -> Option<Cond>,
 }
@@ -157,6 +162,13 @@ impl Cond {
                 },
             },
             Cond::Atom(Atom::Probe(_)) => Truth::Unknown,
+            Cond::Atom(Atom::FlagParam(name)) => {
+                if (assume.flag_at_default)(name) {
+                    Truth::False
+                } else {
+                    Truth::Unknown
+                }
+            }
             Cond::Atom(Atom::InputIsContainer) => {
                 if assume.input_is_tensor {
                     Truth::False

@@ -87,6 +87,10 @@ pub struct Root {
     pub reason: String,
 }
 
+/// The project functions a call from a file resolves to, shared by the closure's rounds (name
+/// resolution is the costly part of linking a large tree).
+type CalleeCache<'a> = HashMap<(FileId, &'a Sym), Vec<FuncRef>>;
+
 enum Target {
     Function(FuncRef),
     Class(ClassRef),
@@ -101,6 +105,9 @@ pub struct Project<'a> {
     pub in_region: HashSet<FuncRef>,
     pub roots: Vec<Root>,
     root_funcs: HashSet<FuncRef>,
+    /// With roots: per traced function, its `flag=False`-style parameters that no traced call
+    /// passes (a root is called with its input only, so its `*args`/`**kwargs` are empty).
+    flags_pinned: HashMap<FuncRef, HashSet<String>>,
     region_source: &'a RegionSource,
     /// With configured roots, a traced Module method reaches its submodules' forwards (without,
     /// every forward is a root already and the expansion would only cost time).
@@ -132,6 +139,7 @@ impl<'a> Project<'a> {
             in_region: HashSet::new(),
             roots: Vec::new(),
             root_funcs: HashSet::new(),
+            flags_pinned: HashMap::new(),
             region_source,
             expand_submodules: !root_spec.is_empty(),
             live_classes: None,
@@ -141,20 +149,31 @@ impl<'a> Project<'a> {
             project.live_classes = Some(HashSet::new());
         }
         project.find_roots(root_spec);
+        let mut callees = CalleeCache::new();
         project.root_funcs = project.roots.iter().map(|r| r.func).collect();
-        project.in_region = project.closure(project.roots.iter().map(|r| r.func));
-        // With roots, a class is live when a root names it or traced code builds it; more live
-        // classes can reach more overrides, so repeat until nothing changes (2–3 rounds).
-        for _ in 0..6 {
-            let Some(live) = &project.live_classes else {
-                break;
+        project.in_region = project.closure(project.roots.iter().map(|r| r.func), &mut callees);
+        // With roots, a class is live when a root names it or traced code builds it (more live
+        // classes reach more overrides), and a `profile=False` flag no traced call passes is
+        // False (fewer calls are traced): repeat until nothing changes (2–3 rounds).
+        // Only with roots: without, every forward is a root, the root-input assumption is weak,
+        // and a round costs ~0.15 s of CPU on transformers (the scan budget is 0.6x ruff).
+        let rounds = if project.live_classes.is_some() { 6 } else { 0 };
+        for _ in 0..rounds {
+            let grown = project
+                .live_classes
+                .as_ref()
+                .map(|live| project.instantiated_by(&project.in_region, live));
+            let pinned = project.flags_at_default();
+            let live_same = match (&grown, &project.live_classes) {
+                (Some(grown), Some(live)) => grown.len() == live.len(),
+                _ => true,
             };
-            let grown = project.instantiated_by(&project.in_region, live);
-            if grown.len() == live.len() {
+            if live_same && pinned == project.flags_pinned {
                 break;
             }
-            project.live_classes = Some(grown);
-            project.in_region = project.closure(project.roots.iter().map(|r| r.func));
+            project.live_classes = grown;
+            project.flags_pinned = pinned;
+            project.in_region = project.closure(project.roots.iter().map(|r| r.func), &mut callees);
         }
         project
     }
@@ -305,6 +324,83 @@ impl<'a> Project<'a> {
     }
 
     // ----- classes and regions --------------------------------------------------------------
+
+    /// For each function traced calls reach, the flag parameters none of those calls passes.
+    fn flags_at_default(&self) -> HashMap<FuncRef, HashSet<String>> {
+        // Only calls that can reach a function with flags matter: filter by the called name
+        // before resolving (resolution is the costly part on large trees).
+        let flagged_names: HashSet<&str> = self
+            .files
+            .iter()
+            .flat_map(|file| file.functions.iter())
+            .filter(|f| !f.flag_params.is_empty())
+            .map(|f| f.name.as_str())
+            .collect();
+        let mut passed: HashMap<FuncRef, HashSet<String>> = HashMap::new();
+        for &caller in &self.in_region {
+            let info = &self.files[caller.0 as usize].functions[caller.1 as usize];
+            let caller_is_root = self.root_funcs.contains(&caller);
+            for call in &info.calls {
+                if !flagged_names.contains(call.sym.last_segment()) {
+                    continue;
+                }
+                if !call.path.is_empty() && self.eager_only(caller.0, caller.1, &call.path) {
+                    continue;
+                }
+                // A root's own `*args` / `**kwargs` are empty: it is called with its input.
+                let spread_is_empty = |spread: &Option<String>, own: &Option<String>| match spread {
+                    None => true,
+                    Some(name) => caller_is_root && own.as_deref() == Some(name.as_str()),
+                };
+                let star_empty = spread_is_empty(&call.args.star, &info.vararg);
+                let double_star_empty = spread_is_empty(&call.args.double_star, &info.kwarg);
+                for target in self.resolve_sym(&call.sym, caller.0) {
+                    let Target::Function(callee) = target else {
+                        continue;
+                    };
+                    let flags =
+                        &self.files[callee.0 as usize].functions[callee.1 as usize].flag_params;
+                    // Passing the caller's own flag that is still at its default passes nothing.
+                    let passes = |value: &Option<String>| match value {
+                        Some(variable) => !self
+                            .flags_pinned
+                            .get(&caller)
+                            .is_some_and(|pinned| pinned.contains(variable)),
+                        None => true,
+                    };
+                    let entry = passed.entry(callee).or_default();
+                    for (name, position) in flags {
+                        let by_position = position.is_some_and(|p| {
+                            !star_empty || call.args.positional.get(p as usize).is_some_and(passes)
+                        });
+                        let by_keyword = !double_star_empty
+                            || call
+                                .args
+                                .keywords
+                                .iter()
+                                .any(|(keyword, value)| keyword == name && passes(value));
+                        if by_position || by_keyword {
+                            entry.insert(name.clone());
+                        }
+                    }
+                }
+            }
+        }
+        passed
+            .into_iter()
+            .filter(|(callee, _)| !self.root_funcs.contains(callee))
+            .map(|(callee, passed)| {
+                let flags = &self.files[callee.0 as usize].functions[callee.1 as usize].flag_params;
+                let pinned: HashSet<String> = flags
+                    .iter()
+                    .map(|(name, _)| name.clone())
+                    .filter(|name| !passed.contains(name))
+                    .collect();
+                (callee, pinned)
+            })
+            .filter(|(_, pinned)| !pinned.is_empty())
+            .collect()
+    }
 
     /// `live` plus every project class the given functions call (instantiate).
     fn instantiated_by(
@@ -547,7 +643,11 @@ impl<'a> Project<'a> {
     /// method of an nn.Module also reaches the `forward` of every Module its `__init__` builds
     /// (`self.layers = nn.ModuleList([Block() ...])`, directly or one call deep): calling a
     /// submodule runs its forward.
-    fn closure(&self, roots: impl Iterator<Item = FuncRef>) -> HashSet<FuncRef> {
+    fn closure(
+        &self,
+        roots: impl Iterator<Item = FuncRef>,
+        cache: &mut CalleeCache<'a>,
+    ) -> HashSet<FuncRef> {
         let mut in_region = HashSet::new();
         let mut queue: VecDeque<FuncRef> = roots.collect();
         let mut visited: HashSet<FuncRef> = HashSet::new();
@@ -588,11 +688,16 @@ impl<'a> Project<'a> {
                 if !call.path.is_empty() && self.eager_only(func.0, func.1, &call.path) {
                     continue;
                 }
-                for target in self.resolve_sym(&call.sym, func.0) {
-                    if let Target::Function(callee) = target {
-                        queue.push_back(callee);
-                    }
-                }
+                let callees = cache.entry((func.0, &call.sym)).or_insert_with(|| {
+                    self.resolve_sym(&call.sym, func.0)
+                        .into_iter()
+                        .filter_map(|target| match target {
+                            Target::Function(callee) => Some(callee),
+                            _ => None,
+                        })
+                        .collect()
+                });
+                queue.extend(callees.iter().copied());
             }
         }
         in_region
@@ -600,7 +705,8 @@ impl<'a> Project<'a> {
 
     /// How many functions one root reaches (itself included), for `--show-roots`.
     pub fn reach_count(&self, root: FuncRef) -> usize {
-        self.closure(std::iter::once(root)).len()
+        self.closure(std::iter::once(root), &mut CalleeCache::new())
+            .len()
     }
 
     /// `module.QualName` and row of a function, for `--show-roots`.
@@ -663,6 +769,8 @@ impl<'a> Project<'a> {
                     _ => Cond::Unknown,
                 }
             }
+            // A flag parameter means something only inside its own function.
+            Cond::Atom(super::cond::Atom::FlagParam(_)) => Cond::Unknown,
             Cond::Not(inner) => Cond::Not(Box::new(self.localize_depth(inner, file, depth))),
             Cond::Choice(a, b) => Cond::Choice(
                 Box::new(self.localize_depth(a, file, depth)),
@@ -696,6 +804,11 @@ impl<'a> Project<'a> {
             export_reading: ExportReading::FromTable,
             input_is_tensor: summary.functions[func as usize].name == "forward"
                 && self.root_funcs.contains(&(file, func)),
+            flag_at_default: &|name: &str| {
+                self.flags_pinned
+                    .get(&(file, func))
+                    .is_some_and(|pinned| pinned.contains(name))
+            },
             resolve_call: &resolve,
         };
         path.iter().any(|step| match *step {

@@ -21,3 +21,14 @@ pub enum Sym {
     /// `super().<attr>` inside a method of the class with this local qualified name.
     SuperAttr { class: String, attr: String },
 }
+
+impl Sym {
+    /// The last dotted segment of the name (what a call site calls: `f` of `pkg.mod.f`).
+    pub fn last_segment(&self) -> &str {
+        let text = match self {
+            Sym::Dotted(name) | Sym::Local(name) => name.as_str(),
+            Sym::SelfAttr { attr, .. } | Sym::SuperAttr { attr, .. } => attr.as_str(),
+        };
+        text.rsplit('.').next().unwrap_or(text)
+    }
+}

@@ -7,8 +7,8 @@ use super::Sym;
 use super::cond::{Atom, Cond, atom_for_qualified};
 use super::data::TORCH;
 use super::summary::{
-    Branch, CallEdge, ClassInfo, CompileForm, CompileTarget, FileSummary, FuncIdx, FunctionInfo,
-    Guard, GuardIdx, PathStep,
+    Branch, CallArgs, CallEdge, ClassInfo, CompileForm, CompileTarget, FileSummary, FuncIdx,
+    FunctionInfo, Guard, GuardIdx, PathStep,
 };
 use super::tensor::TensorKind;
 use facts::Follow;
@@ -407,6 +407,19 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
+    /// Is `name` a parameter of the current function with a falsy literal default, not
+    /// reassigned so far?
+    fn is_flag_param(&self, name: &str) -> bool {
+        let (Some(frame), Some(func)) = (self.function_frame(), self.current_function()) else {
+            return false;
+        };
+        !frame.values.contains_key(name)
+            && self.summary.functions[func as usize]
+                .flag_params
+                .iter()
+                .any(|(flag, _)| flag == name)
+    }
+
     /// Is `name` the first input parameter of the current function (after `self`), not
     /// reassigned so far?
     fn is_first_input(&self, name: &str) -> bool {
@@ -496,6 +509,10 @@ impl<'a> SemanticModel<'a> {
                 } else {
                     Cond::Choice(Box::new(body), Box::new(orelse))
                 }
+            }
+            // `if profile:` on a `profile=False` parameter not reassigned so far.
+            Expr::Name(name) if self.is_flag_param(name.id.as_str()) => {
+                Cond::Atom(Atom::FlagParam(name.id.to_string()))
             }
             // `compiling = is_compiling()` … `if compiling:`
             Expr::Name(name) if follow == Follow::Locals => {
@@ -709,6 +726,13 @@ impl<'a> SemanticModel<'a> {
             disabled_frame_only,
             calls: Vec::new(),
             predicate: None,
+            flag_params: Vec::new(),
+            vararg: def
+                .parameters
+                .vararg
+                .as_ref()
+                .map(|p| p.name.id.to_string()),
+            kwarg: def.parameters.kwarg.as_ref().map(|p| p.name.id.to_string()),
         });
         self.summary.function_by_name.insert(qual.clone(), idx);
         if let Some(frame) = self.function_frame_mut() {
@@ -754,6 +778,26 @@ impl<'a> SemanticModel<'a> {
         for variadic in params.vararg.iter().chain(params.kwarg.iter()) {
             locals.insert(variadic.name.id.to_string(), TensorKind::NotTensor);
         }
+        let offset = usize::from(self_name.is_some());
+        let flag_params: Vec<(String, Option<u32>)> = params
+            .posonlyargs
+            .iter()
+            .chain(params.args.iter())
+            .enumerate()
+            .skip(offset)
+            .map(|(position, param)| (param, Some((position - offset) as u32)))
+            .chain(params.kwonlyargs.iter().map(|param| (param, None)))
+            .filter(|(param, _)| {
+                matches!(
+                    param.default.as_deref(),
+                    Some(Expr::BooleanLiteral(b)) if !b.value
+                ) || matches!(param.default.as_deref(), Some(Expr::NoneLiteral(_)))
+                    || matches!(param.default.as_deref(), Some(Expr::NumberLiteral(n))
+                        if matches!(&n.value, ast::Number::Int(i) if i.as_u8() == Some(0)))
+            })
+            .map(|(param, position)| (param.parameter.name.id.to_string(), position))
+            .collect();
+        self.summary.functions[idx as usize].flag_params = flag_params;
 
         self.frames.push(Frame {
             qual,
@@ -1166,9 +1210,12 @@ impl<'a> SemanticModel<'a> {
             Some(sym) => sym.clone(),
         };
         let path = self.path.as_slice().into();
-        self.summary.functions[func as usize]
-            .calls
-            .push(CallEdge { sym: edge, path });
+        let args = call_args(&call.arguments);
+        self.summary.functions[func as usize].calls.push(CallEdge {
+            sym: edge,
+            path,
+            args,
+        });
     }
 
     /// What a compile target names: a function or class directly, `self.attr` (typed when
@@ -1202,6 +1249,36 @@ impl<'a> SemanticModel<'a> {
         }
         summary
     }
+}
+
+/// The shape of a call's arguments (for default-flag pinning).
+fn call_args(arguments: &ast::Arguments) -> CallArgs {
+    let spread_name = |value: &Expr| match value {
+        Expr::Name(name) => name.id.to_string(),
+        _ => String::new(),
+    };
+    let bare_name = |value: &Expr| match value {
+        Expr::Name(name) => Some(name.id.to_string()),
+        _ => None,
+    };
+    let mut args = CallArgs::default();
+    let mut positional = Vec::new();
+    for argument in arguments.args.iter() {
+        match argument {
+            Expr::Starred(starred) => args.star = Some(spread_name(&starred.value)),
+            other => positional.push(bare_name(other)),
+        }
+    }
+    let mut keywords = Vec::new();
+    for keyword in arguments.keywords.iter() {
+        match &keyword.arg {
+            Some(name) => keywords.push((name.id.to_string(), bare_name(&keyword.value))),
+            None => args.double_star = Some(spread_name(&keyword.value)),
+        }
+    }
+    args.positional = positional.into();
+    args.keywords = keywords.into();
+    args
 }
 
 fn join_dotted(base: &str, attrs: &[&str]) -> String {

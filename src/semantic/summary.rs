@@ -28,6 +28,24 @@ pub struct FunctionInfo {
     pub calls: Vec<CallEdge>,
     /// When every `return` yields a guard formula, the function is a predicate with this formula.
     pub predicate: Option<Cond>,
+    /// Parameters with a literal False / None / 0 default (`profile=False`): name and position
+    /// among the positional parameters after `self` (`None` for keyword-only).
+    pub flag_params: Vec<(String, Option<u32>)>,
+    /// Names of `*args` / `**kwargs`, to tell a call that forwards them.
+    pub vararg: Option<String>,
+    pub kwarg: Option<String>,
+}
+
+/// What a call passes: positional arguments and keywords (with the name of the caller's variable
+/// when the value is a bare name, so a flag passed through stays at its default), and `*x` /
+/// `**x` spreads.
+#[derive(Debug, Default)]
+pub struct CallArgs {
+    pub positional: Box<[Option<String>]>,
+    pub keywords: Box<[(String, Option<String>)]>,
+    /// `*name` / `**name` spreads by name (`Some("")` for a spread of anything else).
+    pub star: Option<String>,
+    pub double_star: Option<String>,
 }
 
 /// A call from a function to project code, with the path (guards, exception-only) that leads to
@@ -36,6 +54,7 @@ pub struct FunctionInfo {
 pub struct CallEdge {
     pub sym: Sym,
     pub path: Box<[PathStep]>,
+    pub args: CallArgs,
 }
 
 #[derive(Debug, Default)]

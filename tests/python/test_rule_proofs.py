@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.util
 import logging
 import re
 import sys
@@ -366,6 +367,20 @@ def test_sy002_numpy_is_traced_without_a_break():
     module = load_corpus("SY002", "positive").ExportScores()
     explanation = explain(module, torch.rand(6))
     assert not reasons(explanation) and explanation.graph_count == 1
+
+
+def test_roots_default_flags_are_not_traced():
+    # corpus/roots/profiled.py: called with its input only, the flag-gated reads never run.
+    spec = importlib.util.spec_from_file_location(
+        "_graphbreak_roots_profiled", REPO_ROOT / "corpus" / "roots" / "profiled.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    explanation = explain(module.ProfiledNet(), torch.randn(4, 4))
+    assert not reasons(explanation) and explanation.graph_count == 1
+    # ... and where a caller sets the flag, the read is traced and breaks.
+    found = reasons(explain(module.Augmented(), torch.randn(4, 4)))
+    assert any("Tensor.item()" in r for r in found), found
 
 
 def test_sy002_cpu_is_a_sync_not_a_break():
