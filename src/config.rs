@@ -75,8 +75,10 @@ pub struct RawSettings {
     pub per_file_ignores: Option<HashMap<String, Vec<String>>>,
     pub exclude: Option<Vec<String>>,
     pub torch_version: Option<String>,
-    /// `[tool.graphbreak.check]` belongs to `graphbreak check`; scan only tolerates it.
-    #[allow(dead_code)]
+    /// Glob patterns over qualified names of what the project compiles (`pkg.models.*`).
+    pub roots: Option<Vec<String>>,
+    /// `[tool.graphbreak.check]` belongs to `graphbreak check`; scan reads its case factories as
+    /// compile roots.
     pub check: Option<toml::Value>,
 }
 
@@ -89,6 +91,10 @@ pub struct Settings {
     pub exclude: Vec<globset::GlobMatcher>,
     pub torch_floor: Option<TorchVersion>,
     pub torch_floor_origin: String,
+    /// `roots = [...]`: what the project compiles.
+    pub roots: Vec<crate::semantic::link::RootPattern>,
+    /// The factories of `[tool.graphbreak.check]` cases: absolute file, factory (`None`: every `case_*`).
+    pub case_factories: Vec<(PathBuf, Option<String>)>,
 }
 
 #[derive(Debug)]
@@ -163,6 +169,12 @@ pub fn load_settings(path: &Path) -> Result<Settings, ConfigError> {
     for pattern in raw.exclude.unwrap_or_default() {
         settings.exclude.push(glob(&pattern, &root).map_err(error)?);
     }
+    for pattern in raw.roots.unwrap_or_default() {
+        settings
+            .roots
+            .push(crate::semantic::link::RootPattern::parse(&pattern).map_err(error)?);
+    }
+    settings.case_factories = case_factories(raw.check.as_ref(), &root);
     if let Some(version) = raw.torch_version {
         if version != "latest" {
             settings.torch_floor = Some(TorchVersion::parse(&version).ok_or_else(|| {
@@ -189,6 +201,35 @@ pub fn load_settings(path: &Path) -> Result<Settings, ConfigError> {
         }
     }
     Ok(settings)
+}
+
+/// The factory files and names of `[tool.graphbreak.check] cases` (`"f.py::build"`,
+/// `"f.py"`, `{ target = "f.py::build[size=nano]", params = ... }`). Malformed entries are left to
+/// `graphbreak check`, which reports them.
+fn case_factories(check: Option<&toml::Value>, root: &Path) -> Vec<(PathBuf, Option<String>)> {
+    let Some(cases) = check
+        .and_then(|c| c.get("cases"))
+        .and_then(toml::Value::as_array)
+    else {
+        return Vec::new();
+    };
+    cases
+        .iter()
+        .filter_map(|case| match case {
+            toml::Value::String(target) => Some(target.as_str()),
+            toml::Value::Table(table) => table.get("target").and_then(toml::Value::as_str),
+            _ => None,
+        })
+        .map(|target| {
+            let target = target.split('[').next().unwrap_or(target);
+            let (file, factory) = match target.split_once("::") {
+                Some((file, factory)) => (file, Some(factory.to_owned())),
+                None => (target, None),
+            };
+            let path = root.join(file.trim_start_matches("./"));
+            (crate::scan::discover::absolute(&path), factory)
+        })
+        .collect()
 }
 
 /// toml's message with its source snippet folded onto one line (`line 2, column 10: select = 3 ...`).

@@ -26,6 +26,8 @@ pub struct Diagnostic {
     pub path: PathBuf,
     pub location: Location,
     pub end_location: Location,
+    /// First and last row of the statement the finding is in (its header for `if`/`for`/...).
+    pub statement_rows: (u32, u32),
     pub fix: Option<Fix>,
 }
 

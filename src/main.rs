@@ -43,6 +43,14 @@ enum Command {
         /// Rule code, e.g. CR001.
         code: String,
     },
+    /// Recompute the cross-check of a check report (JSON or JSONL) with this build's rules; Dynamo's facts
+    /// stay as recorded.
+    #[command(hide = true)]
+    Recheck {
+        report: PathBuf,
+        #[arg(long)]
+        output: PathBuf,
+    },
     /// Write `rules/<CODE>.md` and `rules/README.md` from the rule declarations.
     #[command(hide = true)]
     GenerateDocs {
@@ -100,6 +108,19 @@ struct ScanArgs {
     /// Exit 0 even when there are findings (errors in usage or configuration still exit 2).
     #[arg(long)]
     exit_zero: bool,
+    /// Use a `graphbreak check` report's trace map (JSON report or JSONL stream) as the region: exactly the
+    /// lines Dynamo traced. Findings say whether the report saw their event. Default paths: the traced files.
+    #[arg(long, value_name = "REPORT.json", conflicts_with_all = ["fix", "diff"])]
+    traced: Option<PathBuf>,
+    /// What the project compiles: a glob over qualified names (`pkg.models.*`, `pkg.mod.Class`,
+    /// `pkg.mod.func`; `*` stays within a dotted segment, `**` spans segments). Repeatable; adds to
+    /// `roots = [...]` in [tool.graphbreak]. With roots, only code they (and the project's own
+    /// torch.compile calls) reach is reported; without, every nn.Module forward is a root.
+    #[arg(long = "roots", value_name = "PATTERN")]
+    roots: Vec<String>,
+    /// Print the compile roots and how many functions each reaches, instead of the findings.
+    #[arg(long)]
+    show_roots: bool,
 }
 
 fn main() -> ExitCode {
@@ -123,6 +144,21 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Command::Recheck { report, output } => {
+            match check::cross_check::recheck(&report, &output) {
+                Ok(count) => {
+                    eprintln!(
+                        "graphbreak: {count} result(s) rechecked into {}",
+                        output.display()
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(err) => {
+                    eprintln!("graphbreak: error: {err}");
+                    ExitCode::from(2)
+                }
+            }
+        }
         Command::GenerateDocs { dir } => match generate_docs(&dir) {
             Ok(()) => ExitCode::SUCCESS,
             Err(err) => {
@@ -157,8 +193,22 @@ fn run_scan(args: ScanArgs) -> ExitCode {
             }
         },
     };
+    let report_trace = match args.traced.as_deref().map(check::trace::load_report) {
+        None => None,
+        Some(Ok(trace)) => Some(trace),
+        Some(Err(message)) => return fail(message),
+    };
+    let mut paths = args.paths;
+    if let Some(trace) = &report_trace
+        && paths.is_empty()
+    {
+        paths = trace.existing_files();
+        if paths.is_empty() {
+            return fail("the report's traced files no longer exist here".to_owned());
+        }
+    }
     let options = scan::ScanOptions {
-        paths: args.paths,
+        paths,
         select: args.select,
         ignore: args.ignore,
         exclude: args.exclude,
@@ -166,13 +216,25 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         include_stubs: args.include_stubs,
         no_config: args.no_config,
         config_file: args.config,
+        region: match &report_trace {
+            Some(trace) => check::cross_check::region_of(&trace.region),
+            None => scan::RegionSource::Computed,
+        },
+        roots: args.roots,
+        show_roots: args.show_roots,
     };
     let result = match scan::run(&options) {
         Ok(result) => result,
         Err(message) => return fail(message),
     };
     let mut diagnostics = result.diagnostics;
+    let cross_check = report_trace
+        .as_ref()
+        .map(|trace| check::cross_check::mark_confirmed(&mut diagnostics, trace));
     let mut stdout = std::io::stdout().lock();
+    if args.show_roots {
+        return print_roots(&mut stdout, &result.roots, fail);
+    }
     if args.diff || args.fix {
         let outcome = fix::apply(&diagnostics, args.diff, &mut stdout);
         match outcome {
@@ -200,6 +262,10 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         result.files_scanned,
         args.quiet,
     );
+    let written = written.and_then(|()| match (&cross_check, args.output_format, args.quiet) {
+        (Some(summary), output::OutputFormat::Text, false) => write!(stdout, "{summary}"),
+        _ => Ok(()),
+    });
     if let Err(err) = written.and_then(|()| stdout.flush())
         && err.kind() != std::io::ErrorKind::BrokenPipe
     {
@@ -209,6 +275,38 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    }
+}
+
+fn print_roots(
+    out: &mut impl Write,
+    roots: &[scan::RootReport],
+    fail: impl Fn(String) -> ExitCode,
+) -> ExitCode {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let mut text = String::new();
+    for root in roots {
+        let path = root.path.strip_prefix(&cwd).unwrap_or(&root.path);
+        text.push_str(&format!(
+            "{}:{}: {} reaches {} function{} ({})\n",
+            path.display(),
+            root.line,
+            root.name,
+            root.reaches,
+            if root.reaches == 1 { "" } else { "s" },
+            root.reason
+        ));
+    }
+    text.push_str(&format!(
+        "{} compile root{}.\n",
+        roots.len(),
+        if roots.len() == 1 { "" } else { "s" }
+    ));
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+            fail(format!("cannot write output: {err}"))
+        }
+        _ => ExitCode::SUCCESS,
     }
 }
 

@@ -1691,6 +1691,276 @@ def inductor_cache_state(torch, backend):
 
 
 # --------------------------------------------------------------------------------------------
+# trace map and runtime events (what Dynamo traced, where it broke, crashed or recompiled)
+
+TRACE_SOURCE_ARTIFACT = "trace_source"
+# torch 2.2 through 2.11: "TRACE starts_line /abs/file.py:12 in forward (forward) (inline depth: 1)\n    <source>"
+TRACE_STARTS_LINE = re.compile(r"TRACE starts_line (.+):(\d+) in \S+")
+RECOMPILE_HEADER = re.compile(r"Recompiling function \S+ in (.+):(\d+)")
+# A guard failure names the source line that installed the guard, its path cut to the last characters:
+# "- 0/0: self.n == 0   # self.n += 1  # mp/h4/t2.py:6 in forward" (2.2 and 2.11).
+LOGGED_BREAK_RECORD = re.compile(r"Graph break(:| in user code at | \(user stack suppressed)")
+LOGGED_BREAK_AT = re.compile(r"in user code at (.+):(\d+)\s*$")
+GUARD_ORIGIN = re.compile(r"#\s(?:.*\s)?#\s(\S+):(\d+) in \S+")
+
+
+class TracedFiles:
+    """Which traced files are the user's: every file but torch's own (torch, functorch), the standard library
+    and the harness. Third-party libraries in site-packages stay: their authors are users of torch.compile."""
+
+    def __init__(self, torch):
+        torch_dirs = []
+        if torch is not None:
+            torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
+            torch_dirs = [torch_dir + os.sep, os.path.join(os.path.dirname(torch_dir), "functorch") + os.sep]
+        paths = sysconfig.get_paths()
+        self.torch_dirs = tuple(torch_dirs)
+        self.stdlib_dirs = tuple(
+            os.path.abspath(paths[key]) + os.sep for key in ("stdlib", "platstdlib") if paths.get(key)
+        )
+        # A system or pyenv interpreter keeps site-packages inside its stdlib directory.
+        self.site_dirs = tuple(
+            os.path.abspath(paths[key]) + os.sep for key in ("purelib", "platlib") if paths.get(key)
+        )
+        self.cache = {}
+
+    def is_user(self, filename):
+        known = self.cache.get(filename)
+        if known is None:
+            known = self.classify(filename)
+            self.cache[filename] = known
+        return known
+
+    def classify(self, filename):
+        if not filename or filename.startswith("<"):
+            return False
+        path = os.path.abspath(filename)
+        if path == HARNESS_FILE or path.startswith(self.torch_dirs):
+            return False
+        if path.startswith(self.site_dirs):
+            return True
+        return not path.startswith(self.stdlib_dirs)
+
+
+class TraceRecorder(logging.Handler):
+    """Every source line Dynamo traced, from the `trace_source` log artifact (a logging.Handler on its
+    logger, not stderr scraping). The artifact logger is switched on directly and kept from propagating,
+    so a large model's tens of thousands of TRACE lines are recorded without being printed; other
+    artifacts enabled through set_logs are left alone."""
+
+    def __init__(self, torch):
+        super().__init__(level=logging.DEBUG)
+        self.torch = torch
+        self.lines = {}  # abs filename -> set of line numbers
+        self.available = None
+        self.saved = []
+
+    def emit(self, record):
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001
+            return
+        match = TRACE_STARTS_LINE.match(message)
+        if match:
+            self.lines.setdefault(os.path.abspath(match.group(1)), set()).add(int(match.group(2)))
+
+    def logger_names(self):
+        try:
+            from torch._logging._internal import log_registry  # noqa: PLC0415 - torch 2.1+
+            names = [name for name in log_registry.get_artifact_log_qnames() if name.endswith("__" + TRACE_SOURCE_ARTIFACT)]
+        except Exception:  # noqa: BLE001 - no artifact registry on this torch
+            names = []
+        return names
+
+    @contextlib.contextmanager
+    def recording(self):
+        names = self.logger_names()
+        if self.available is None:
+            self.available = bool(names)
+        self.saved = []
+        for name in names:
+            logger = logging.getLogger(name)
+            self.saved.append((logger, logger.level, logger.propagate))
+            logger.setLevel(logging.DEBUG)
+            logger.propagate = False
+            logger.addHandler(self)
+        try:
+            yield self
+        finally:
+            for logger, level, propagate in self.saved:
+                logger.removeHandler(self)
+                logger.setLevel(level)
+                logger.propagate = propagate
+            self.saved = []
+
+    def traced(self, files):
+        return {name: sorted(lines) for name, lines in sorted(self.lines.items()) if files.is_user(name)}
+
+
+def innermost_traced_frame(frames, files):
+    """(filename, line) of the innermost frame ("file:line" strings, innermost last) in a user file."""
+    for frame in reversed(frames or []):
+        filename, _, line = str(frame).rpartition(":")
+        if filename and line.isdigit() and files.is_user(filename):
+            return os.path.abspath(filename), int(line)
+    return None, None
+
+
+def recompile_site(message):
+    """(filename, line) of one 'Recompiling function ...' message: the line whose guard failed when the
+    message names it (its path is cut short: matched against the function's file), else the def line."""
+    header = RECOMPILE_HEADER.match(message)
+    if not header:
+        return None, None
+    filename, line = os.path.abspath(header.group(1)), int(header.group(2))
+    for origin in GUARD_ORIGIN.finditer(message):
+        if filename.endswith(origin.group(1).lstrip(".")):
+            return filename, int(origin.group(2))
+    return filename, line
+
+
+def reason_text_start(message):
+    """Where the reason text of a 2.11 graph_breaks record starts (None: older format). A record saying
+    'Failed to handle graph break gracefully. Skipping the function and falling back to eager. Graph break
+    encountered: <the break>' reports the break that made Dynamo give up on the whole frame: its reason and
+    code are the inner ones."""
+    marker = message.find("Graph Break Reason:")
+    if marker < 0:
+        return None
+    skipped = message.find("Graph break encountered:", marker)
+    if skipped >= 0:
+        return skipped + len("Graph break encountered:")
+    return marker + len("Graph Break Reason:")
+
+
+def logged_breaks(messages, files):
+    """Graph breaks of the compile phase from its graph_breaks log, each at the innermost frame of its user
+    code traceback that lies in a user file: [(file, line, gb_code, reason, {(file, line) of every frame})].
+    Formats: 2.11 'Graph break in user code at F:L' + 'Graph Break Reason:' + 'User code traceback:' (a
+    repeat says 'user stack suppressed' and names only F:L); 2.2 'Graph break: REASON from user code at:'."""
+    found = []
+    # A repeat names only the header location ('user stack suppressed'): where its first record landed.
+    chosen = {}
+    for message in messages:
+        # 2.11 also logs a hint ('Graph break from `Tensor.item()`, consider setting: ...') for a break
+        # that has its own record: not a break of its own.
+        if not LOGGED_BREAK_RECORD.match(message):
+            continue
+        marker = max(message.find("User code traceback:"), message.find("from user code at:"))
+        frames = [
+            (os.path.abspath(name), int(line))
+            for name, line in FROM_USER_CODE_FRAME.findall(message[marker:] if marker >= 0 else "")
+        ]
+        user_frames = [frame for frame in frames if files.is_user(frame[0])]
+        header = LOGGED_BREAK_AT.search(first_line(message))
+        header = (os.path.abspath(header.group(1)), int(header.group(2))) if header else None
+        if user_frames:
+            location = user_frames[-1]
+            if header is not None:
+                chosen.setdefault(header, location)
+        elif header is not None and header in chosen:
+            location = chosen[header]
+        elif header is not None and files.is_user(header[0]):
+            location = header
+        else:
+            continue
+        reason = None
+        reason_start = reason_text_start(message)
+        if reason_start is not None:
+            for text in message[reason_start:].splitlines():
+                stripped = text.strip()
+                if stripped and not stripped.startswith("Encountered graph break"):
+                    reason = stripped
+                    break
+        else:
+            old_style = re.match(r"Graph break: (.*?) from user code at:", message, re.DOTALL)
+            if old_style:
+                reason = first_line(old_style.group(1))
+        code = GB_CODE_PATTERN.search(message, reason_start or 0)
+        code = code or GB_CODE_PATTERN.search(message)
+        found.append((location[0], location[1], ("GB" + code.group(1)) if code else None,
+                      truncate(reason or first_line(message), REASON_LIMIT), set(frames) | {location}))
+    return found
+
+
+def runtime_events(result, recompile_messages, compile_error, files, break_messages=None):
+    """One entry per runtime event: graph breaks, the compile crash, recompiles. Repeats at the same (kind,
+    file, line, reason) are one entry with a count.
+
+    Breaks come from the real compile's graph_breaks log (`break_messages`): its traceback reaches the
+    innermost frame, where explain()'s user stack can stop at a caller (gpt2's `loss = self.loss_function(`
+    for a logger.warning_once inside the property, reason 'step_unsupported'). explain()'s breaks are added
+    where no logged break passes through their line (a compile that crashed early logs fewer breaks)."""
+    events = []
+    logged = logged_breaks(break_messages or [], files)
+    logged_frames = set()
+    for filename, line, gb_code, reason, frames in logged:
+        events.append(("break", filename, line, gb_code, reason))
+        logged_frames |= frames
+    for graph_break in result.get("graph_breaks") or []:
+        filename, line = innermost_traced_frame(graph_break.get("frames"), files)
+        if filename is None:
+            filename, line = graph_break.get("filename"), graph_break.get("line")
+        if filename is not None and (os.path.abspath(filename), line) in logged_frames:
+            continue
+        events.append(("break", filename, line, graph_break.get("gb_code"), graph_break.get("reason")))
+    if compile_error is not None and result.get("status") == "compile_error":
+        filename, line = locate_error(compile_error, files)
+        if filename is None:
+            error = result.get("error") or {}
+            filename, line = error.get("filename"), error.get("line")
+        text = "%s: %s" % (type(compile_error).__name__, first_line(compile_error))
+        code = GB_CODE_PATTERN.search(str(compile_error))
+        events.append(("crash", filename, line, ("GB" + code.group(1)) if code else None, truncate(text, REASON_LIMIT)))
+    for message in recompile_messages:
+        filename, line = recompile_site(message)
+        # The guard's value changes every time (self.n == 0, == 1, ...): one site, one event.
+        events.append(("recompile", filename, line, None, recompile_reason(message)))
+    merged = {}
+    for kind, filename, line, gb_code, reason in events:
+        if filename is not None:
+            filename = os.path.abspath(filename)
+        key = (kind, filename, line, reason if kind != "recompile" else None)
+        if key in merged:
+            merged[key]["count"] += 1
+        else:
+            merged[key] = {"kind": kind, "filename": filename, "line": line, "gb_code": gb_code,
+                           "reason": reason, "count": 1}
+    return list(merged.values())
+
+
+class TraceFacts:
+    """The run's trace map and runtime events, kept apart from the phases that feed them."""
+
+    def __init__(self):
+        self.recorder = None
+        self.compile_log = None
+        self.compile_error = None
+
+    @contextlib.contextmanager
+    def recording(self, torch, compile_log=None):
+        if self.recorder is None:
+            self.recorder = TraceRecorder(torch)
+        if compile_log is not None:
+            self.compile_log = compile_log
+        with self.recorder.recording():
+            yield
+
+    def attach(self, result, torch, classifier):
+        """Writes `traced` (null when this torch has no trace_source artifact) and `runtime_events`."""
+        if self.recorder is None or torch is None:
+            return
+        files = TracedFiles(torch)
+        result["traced"] = self.recorder.traced(files) if self.recorder.available else None
+        messages = list(self.compile_log.recompile_messages) if self.compile_log is not None else []
+        # A recompile attempt that hits the limit compiles nothing: not an event of its own.
+        limit_hits = len(self.compile_log.limit_messages) if self.compile_log is not None else 0
+        messages = messages[: max(0, len(messages) - limit_hits)]
+        breaks = list(self.compile_log.graph_break_messages) if self.compile_log is not None else []
+        result["runtime_events"] = runtime_events(result, messages, self.compile_error, files, breaks)
+
+
+# --------------------------------------------------------------------------------------------
 # the run
 
 
@@ -1740,7 +2010,9 @@ RESULT_TEMPLATE = json.loads("""{
     "parity_grads": null,
     "graph_facts_from": null,
     "phase_seconds": {},
-    "profile": null
+    "profile": null,
+    "traced": null,
+    "runtime_events": []
 }""")
 SCHEMA_VERSION = RESULT_TEMPLATE["schema_version"]
 
@@ -1759,6 +2031,7 @@ class Run:
         self.graph_facts_recorded = False
         self.initial_state = None
         self.reference64 = None
+        self.trace_facts = TraceFacts()
 
     # -- bookkeeping
 
@@ -1767,6 +2040,10 @@ class Run:
         The file says harness_error until the run finishes (Rust replaces it with crash/timeout/oom
         when the process dies); a failure already recorded is written as is."""
         self.phase = phase
+        try:
+            self.trace_facts.attach(self.result, self.torch, self.classifier)
+        except Exception:  # noqa: BLE001 - a checkpoint must be written; the final write reports the failure
+            pass
         snapshot = dict(self.result)
         if snapshot["error"] is None:
             snapshot["status"] = "harness_error"
@@ -2034,7 +2311,9 @@ class Run:
         limit_name, limit_value = recompile_limit_name(torch)
         phase = "compile"
         counted = None
-        with DynamoLogRecorder(torch, ("recompiles", "graph_breaks")) as recorder, self.comparable_rng(effective):
+        with DynamoLogRecorder(torch, ("recompiles", "graph_breaks")) as recorder, self.comparable_rng(
+            effective
+        ), self.trace_facts.recording(torch, recorder):
             try:
                 with self.timed("compile"):
                     compiled = torch.compile(model, **compile_kwargs(effective))
@@ -2093,6 +2372,7 @@ class Run:
                     raise
                 if counted is None:
                     self.record_recompiles(recorder, limit_name, limit_value)
+                self.trace_facts.compile_error = error
                 self.fail("compile_error", error, phase)
                 self.refine_error_location(error, recorder)
                 # Breaks Dynamo logged before the failure; explain (which runs next) replaces them if it can.
@@ -2167,7 +2447,9 @@ class Run:
         self.checkpoint("explain")
         reset_dynamo(torch)
         try:
-            with DynamoLogRecorder(torch, ("graph_breaks",)) as break_log, stepper.context():
+            with DynamoLogRecorder(torch, ("graph_breaks",)) as break_log, self.trace_facts.recording(
+                torch
+            ), stepper.context():
                 explained = run_explain(torch, case["model"], case["args"], case["kwargs"])
             result["graph_count"] = int(explained.graph_count)
             logged = break_log.graph_break_details()
@@ -2369,6 +2651,10 @@ def run_command(request_path, result_path):
             "type": type(error).__name__, "message": truncate(str(error), MESSAGE_LIMIT), "filename": None,
             "line": None, "phase": run.phase, "traceback_tail": traceback.format_exc()[-TRACEBACK_TAIL_LIMIT:],
         }
+    try:
+        run.trace_facts.attach(run.result, run.torch, run.classifier)
+    except Exception as error:  # noqa: BLE001 - the trace map must never cost the case's own result
+        run.note("trace map failed: %s: %s" % (type(error).__name__, first_line(error)))
     run.write()
     return 0
 

@@ -16,6 +16,7 @@
 
 mod baseline;
 mod config;
+pub mod cross_check;
 mod execute;
 mod gpus;
 mod html;
@@ -27,6 +28,7 @@ mod report;
 mod runner;
 mod shard;
 mod targets;
+pub mod trace;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -394,7 +396,8 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
             }
             // Concurrent runs print one line per finished case instead (lines would interleave).
             gpus::Event::Started(_, Some(_)) => {}
-            gpus::Event::Finished(job, result) => {
+            gpus::Event::Finished(job, mut result) => {
+                cross_check::attach(&mut result);
                 match &result.gpu {
                     None => eprintln!("{}", report::progress_summary(&result)),
                     Some(gpu) => eprintln!(

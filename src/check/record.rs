@@ -239,6 +239,16 @@ pub struct CaseResult {
     /// `--profile`: where the step time goes, per side (types and rendering in `profile.rs`).
     #[serde(default)]
     pub profile: Option<super::profile::Profile>,
+    /// Every source line Dynamo traced (its `trace_source` log): absolute file → sorted lines, user files only
+    /// (torch's own and the standard library left out). None: this torch has no such log.
+    #[serde(default)]
+    pub traced: Option<BTreeMap<String, Vec<u32>>>,
+    /// Breaks, the compile crash and recompiles at their source lines; repeats merged with a count.
+    #[serde(default)]
+    pub runtime_events: Vec<super::trace::RuntimeEvent>,
+    /// Rust: the static scan's findings on the traced lines vs the runtime events (src/check/cross_check.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross_check: Option<super::cross_check::CrossCheck>,
     /// Rust: wall time of the whole subprocess.
     #[serde(default)]
     pub wall_seconds: Option<f64>,
@@ -572,6 +582,7 @@ mod tests {
         "checking_seconds",
         "checking_share",
         "gpu",
+        "cross_check",
     ];
 
     /// The harness's `RESULT_TEMPLATE = json.loads("""...""")` block, parsed.
@@ -643,7 +654,7 @@ mod tests {
 
     #[test]
     fn unknown_fields_and_statuses_survive_a_round_trip() {
-        let text = r#"{"case": "c.py::x", "status": "brand_new", "traced": {"lines": 3},
+        let text = r#"{"case": "c.py::x", "status": "brand_new", "future_field": {"lines": 3},
                        "graph_breaks": [{"reason": "r", "line": 4, "future": 1}], "eager_ms": 2}"#;
         let parsed: CaseResult = serde_json::from_str(text).unwrap();
         assert_eq!(parsed.status, Status::Other("brand_new".into()));
@@ -651,7 +662,7 @@ mod tests {
         assert_eq!(parsed.schema_version, None, "older results have none");
         let written = serde_json::to_value(&parsed).unwrap();
         assert_eq!(written["status"], "brand_new");
-        assert_eq!(written["traced"]["lines"], 3);
+        assert_eq!(written["future_field"]["lines"], 3);
         assert_eq!(written["graph_breaks"][0]["future"], 1);
     }
 }

@@ -533,6 +533,10 @@ pub fn render_text(document: &Document) -> String {
         }
     }
     let _ = writeln!(out, "\n{}", summary_line(document));
+    out.push_str(&super::cross_check::render_text(
+        document.results,
+        document.cwd,
+    ));
     out
 }
 
@@ -606,6 +610,10 @@ pub fn render_markdown(document: &Document) -> String {
         let _ = writeln!(out, "<sub>{}</sub><br>", markdown_cell(&line));
     }
     let _ = writeln!(out, "\n{}", summary_line(document));
+    out.push_str(&super::cross_check::render_markdown(
+        document.results,
+        document.cwd,
+    ));
     out
 }
 

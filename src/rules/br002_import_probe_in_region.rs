@@ -1,7 +1,9 @@
 use crate::rules::declare_rule;
-use crate::scan::analyze::Analyzer;
-use crate::semantic::summary::Scope;
-use ruff_text_size::TextRange;
+use crate::scan::checker::{Checker, Finding};
+use crate::semantic::data::TORCH;
+use crate::semantic::summary::Hazard;
+use ruff_python_ast::Stmt;
+use ruff_text_size::{Ranged, TextRange};
 
 declare_rule! {
     /// ## What it does
@@ -43,140 +45,46 @@ declare_rule! {
         code: "BR002",
         name: "import-probe-in-region",
         family: Break,
+        scope: CompiledRegion,
         torch_versions: ">=2.0",
         fix_available: false,
         summary: "try/except ImportError probe inside traced code: a missing module makes Dynamo run the frame eagerly",
+        hooks: { statement: check_statement },
     }
 }
 
-pub fn check_import(analyzer: &mut Analyzer<'_>, range: TextRange, module: &str) {
-    if !analyzer.in_function() || analyzer.import_probe_depth == 0 {
+fn check_statement(checker: &mut Checker<'_>, stmt: &Stmt) {
+    match stmt {
+        Stmt::Import(import) => {
+            if let Some(alias) = import.names.first() {
+                check_import(checker, stmt.range(), alias.name.id.as_str());
+            }
+        }
+        // A relative import names the project's own code, which is always there.
+        Stmt::ImportFrom(import) if import.level == 0 => {
+            let module = checker.semantic().import_from_module(import);
+            check_import(checker, stmt.range(), &module);
+        }
+        _ => {}
+    }
+}
+
+fn check_import(checker: &mut Checker<'_>, range: TextRange, module: &str) {
+    let semantic = checker.semantic();
+    if !semantic.in_function() || !semantic.in_import_probe() {
         return;
     }
     // torch is loaded whenever this code runs, and the project's own modules are always there:
     // importing them cannot fail.
     let root = module.split('.').next().unwrap_or(module);
-    if root == "torch" || STDLIB.contains(&root) || analyzer.is_project_dotted(module) {
+    if root == "torch" || TORCH.stdlib.contains(root) || semantic.is_project_dotted(module) {
         return;
     }
-    analyzer.report(
+    let message = format!(
+        "import probe for `{module}` inside traced code: if it fails, Dynamo hits GB0069 (Import failure) and runs this whole frame eagerly; probe once at module level"
+    );
+    checker.report(
         &ImportProbeInRegion::META,
-        range,
-        format!(
-            "import probe for `{module}` inside traced code: if it fails, Dynamo hits GB0069 (Import failure) and runs this whole frame eagerly; probe once at module level"
-        ),
-        None,
-        Scope::CompiledRegion,
-        true,
+        Finding::new(range, message).with_hazard(Hazard::GraphBreak),
     );
 }
-
-/// Top-level standard-library modules (CPython 3.9–3.13): importing them cannot fail.
-const STDLIB: &[&str] = &[
-    "__future__",
-    "abc",
-    "argparse",
-    "array",
-    "ast",
-    "asyncio",
-    "atexit",
-    "base64",
-    "bisect",
-    "builtins",
-    "bz2",
-    "calendar",
-    "cmath",
-    "codecs",
-    "collections",
-    "colorsys",
-    "concurrent",
-    "configparser",
-    "contextlib",
-    "contextvars",
-    "copy",
-    "copyreg",
-    "csv",
-    "ctypes",
-    "dataclasses",
-    "datetime",
-    "decimal",
-    "difflib",
-    "dis",
-    "email",
-    "enum",
-    "errno",
-    "faulthandler",
-    "fnmatch",
-    "fractions",
-    "functools",
-    "gc",
-    "getpass",
-    "gettext",
-    "glob",
-    "gzip",
-    "hashlib",
-    "heapq",
-    "hmac",
-    "html",
-    "http",
-    "importlib",
-    "inspect",
-    "io",
-    "ipaddress",
-    "itertools",
-    "json",
-    "keyword",
-    "linecache",
-    "locale",
-    "logging",
-    "lzma",
-    "marshal",
-    "math",
-    "mmap",
-    "multiprocessing",
-    "numbers",
-    "operator",
-    "os",
-    "pathlib",
-    "pickle",
-    "pkgutil",
-    "platform",
-    "pprint",
-    "queue",
-    "random",
-    "re",
-    "reprlib",
-    "secrets",
-    "select",
-    "shlex",
-    "shutil",
-    "signal",
-    "socket",
-    "sqlite3",
-    "ssl",
-    "stat",
-    "statistics",
-    "string",
-    "struct",
-    "subprocess",
-    "sys",
-    "sysconfig",
-    "tempfile",
-    "textwrap",
-    "threading",
-    "time",
-    "timeit",
-    "token",
-    "tokenize",
-    "traceback",
-    "types",
-    "typing",
-    "unicodedata",
-    "unittest",
-    "urllib",
-    "uuid",
-    "warnings",
-    "weakref",
-    "zipfile",
-    "zlib",
-];

@@ -1,7 +1,6 @@
 use crate::rules::declare_rule;
-use crate::scan::analyze::Analyzer;
-use crate::semantic::summary::Scope;
-use ruff_python_ast::{self as ast, Expr};
+use crate::scan::checker::{Checker, Finding};
+use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
 declare_rule! {
@@ -31,41 +30,47 @@ declare_rule! {
         code: "CF001",
         name: "suppress-errors",
         family: Config,
+        scope: Anywhere,
         torch_versions: ">=2.0",
         fix_available: true,
         summary: "torch._dynamo.config.suppress_errors = True hides failed compiles (and not user-code errors)",
+        hooks: { call: check_call, statement: check_statement },
     }
 }
 
 const CONFIG: &str = "torch._dynamo.config";
 
-pub fn check_assign(analyzer: &mut Analyzer<'_>, assign: &ast::StmtAssign) {
+fn check_statement(checker: &mut Checker<'_>, stmt: &Stmt) {
+    let Stmt::Assign(assign) = stmt else { return };
     if !is_truthy(&assign.value) {
         return;
     }
     for target in &assign.targets {
-        if analyzer.qualified(target).as_deref() == Some("torch._dynamo.config.suppress_errors") {
+        if checker.semantic().qualified(target).as_deref()
+            == Some("torch._dynamo.config.suppress_errors")
+        {
             let fix = crate::diagnostics::Fix {
                 message: "Set `suppress_errors = False`".to_owned(),
-                edits: vec![analyzer.edit(assign.value.range(), "False")],
+                edits: vec![checker.edit(assign.value.range(), "False")],
             };
-            report(analyzer, assign.range(), Some(fix));
+            report(checker, assign.range(), Some(fix));
         }
     }
 }
 
-pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall) {
+fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, _qualified: Option<&str>) {
+    let semantic = checker.semantic();
     let (Expr::Name(_) | Expr::Attribute(_)) = &*call.func else {
         return;
     };
     // setattr(torch._dynamo.config, "suppress_errors", True)
-    if analyzer.is_builtin(&call.func, "setattr") {
+    if semantic.is_builtin(&call.func, "setattr") {
         if let [object, Expr::StringLiteral(name), value] = &*call.arguments.args
             && name.value.to_str() == "suppress_errors"
             && is_truthy(value)
-            && analyzer.qualified(object).as_deref() == Some(CONFIG)
+            && semantic.qualified(object).as_deref() == Some(CONFIG)
         {
-            report(analyzer, call.range(), None);
+            report(checker, call.range(), None);
         }
         return;
     }
@@ -74,7 +79,7 @@ pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall) {
         return;
     };
     if attribute.attr.id.as_str() != "patch"
-        || analyzer.qualified(&attribute.value).as_deref() != Some(CONFIG)
+        || semantic.qualified(&attribute.value).as_deref() != Some(CONFIG)
     {
         return;
     }
@@ -85,7 +90,7 @@ pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall) {
     let by_position = matches!(&*call.arguments.args,
         [Expr::StringLiteral(name), value, ..] if name.value.to_str() == "suppress_errors" && is_truthy(value));
     if by_keyword || by_position {
-        report(analyzer, call.range(), None);
+        report(checker, call.range(), None);
     }
 }
 
@@ -98,16 +103,14 @@ fn is_truthy(value: &Expr) -> bool {
 }
 
 fn report(
-    analyzer: &mut Analyzer<'_>,
+    checker: &mut Checker<'_>,
     range: ruff_text_size::TextRange,
     fix: Option<crate::diagnostics::Fix>,
 ) {
-    analyzer.report(
-        &SuppressErrors::META,
+    let mut finding = Finding::new(
         range,
-        "`torch._dynamo.config.suppress_errors = True` turns failed compiles into silent eager fallbacks (user-code errors still raise)".to_owned(),
-        fix,
-        Scope::Anywhere,
-        false,
+        "`torch._dynamo.config.suppress_errors = True` turns failed compiles into silent eager fallbacks (user-code errors still raise)",
     );
+    finding.fix = fix;
+    checker.report(&SuppressErrors::META, finding);
 }

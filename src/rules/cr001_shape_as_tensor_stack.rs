@@ -1,6 +1,7 @@
 use crate::rules::declare_rule;
-use crate::scan::analyze::Analyzer;
-use crate::semantic::summary::Scope;
+use crate::scan::checker::{Checker, Finding};
+use crate::semantic::data::TORCH;
+use crate::semantic::summary::Hazard;
 use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::Ranged;
 
@@ -39,23 +40,17 @@ declare_rule! {
         code: "CR001",
         name: "shape-as-tensor-stack",
         family: Crash,
+        scope: CompiledRegion,
         torch_versions: ">=2.0",
         fix_available: false,
         summary: "`torch._shape_as_tensor` fed to torch.stack/cat or used as a tensor crashes Dynamo (it becomes a torch.Size)",
+        hooks: { call: check_call },
     }
 }
 
-const STACKERS: &[&str] = &[
-    "torch.stack",
-    "torch.cat",
-    "torch.concat",
-    "torch.concatenate",
-    "torch.hstack",
-    "torch.vstack",
-];
-
-pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
-    if !analyzer.in_function() {
+fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
+    let semantic = checker.semantic();
+    if !semantic.in_function() {
         return;
     }
     // `torch._shape_as_tensor(x).prod()`: under Dynamo the receiver is a torch.Size (a tuple), which
@@ -63,17 +58,17 @@ pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall, qualified: 
     if let Expr::Attribute(attribute) = &*call.func {
         let method = attribute.attr.id.as_str();
         if !matches!(method, "count" | "index" | "numel")
-            && analyzer.is_shape_as_tensor_value(&attribute.value)
+            && semantic.is_shape_as_tensor_value(&attribute.value)
         {
-            analyzer.report(
+            checker.report(
                 &ShapeAsTensorStack::META,
-                call.range(),
-                format!(
-                    "`.{method}()` on `torch._shape_as_tensor(...)`: Dynamo turns it into a `torch.Size`, which has no `.{method}()` (AttributeError while tracing)"
-                ),
-                None,
-                Scope::CompiledRegion,
-                true,
+                Finding::new(
+                    call.range(),
+                    format!(
+                        "`.{method}()` on `torch._shape_as_tensor(...)`: Dynamo turns it into a `torch.Size`, which has no `.{method}()` (AttributeError while tracing)"
+                    ),
+                )
+                .with_hazard(Hazard::Crash),
             );
             return;
         }
@@ -84,7 +79,7 @@ pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall, qualified: 
     let Some(qualified) = qualified else {
         return;
     };
-    if !STACKERS.contains(&qualified) {
+    if !TORCH.stackers.contains(qualified) {
         return;
     }
     let sequence = call
@@ -93,17 +88,14 @@ pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall, qualified: 
         .first()
         .or_else(|| call.arguments.find_keyword("tensors").map(|k| &k.value));
     let Some(sequence) = sequence else { return };
-    if !analyzer.is_shape_tensor_sequence(sequence) {
+    if !semantic.is_shape_tensor_sequence(sequence) {
         return;
     }
-    analyzer.report(
+    let message = format!(
+        "`{qualified}` of `torch._shape_as_tensor(...)` results: Dynamo turns them into `torch.Size` and tracing fails with `TypeError: expected Tensor ... got torch.Size`"
+    );
+    checker.report(
         &ShapeAsTensorStack::META,
-        call.range(),
-        format!(
-            "`{qualified}` of `torch._shape_as_tensor(...)` results: Dynamo turns them into `torch.Size` and tracing fails with `TypeError: expected Tensor ... got torch.Size`"
-        ),
-        None,
-        Scope::CompiledRegion,
-        true,
+        Finding::new(call.range(), message).with_hazard(Hazard::Crash),
     );
 }

@@ -1,4 +1,9 @@
 use crate::rules::declare_rule;
+use crate::semantic::Sym;
+use crate::semantic::cond::{Assumptions, ExportReading, Truth, display};
+use crate::semantic::data::{CompileValue, PredicateKind};
+use crate::semantic::link::Project;
+use crate::semantic::summary::{Branch, Candidate, FileId, Hazard, PathStep};
 
 declare_rule! {
     /// ## What it does
@@ -13,7 +18,8 @@ declare_rule! {
     /// are False, and the fallback branch is traced. `torch.compiler.is_exporting()` does not exist
     /// before torch 2.7, so a `getattr(torch.compiler, "is_exporting", lambda: False)` guard falls
     /// through to the fallback on older versions too. The same source is fine on one torch and
-    /// broken on another.
+    /// broken on another. The message says what the traced branch does: "the compile crashes"
+    /// (a CR001 behind the guard) or "breaks the graph" (a BR001 / SY002 read).
     ///
     /// ## Example
     /// ```python
@@ -37,8 +43,75 @@ declare_rule! {
         code: "CR002",
         name: "export-only-guard",
         family: Crash,
+        scope: CompiledRegion,
         torch_versions: ">=2.0",
         fix_available: false,
         summary: "guard checks only an export/tracing predicate; the torch.compile path takes the branch that breaks",
+        hooks: { project: check_project },
     }
+}
+
+/// Guards on export/tracing predicates whose compile-time branch (with those predicates False, as
+/// on the torch versions where the export path is not taken) holds a traced break or crash.
+fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
+    let summary = &project.files[file as usize];
+    let resolve = |sym: &Sym| project.predicate_formula(sym, file);
+    let assume = Assumptions {
+        torch_floor: summary.torch_floor,
+        export_reading: ExportReading::AllFalse,
+        input_is_tensor: false,
+        flag_at_default: &|_: &str| false,
+        resolve_call: &resolve,
+    };
+    let mut out = Vec::new();
+    for (guard_idx, guard) in summary.guards.iter().enumerate() {
+        let Some(export) = guard.cond.export_predicate(&resolve, 0) else {
+            continue;
+        };
+        let Some(func) = guard.func else { continue };
+        if !project.guard_traced(file, func, guard.location.row) {
+            continue;
+        }
+        let taken = match guard.cond.eval(&assume) {
+            Truth::True => Branch::WhenTrue,
+            Truth::False => Branch::WhenFalse,
+            Truth::Unknown => continue,
+        };
+        let step = PathStep::Guard(guard_idx as u32, taken);
+        let hazard = summary.candidates.iter().find(|c| {
+            c.hazard != Hazard::NoBreak && c.path.contains(&step) && project.is_traced(file, c)
+        });
+        let Some(hazard) = hazard else { continue };
+        let why = match export.kind {
+            PredicateKind::Exporting => {
+                "is missing before torch 2.7 (a getattr fallback returns False) and is True inside torch.compile only on newer torch (measured on 2.9, 2.11)"
+            }
+            _ if export.value_under_compile(summary.torch_floor) == CompileValue::False => {
+                "is False under torch.compile"
+            }
+            _ => "is False under torch.compile on some supported torch versions",
+        };
+        out.push(Candidate {
+            code: ExportOnlyGuard::META.code,
+            message: format!(
+                "guard tests only `{}`, which {why}; then the branch with {} at line {} is traced and {} — add `torch.compiler.is_compiling()` to the guard",
+                display(export.kind),
+                hazard.code,
+                hazard.location.row,
+                match hazard.hazard {
+                    Hazard::Crash => "the compile crashes",
+                    _ => "breaks the graph",
+                }
+            ),
+            location: guard.location,
+            end_location: guard.end_location,
+            statement_rows: (guard.location.row, guard.end_location.row),
+            fix: None,
+            func: Some(func),
+            path: Vec::new(),
+            scope: ExportOnlyGuard::META.scope,
+            hazard: hazard.hazard,
+        });
+    }
+    out
 }

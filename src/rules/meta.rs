@@ -25,9 +25,11 @@ declare_rule! {
         code: "E001",
         name: "syntax-error",
         family: Meta,
+        scope: Anywhere,
         torch_versions: "all",
         fix_available: false,
         summary: "the file has a Python syntax error",
+        hooks: {  },
     }
 }
 
@@ -51,9 +53,11 @@ declare_rule! {
         code: "E002",
         name: "unreadable-file",
         family: Meta,
+        scope: Anywhere,
         torch_versions: "all",
         fix_available: false,
         summary: "the file could not be read as UTF-8 Python source",
+        hooks: {  },
     }
 }
 
@@ -78,8 +82,10 @@ declare_rule! {
         code: "E003",
         name: "too-deeply-nested",
         family: Meta,
+        scope: Anywhere,
         torch_versions: "all",
         fix_available: false,
         summary: "code nests too deeply to analyze",
+        hooks: {  },
     }
 }

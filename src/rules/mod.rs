@@ -1,6 +1,15 @@
 //! The rule registry. Each rule lives in its own file: a doc comment (What it does / Why is this bad? /
-//! Example / Fix / Torch versions) that is the single source of `graphbreak rule CODE` and `rules/CODE.md`,
-//! plus the checker the analyzer calls at the node kind the rule cares about.
+//! Example / Fix / Torch versions) that is the single source of `graphbreak rule CODE` and
+//! `rules/CODE.md`, its scope, and the hooks the checker (`src/scan/checker.rs`, the only place that
+//! dispatches to rules) calls at the node kinds the rule cares about. Rules read the semantic model;
+//! they never change it. Adding a rule: its file, a corpus pair, one line in [`ALL`].
+
+use crate::scan::checker::Checker;
+use crate::semantic::link::Project;
+use crate::semantic::summary::{Candidate, FileId};
+use ruff_python_ast::{self as ast, Expr, Stmt};
+
+pub use crate::semantic::summary::Scope;
 
 pub mod br001_tensor_truthiness_branch;
 pub mod br002_import_probe_in_region;
@@ -48,12 +57,42 @@ pub struct RuleMeta {
     pub code: &'static str,
     pub name: &'static str,
     pub family: Family,
+    /// Where findings count: only in traced code, or anywhere (module level included).
+    pub scope: Scope,
     /// Torch versions the rule's claim holds for, as a PEP 440-ish range ("all", ">=2.0,<2.7", ...).
     pub torch_versions: &'static str,
     pub fix_available: bool,
     pub summary: &'static str,
     /// Raw doc comment lines joined with '\n' (each still carries the leading space of `/// `).
     pub raw_doc: &'static str,
+    pub hooks: Hooks,
+}
+
+/// Where the checker calls a rule. Each hook sees the node and the checker (read-only model +
+/// `report`); the checker has already updated the model for the node.
+#[derive(Debug)]
+pub struct Hooks {
+    /// Every call expression, with the callee's qualified name when it is an imported one.
+    pub call: Option<fn(&mut Checker<'_>, &ast::ExprCall, Option<&str>)>,
+    /// Every operand whose truth a branch reads (`if`/`while`/ternary tests, split at `and`/`or`/
+    /// `not`; earlier operands already guard later ones).
+    pub truth_test: Option<fn(&mut Checker<'_>, &Expr)>,
+    /// Every attribute expression.
+    pub attribute: Option<fn(&mut Checker<'_>, &ast::ExprAttribute)>,
+    /// Every statement, before its children are visited.
+    pub statement: Option<fn(&mut Checker<'_>, &Stmt)>,
+    /// Once per file after the project is linked (for findings only the whole project can see).
+    pub project: Option<fn(&Project<'_>, FileId) -> Vec<Candidate>>,
+}
+
+impl Hooks {
+    pub const NONE: Hooks = Hooks {
+        call: None,
+        truth_test: None,
+        attribute: None,
+        statement: None,
+        project: None,
+    };
 }
 
 impl RuleMeta {
@@ -93,7 +132,8 @@ impl RuleMeta {
     }
 }
 
-/// Declares a rule: the doc comment becomes both rustdoc and the rule's user-facing documentation.
+/// Declares a rule: the doc comment becomes both rustdoc and the rule's user-facing documentation;
+/// `scope` says where its findings count; `hooks` name the functions the checker calls.
 macro_rules! declare_rule {
     (
         $(#[doc = $doc:literal])*
@@ -101,9 +141,11 @@ macro_rules! declare_rule {
             code: $code:literal,
             name: $kebab:literal,
             family: $family:ident,
+            scope: $scope:ident,
             torch_versions: $torch:literal,
             fix_available: $fix:literal,
-            summary: $summary:literal $(,)?
+            summary: $summary:literal,
+            hooks: { $($hook:ident: $hook_fn:path),* $(,)? } $(,)?
         }
     ) => {
         $(#[doc = $doc])*
@@ -113,10 +155,15 @@ macro_rules! declare_rule {
                 code: $code,
                 name: $kebab,
                 family: $crate::rules::Family::$family,
+                scope: $crate::rules::Scope::$scope,
                 torch_versions: $torch,
                 fix_available: $fix,
                 summary: $summary,
                 raw_doc: concat!($($doc, "\n"),*),
+                hooks: $crate::rules::Hooks {
+                    $($hook: Some($hook_fn),)*
+                    ..$crate::rules::Hooks::NONE
+                },
             };
         }
     };

@@ -1,4 +1,8 @@
 use crate::rules::declare_rule;
+use crate::scan::checker::{Checker, Finding};
+use crate::semantic::summary::Requirement;
+use ruff_python_ast::{Expr, Stmt};
+use ruff_text_size::Ranged;
 
 declare_rule! {
     /// ## What it does
@@ -38,13 +42,46 @@ declare_rule! {
         code: "RC001",
         name: "python-counter-in-forward",
         family: Recompile,
+        scope: CompiledRegion,
         torch_versions: ">=2.0",
         fix_available: false,
         summary: "Python int attribute bumped in forward: recompiles every call until the recompile limit, then eager",
+        hooks: { statement: check_statement },
     }
 }
 
-pub fn message(attr: &str) -> String {
+/// `self.attr += ...` or `self.attr = self.attr + ...` in a method, reported when some method sets
+/// `self.attr` to a Python int (known once the file is walked; a tensor buffer is fine).
+fn check_statement(checker: &mut Checker<'_>, stmt: &Stmt) {
+    let semantic = checker.semantic();
+    let (target, bumps_itself) = match stmt {
+        Stmt::AugAssign(assign) => (&*assign.target, true),
+        Stmt::Assign(assign) => {
+            let [target] = assign.targets.as_slice() else {
+                return;
+            };
+            let bumps = match &*assign.value {
+                Expr::BinOp(binop) => [&*binop.left, &*binop.right]
+                    .into_iter()
+                    .any(|side| semantic.self_attribute(side) == semantic.self_attribute(target)),
+                _ => false,
+            };
+            (target, bumps)
+        }
+        _ => return,
+    };
+    if !bumps_itself || !semantic.in_function() {
+        return;
+    }
+    let Some((class, attr)) = semantic.self_attribute(target) else {
+        return;
+    };
+    let finding = Finding::new(stmt.range(), message(&attr))
+        .requiring(Requirement::IntAttribute { class, attr });
+    checker.report(&PythonCounterInForward::META, finding);
+}
+
+fn message(attr: &str) -> String {
     format!(
         "`self.{attr}` is a Python int changed on every call: Dynamo guards on its value and recompiles each call until the recompile limit (8), then runs eagerly; keep it in a tensor buffer"
     )

@@ -1,7 +1,8 @@
 use crate::diagnostics::Fix;
 use crate::rules::declare_rule;
-use crate::scan::analyze::Analyzer;
-use crate::semantic::summary::Scope;
+use crate::scan::checker::{Checker, Finding};
+use crate::semantic::data::TORCH;
+use crate::semantic::model::SemanticModel;
 use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
@@ -18,6 +19,10 @@ declare_rule! {
     /// asynchronous, even a 16-byte tensor of sizes drains the whole queue: the host stops
     /// launching kernels until the GPU catches up. On a host-bound model that is a measurable
     /// share of the step (on a GPU-bound one it may change nothing: measure).
+    ///
+    /// This is an **eager-mode** cost. Compiled with Inductor, a constant host tensor is folded
+    /// into the graph: 0 syncs were measured for it on an H200 (issue 7). Code that also runs
+    /// eagerly (the first call, a `torch.compiler.disable`d helper, a CPU fallback) still pays it.
     ///
     /// ## Example
     /// ```python
@@ -40,14 +45,17 @@ declare_rule! {
         code: "SY001",
         name: "blocking-host-to-device",
         family: Sync,
+        scope: CompiledRegion,
         torch_versions: "all",
         fix_available: true,
         summary: "host-built tensor moved to the device without non_blocking=True: drains the CUDA queue",
+        hooks: { call: check_call },
     }
 }
 
-pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall) {
-    if !analyzer.in_function() {
+fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, _qualified: Option<&str>) {
+    let semantic = checker.semantic();
+    if !semantic.in_function() {
         return;
     }
     let Expr::Attribute(attribute) = &*call.func else {
@@ -57,7 +65,7 @@ pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall) {
     if method != "to" && method != "cuda" {
         return;
     }
-    if !analyzer.is_host_built(&attribute.value) {
+    if !semantic.is_host_built(&attribute.value) {
         return;
     }
     // `.to(device, dtype, non_blocking)` / `.cuda(device, non_blocking)` / `**kwargs` may already
@@ -69,10 +77,10 @@ pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall) {
     {
         return;
     }
-    if method == "to" && !moves_to_device(analyzer, arguments) {
+    if method == "to" && !moves_to_device(semantic, arguments) {
         return;
     }
-    if targets_cpu(analyzer, arguments) {
+    if targets_cpu(semantic, arguments) {
         return;
     }
     let non_blocking = call.arguments.find_keyword("non_blocking");
@@ -82,22 +90,19 @@ pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall) {
         // non_blocking=True, or a variable we can't see: don't guess.
         return;
     }
-    let fix = non_blocking_fix(analyzer, call);
-    analyzer.report(
+    let fix = non_blocking_fix(checker, call);
+    let message = format!(
+        "host-built tensor copied to the device with a blocking `.{method}()`: in eager mode the host waits for the device queue to drain (compiled with Inductor the constant is folded into the graph: no sync); pass `non_blocking=True` or fill it on the device (`torch.full`/`torch.arange`)"
+    );
+    checker.report(
         &BlockingHostToDevice::META,
-        call.range(),
-        format!(
-            "host-built tensor copied to the device with a blocking `.{method}()`: the host waits for the device queue to drain; pass `non_blocking=True` or fill it on the device (`torch.full`/`torch.arange`)"
-        ),
-        Some(fix),
-        Scope::CompiledRegion,
-        false,
+        Finding::new(call.range(), message).with_fix(fix),
     );
 }
 
 /// `.to(dtype)` converts in place on the same device; anything else (a device, a tensor, a
 /// `device=` keyword) is a move.
-fn moves_to_device(analyzer: &Analyzer<'_>, arguments: &ast::Arguments) -> bool {
+fn moves_to_device(semantic: &SemanticModel<'_>, arguments: &ast::Arguments) -> bool {
     if arguments.find_keyword("device").is_some() {
         return true;
     }
@@ -108,15 +113,15 @@ fn moves_to_device(analyzer: &Analyzer<'_>, arguments: &ast::Arguments) -> bool 
         Expr::StringLiteral(_) => true,
         Expr::Attribute(attribute) if attribute.attr.id.as_str() == "dtype" => false,
         Expr::Name(name) if name.id.as_str().contains("dtype") => false,
-        other => match analyzer.qualified(other) {
-            Some(qualified) => !is_torch_dtype(&qualified),
+        other => match semantic.qualified(other) {
+            Some(qualified) => !TORCH.dtypes.contains(&qualified),
             None => true,
         },
     }
 }
 
 /// `.to("cpu")`, `.to(device="cpu")`, `.to(torch.device("cpu"))`, `.cpu()`-like moves stay on the host.
-fn targets_cpu(analyzer: &Analyzer<'_>, arguments: &ast::Arguments) -> bool {
+fn targets_cpu(semantic: &SemanticModel<'_>, arguments: &ast::Arguments) -> bool {
     let target = arguments
         .find_keyword("device")
         .map(|k| &k.value)
@@ -125,7 +130,7 @@ fn targets_cpu(analyzer: &Analyzer<'_>, arguments: &ast::Arguments) -> bool {
         |expr: &Expr| matches!(expr, Expr::StringLiteral(s) if s.value.to_str().starts_with("cpu"));
     match target {
         Some(Expr::Call(call)) => {
-            analyzer.qualified(&call.func).as_deref() == Some("torch.device")
+            semantic.qualified(&call.func).as_deref() == Some("torch.device")
                 && call.arguments.args.first().is_some_and(is_cpu_literal)
         }
         Some(other) => is_cpu_literal(other),
@@ -133,37 +138,11 @@ fn targets_cpu(analyzer: &Analyzer<'_>, arguments: &ast::Arguments) -> bool {
     }
 }
 
-fn is_torch_dtype(qualified: &str) -> bool {
-    matches!(
-        qualified,
-        "torch.float"
-            | "torch.float32"
-            | "torch.float64"
-            | "torch.double"
-            | "torch.float16"
-            | "torch.half"
-            | "torch.bfloat16"
-            | "torch.int"
-            | "torch.int8"
-            | "torch.int16"
-            | "torch.int32"
-            | "torch.int64"
-            | "torch.long"
-            | "torch.short"
-            | "torch.uint8"
-            | "torch.bool"
-            | "torch.complex64"
-            | "torch.complex128"
-            | "torch.float8_e4m3fn"
-            | "torch.float8_e5m2"
-    )
-}
-
-fn non_blocking_fix(analyzer: &Analyzer<'_>, call: &ast::ExprCall) -> Fix {
+fn non_blocking_fix(checker: &Checker<'_>, call: &ast::ExprCall) -> Fix {
     if let Some(keyword) = call.arguments.find_keyword("non_blocking") {
         return Fix {
             message: "Set `non_blocking=True`".to_owned(),
-            edits: vec![analyzer.edit(keyword.value.range(), "True")],
+            edits: vec![checker.edit(keyword.value.range(), "True")],
         };
     }
     // Insert right after the last argument, never at the `)`: a comment may sit in between
@@ -184,6 +163,6 @@ fn non_blocking_fix(analyzer: &Analyzer<'_>, call: &ast::ExprCall) -> Fix {
     };
     Fix {
         message: "Pass `non_blocking=True`".to_owned(),
-        edits: vec![analyzer.edit(TextRange::empty(at), content)],
+        edits: vec![checker.edit(TextRange::empty(at), content)],
     }
 }

@@ -1,6 +1,6 @@
 use crate::rules::declare_rule;
-use crate::scan::analyze::Analyzer;
-use crate::semantic::summary::Scope;
+use crate::scan::checker::{Checker, Finding};
+use crate::semantic::summary::Hazard;
 use crate::semantic::tensor::TensorKind;
 use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::Ranged;
@@ -12,11 +12,15 @@ declare_rule! {
     /// `torch.cuda.synchronize()`.
     ///
     /// ## Why is this bad?
-    /// Each one makes the host wait until the device has computed the value (a sync that stalls
-    /// kernel launches). `.item()`, `.tolist()`, `.numpy()` and `int()`/`float()`/`bool()` also
-    /// break the graph: Dynamo ends the graph, runs the read eagerly and starts a new graph
-    /// (`.item()` stays in the graph only with `torch._dynamo.config.capture_scalar_outputs = True`).
-    /// `.cpu()` is traced but still a device→host copy that blocks. Host indices produced by one
+    /// For a tensor on an accelerator, each one makes the host wait until the device has computed
+    /// the value (a sync that stalls kernel launches). `.item()`, `.tolist()` and
+    /// `int()`/`float()`/`bool()` also break the graph: Dynamo ends the graph, runs the read eagerly
+    /// and starts a new graph (`.item()` stays in the graph only with
+    /// `torch._dynamo.config.capture_scalar_outputs = True`) — also for a tensor built on the host
+    /// (`torch.rand(1).item()`) or a numpy value, where the message drops the sync claim.
+    /// `.cpu()` and `.numpy()` are traced without a graph break (measured on torch 2.2 and 2.11) but
+    /// are still a blocking device→host copy; of a tensor built on the host they are not reported.
+    /// Host indices produced by one
     /// `.cpu()` and then used to index device tensors turned into ~60 implicit round trips per step
     /// in a real detection loss.
     ///
@@ -39,73 +43,87 @@ declare_rule! {
         code: "SY002",
         name: "device-to-host-read",
         family: Sync,
+        scope: CompiledRegion,
         torch_versions: ">=2.0",
         fix_available: false,
         summary: "device value read on the host (.item(), .tolist(), .cpu(), int(t), synchronize): sync, and often a graph break",
+        hooks: { call: check_call },
     }
 }
 
-pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
-    if !analyzer.in_function() {
+fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
+    let semantic = checker.semantic();
+    if !semantic.in_function() {
         return;
     }
-    let (what, breaks) = match &*call.func {
+    let (what, hazard, receiver) = match &*call.func {
         Expr::Attribute(attribute) => {
             let method = attribute.attr.id.as_str();
-            let breaks = match method {
-                "item" | "tolist" | "numpy" => true,
-                "cpu" => false,
+            let hazard = match method {
+                "item" | "tolist" => Hazard::GraphBreak,
+                // Traced without a graph break (measured on torch 2.2 and 2.11).
+                "cpu" | "numpy" => Hazard::NoBreak,
                 "synchronize" => {
                     if qualified != Some("torch.cuda.synchronize") {
                         return;
                     }
                     report(
-                        analyzer,
+                        checker,
                         call,
                         "`torch.cuda.synchronize()` blocks the host until the whole device queue drains",
-                        false,
+                        Hazard::NoBreak,
                     );
                     return;
                 }
                 _ => return,
             };
-            if !call.arguments.is_empty() || !analyzer.receiver_may_be_tensor(&attribute.value, 0) {
+            if !call.arguments.is_empty() || !semantic.receiver_may_be_tensor(&attribute.value, 0) {
                 return;
             }
             // `x.cpu().numpy()` is one finding: duplicates at the same start are merged when reporting.
-            (format!("`.{method}()`"), breaks)
+            (format!("`.{method}()`"), hazard, &*attribute.value)
         }
         Expr::Name(name) if matches!(name.id.as_str(), "int" | "float" | "bool") => {
-            if !analyzer.is_builtin(&call.func, name.id.as_str()) {
+            if !semantic.is_builtin(&call.func, name.id.as_str()) {
                 return;
             }
             let [argument] = &*call.arguments.args else {
                 return;
             };
-            if analyzer.tensor_kind(argument) != TensorKind::Tensor {
+            if semantic.tensor_kind(argument) != TensorKind::Tensor {
                 return;
             }
-            (format!("`{}()` of a tensor", name.id), true)
+            (
+                format!("`{}()` of a tensor", name.id),
+                Hazard::GraphBreak,
+                argument,
+            )
         }
         _ => return,
     };
-    let message = if breaks {
-        format!(
-            "{what} reads a device value on the host: graph break under torch.compile and a device sync"
-        )
-    } else {
-        format!("{what} copies device→host: the host blocks until the device queue drains")
+    let on_host = semantic.is_on_host(receiver);
+    let message = match (hazard, on_host) {
+        // A copy of a tensor that is already on the host: nothing to report.
+        (Hazard::NoBreak, true) => return,
+        (Hazard::GraphBreak, true) => format!(
+            "{what} reads a tensor value in Python: graph break under torch.compile (the value is built on the host, so there is no device sync)"
+        ),
+        (Hazard::GraphBreak, false) => format!(
+            "{what} reads a tensor value in Python: graph break under torch.compile, and a device sync when the tensor is on an accelerator"
+        ),
+        _ if what == "`.numpy()`" => format!(
+            "{what} needs the value on the host: a blocking device→host copy when the tensor is on an accelerator (Dynamo traces it without a graph break on torch 2.2+)"
+        ),
+        _ => format!(
+            "{what} copies device→host when the tensor is on an accelerator: the host blocks until the device queue drains (no graph break)"
+        ),
     };
-    report(analyzer, call, &message, breaks);
+    report(checker, call, &message, hazard);
 }
 
-fn report(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall, message: &str, breaks: bool) {
-    analyzer.report(
+fn report(checker: &mut Checker<'_>, call: &ast::ExprCall, message: &str, hazard: Hazard) {
+    checker.report(
         &DeviceToHostRead::META,
-        call.range(),
-        message.to_owned(),
-        None,
-        Scope::CompiledRegion,
-        breaks,
+        Finding::new(call.range(), message).with_hazard(hazard),
     );
 }

@@ -1,7 +1,7 @@
 use crate::rules::declare_rule;
-use crate::scan::analyze::Analyzer;
-use crate::semantic::summary::Scope;
-use ruff_python_ast::{self as ast, Expr};
+use crate::scan::checker::{Checker, Finding};
+use crate::semantic::model::SemanticModel;
+use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
 declare_rule! {
@@ -36,20 +36,24 @@ declare_rule! {
         code: "TS001",
         name: "patched-torch-compile",
         family: Test,
+        scope: Anywhere,
         torch_versions: "all",
         fix_available: false,
         summary: "test replaces torch.compile with a mock/identity: it can never see a compile failure",
+        hooks: { call: check_call, statement: check_statement },
     }
 }
 
 const MESSAGE: &str = "`torch.compile` is replaced by a mock or identity here: the test can never see a compile failure; compile for real with `backend=\"eager\"`";
 
-pub fn check_assign(analyzer: &mut Analyzer<'_>, assign: &ast::StmtAssign) {
+fn check_statement(checker: &mut Checker<'_>, stmt: &Stmt) {
+    let Stmt::Assign(assign) = stmt else { return };
     for target in &assign.targets {
-        if analyzer.qualified(target).as_deref() == Some("torch.compile")
-            && is_fake_compile(analyzer, Some(&assign.value))
+        let semantic = checker.semantic();
+        if semantic.qualified(target).as_deref() == Some("torch.compile")
+            && is_fake_compile(semantic, Some(&assign.value))
         {
-            report(analyzer, assign.range());
+            report(checker, assign.range());
         }
     }
 }
@@ -58,14 +62,14 @@ pub fn check_assign(analyzer: &mut Analyzer<'_>, assign: &ast::StmtAssign) {
 /// a mock object, or a lambda that never mentions `torch.compile`. A named function may be a
 /// wrapper that calls the saved original (`orig = torch.compile; def patched(*a, **k): return
 /// orig(*a, fullgraph=True, **k)`), so it is not flagged.
-fn is_fake_compile(analyzer: &Analyzer<'_>, replacement: Option<&Expr>) -> bool {
+fn is_fake_compile(semantic: &SemanticModel<'_>, replacement: Option<&Expr>) -> bool {
     let Some(replacement) = replacement else {
         return true;
     };
     match replacement {
-        Expr::Lambda(_) => !references_compile(analyzer, replacement),
+        Expr::Lambda(_) => !references_compile(semantic, replacement),
         Expr::Call(call) => {
-            let mock = analyzer.qualified(&call.func).is_some_and(|q| {
+            let mock = semantic.qualified(&call.func).is_some_and(|q| {
                 let last = q.rsplit('.').next().unwrap_or(&q);
                 (q.starts_with("unittest.mock.")
                     || q.starts_with("mock.")
@@ -79,20 +83,21 @@ fn is_fake_compile(analyzer: &Analyzer<'_>, replacement: Option<&Expr>) -> bool 
                 .arguments
                 .keywords
                 .iter()
-                .any(|k| references_compile(analyzer, &k.value))
+                .any(|k| references_compile(semantic, &k.value))
         }
         // `compile_mock = mock.MagicMock(...)` earlier in the test.
-        Expr::Name(name) if analyzer.local_value(name.id.as_str()).is_some() => {
-            let value = analyzer.local_value(name.id.as_str());
-            !matches!(value, Some(Expr::Name(_))) && is_fake_compile(analyzer, value)
+        Expr::Name(name) if semantic.local_value(name.id.as_str()).is_some() => {
+            let value = semantic.local_value(name.id.as_str());
+            !matches!(value, Some(Expr::Name(_))) && is_fake_compile(semantic, value)
         }
-        other => analyzer
+        other => semantic
             .qualified(other)
             .is_some_and(|q| q == "unittest.mock.DEFAULT" || q == "mock.DEFAULT"),
     }
 }
 
-pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
+fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
+    let semantic = checker.semantic();
     let args = &call.arguments.args;
     let replacement: Option<Option<&Expr>> = match qualified {
         Some("unittest.mock.patch" | "mock.patch") => match args.first() {
@@ -110,7 +115,7 @@ pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall, qualified: 
         Some("unittest.mock.patch.object" | "mock.patch.object") => match &**args {
             [object, Expr::StringLiteral(attr), ..]
                 if attr.value.to_str() == "compile"
-                    && analyzer.qualified(object).as_deref() == Some("torch") =>
+                    && semantic.qualified(object).as_deref() == Some("torch") =>
             {
                 Some(
                     args.get(2)
@@ -123,14 +128,14 @@ pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall, qualified: 
         _ => {
             // monkeypatch.setattr(torch, "compile", f) / monkeypatch.setattr("torch.compile", f) / setattr(torch, "compile", f)
             let is_setattr = matches!(&*call.func, Expr::Attribute(a) if a.attr.id.as_str() == "setattr")
-                || analyzer.is_builtin(&call.func, "setattr");
+                || semantic.is_builtin(&call.func, "setattr");
             if !is_setattr {
                 return;
             }
             match &**args {
                 [object, Expr::StringLiteral(attr), value, ..]
                     if attr.value.to_str() == "compile"
-                        && analyzer.qualified(object).as_deref() == Some("torch") =>
+                        && semantic.qualified(object).as_deref() == Some("torch") =>
                 {
                     Some(Some(value))
                 }
@@ -147,11 +152,11 @@ pub fn check_call(analyzer: &mut Analyzer<'_>, call: &ast::ExprCall, qualified: 
         return;
     };
     // `wraps=torch.compile` is a spy: it records calls and still compiles.
-    if keyword(call, "wraps").is_some_and(|w| references_compile(analyzer, w)) {
+    if keyword(call, "wraps").is_some_and(|w| references_compile(semantic, w)) {
         return;
     }
-    if is_fake_compile(analyzer, replacement) {
-        report(analyzer, call.range());
+    if is_fake_compile(semantic, replacement) {
+        report(checker, call.range());
     }
 }
 
@@ -160,9 +165,9 @@ fn keyword<'b>(call: &'b ast::ExprCall, name: &str) -> Option<&'b Expr> {
 }
 
 /// Does the replacement expression mention the real `torch.compile` (so it still compiles)?
-fn references_compile(analyzer: &Analyzer<'_>, expr: &Expr) -> bool {
+fn references_compile(semantic: &SemanticModel<'_>, expr: &Expr) -> bool {
     struct Finder<'x, 'y> {
-        analyzer: &'x Analyzer<'y>,
+        semantic: &'x SemanticModel<'y>,
         found: bool,
         budget: u32,
     }
@@ -173,7 +178,7 @@ fn references_compile(analyzer: &Analyzer<'_>, expr: &Expr) -> bool {
             }
             self.budget -= 1;
             if matches!(expr, Expr::Attribute(_) | Expr::Name(_))
-                && self.analyzer.qualified(expr).as_deref() == Some("torch.compile")
+                && self.semantic.qualified(expr).as_deref() == Some("torch.compile")
             {
                 self.found = true;
                 return;
@@ -182,7 +187,7 @@ fn references_compile(analyzer: &Analyzer<'_>, expr: &Expr) -> bool {
         }
     }
     let mut finder = Finder {
-        analyzer,
+        semantic,
         found: false,
         budget: 256,
     };
@@ -190,13 +195,6 @@ fn references_compile(analyzer: &Analyzer<'_>, expr: &Expr) -> bool {
     finder.found
 }
 
-fn report(analyzer: &mut Analyzer<'_>, range: ruff_text_size::TextRange) {
-    analyzer.report(
-        &PatchedTorchCompile::META,
-        range,
-        MESSAGE.to_owned(),
-        None,
-        Scope::Anywhere,
-        false,
-    );
+fn report(checker: &mut Checker<'_>, range: ruff_text_size::TextRange) {
+    checker.report(&PatchedTorchCompile::META, Finding::new(range, MESSAGE));
 }

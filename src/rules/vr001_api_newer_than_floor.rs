@@ -1,10 +1,9 @@
 use crate::config::TorchVersion;
 use crate::rules::declare_rule;
-use crate::scan::analyze::Analyzer;
-use crate::semantic::summary::Scope;
-use ruff_python_ast as ast;
+use crate::scan::checker::{Checker, Finding};
+use crate::semantic::data::TORCH;
+use ruff_python_ast::{self as ast, Stmt};
 use ruff_text_size::Ranged;
-use std::collections::{HashMap, HashSet};
 
 declare_rule! {
     /// ## What it does
@@ -38,121 +37,59 @@ declare_rule! {
         code: "VR001",
         name: "api-newer-than-floor",
         family: Version,
+        scope: Anywhere,
         torch_versions: "below each API's version",
         fix_available: false,
         summary: "torch API used that does not exist on the project's declared torch floor",
+        hooks: { attribute: check_attribute, statement: check_statement },
     }
 }
 
-/// The torch API availability table, from `rules/data/torch_api_versions.toml`.
-pub struct ApiTable {
-    added: HashMap<String, TorchVersion>,
-    /// Last path segments of every API, to reject most attributes without building a string.
-    last_segments: HashSet<String>,
-}
-
-const TABLE_SOURCE: &str = include_str!("../../rules/data/torch_api_versions.toml");
-
-#[derive(serde::Deserialize)]
-struct TableFile {
-    apis: HashMap<String, TableEntry>,
-}
-
-#[derive(serde::Deserialize)]
-struct TableEntry {
-    added: String,
-    #[serde(default = "default_true")]
-    verified: bool,
-}
-
-fn default_true() -> bool {
-    true
-}
-
-impl ApiTable {
-    pub fn load() -> ApiTable {
-        let file: TableFile = toml::from_str(TABLE_SOURCE)
-            .expect("rules/data/torch_api_versions.toml is valid (tested)");
-        let mut added = HashMap::new();
-        let mut last_segments = HashSet::new();
-        for (name, entry) in file.apis {
-            if !entry.verified {
-                continue;
-            }
-            let Some(version) = TorchVersion::parse(&entry.added) else {
-                continue;
-            };
-            last_segments.insert(name.rsplit('.').next().unwrap_or(&name).to_owned());
-            added.insert(name, version);
-        }
-        ApiTable {
-            added,
-            last_segments,
-        }
-    }
-
-    pub fn added_in(&self, qualified: &str) -> Option<TorchVersion> {
-        self.added.get(qualified).copied()
-    }
-
-    pub fn may_contain_last_segment(&self, segment: &str) -> bool {
-        self.last_segments.contains(segment)
-    }
-}
-
-pub fn check_attribute(analyzer: &mut Analyzer<'_>, attribute: &ast::ExprAttribute) {
-    let Some(floor) = analyzer.ctx.torch_floor else {
+fn check_attribute(checker: &mut Checker<'_>, attribute: &ast::ExprAttribute) {
+    let semantic = checker.semantic();
+    let Some(floor) = semantic.torch_floor() else {
         return;
     };
-    if !analyzer
-        .ctx
-        .api_table
-        .may_contain_last_segment(attribute.attr.id.as_str())
-    {
+    if !TORCH.api_may_end_with(attribute.attr.id.as_str()) {
         return;
     }
     let expr = ast::Expr::Attribute(attribute.clone());
-    let Some(qualified) = analyzer.qualified(&expr) else {
+    let Some(qualified) = semantic.qualified(&expr) else {
         return;
     };
-    check_name(analyzer, &qualified, floor, attribute.range());
+    check_name(checker, &qualified, floor, attribute.range());
 }
 
-pub fn check_import_from(
-    analyzer: &mut Analyzer<'_>,
-    import: &ast::StmtImportFrom,
-    bindings: &[(String, String)],
-) {
-    let Some(floor) = analyzer.ctx.torch_floor else {
+fn check_statement(checker: &mut Checker<'_>, stmt: &Stmt) {
+    let Stmt::ImportFrom(import) = stmt else {
         return;
     };
-    for (alias, (_, qualified)) in import.names.iter().zip(bindings) {
-        check_name(analyzer, qualified, floor, alias.range());
+    let semantic = checker.semantic();
+    let Some(floor) = semantic.torch_floor() else {
+        return;
+    };
+    let bindings = semantic.import_from_bindings(import);
+    for (alias, (_, qualified)) in import.names.iter().zip(&bindings) {
+        check_name(checker, qualified, floor, alias.range());
     }
 }
 
 fn check_name(
-    analyzer: &mut Analyzer<'_>,
+    checker: &mut Checker<'_>,
     qualified: &str,
     floor: TorchVersion,
     range: ruff_text_size::TextRange,
 ) {
-    let Some(added) = analyzer.ctx.api_table.added_in(qualified) else {
+    let semantic = checker.semantic();
+    let Some(added) = TORCH.api_added_in(qualified) else {
         return;
     };
-    if added <= floor || analyzer.import_guard_depth > 0 {
+    if added <= floor || semantic.in_feature_probe() || semantic.is_probed(qualified) {
         return;
     }
-    if analyzer.is_probed(qualified) {
-        return;
-    }
-    let origin = analyzer.ctx.torch_floor_origin.to_owned();
-    analyzer.report(
-        &ApiNewerThanFloor::META,
-        range,
-        format!("`{qualified}` was added in torch {added}, but the project supports torch {floor} ({origin})"),
-        None,
-        Scope::Anywhere,
-        false,
+    let origin = semantic.torch_floor_origin();
+    let message = format!(
+        "`{qualified}` was added in torch {added}, but the project supports torch {floor} ({origin})"
     );
+    checker.report(&ApiNewerThanFloor::META, Finding::new(range, message));
 }

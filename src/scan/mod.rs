@@ -1,15 +1,16 @@
 //! `graphbreak scan`: discover → parse + summarize (parallel) → link → decide findings → report.
 
-pub mod analyze;
+pub mod checker;
 pub mod discover;
 
 use crate::config::{self, Settings, TorchVersion};
 use crate::diagnostics::Diagnostic;
 use crate::rules;
-use crate::rules::vr001_api_newer_than_floor::ApiTable;
 use crate::semantic::link::Project;
-use crate::semantic::summary::{FileId, FileSummary};
-use analyze::FileContext;
+pub use crate::semantic::link::RegionSource;
+use crate::semantic::link::{RootPattern, RootSpec};
+use crate::semantic::model::FileContext;
+use crate::semantic::summary::{Candidate, FileId, FileSummary};
 use rayon::prelude::*;
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -26,11 +27,31 @@ pub struct ScanOptions {
     pub include_stubs: bool,
     pub no_config: bool,
     pub config_file: Option<PathBuf>,
+    /// Which code counts as compiled: the computed closure (default) or an explicit line map.
+    pub region: RegionSource,
+    /// `--roots` patterns, on top of `roots = [...]` in the configuration.
+    pub roots: Vec<String>,
+    /// Also report the compile roots and how much each reaches.
+    pub show_roots: bool,
 }
 
 pub struct ScanResult {
     pub diagnostics: Vec<Diagnostic>,
     pub files_scanned: usize,
+    /// Filled when `show_roots` is set.
+    pub roots: Vec<RootReport>,
+}
+
+/// One compile root, for `--show-roots`.
+#[derive(Debug)]
+pub struct RootReport {
+    /// `module.QualName` of the root function.
+    pub name: String,
+    pub path: PathBuf,
+    pub line: u32,
+    pub reason: String,
+    /// Functions reachable from it (itself included).
+    pub reaches: usize,
 }
 
 /// Each worker's stack: the parser grows its own, but the AST walk and drop recurse per level.
@@ -44,11 +65,12 @@ pub fn run(options: &ScanOptions) -> Result<ScanResult, String> {
         .as_ref()
         .and_then(|named| named.iter().next().and_then(|f| project_root(f)));
     let files = discover::discover(options, context_root.as_deref())?;
-    let api_table = ApiTable::load();
     let project_roots: HashSet<String> = files
         .iter()
         .map(|f| f.module.split('.').next().unwrap_or_default().to_owned())
         .collect();
+
+    let root_spec = root_spec(options, &files)?;
 
     let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(WORKER_STACK_BYTES)
@@ -70,13 +92,17 @@ pub fn run(options: &ScanOptions) -> Result<ScanResult, String> {
                     } else {
                         floor_origin
                     },
-                    api_table: &api_table,
                 };
-                analyze::analyze_path(&file.path, &ctx)
+                checker::analyze_path(&file.path, &ctx)
             })
             .collect();
 
-        let project = Project::link(&summaries);
+        let project = Project::link(&summaries, &options.region, &root_spec);
+        let roots = if options.show_roots {
+            root_reports(&project)
+        } else {
+            Vec::new()
+        };
         let mut diagnostics: Vec<Diagnostic> = (0..summaries.len())
             .into_par_iter()
             .flat_map_iter(|id| {
@@ -84,17 +110,74 @@ pub fn run(options: &ScanOptions) -> Result<ScanResult, String> {
             })
             .collect();
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-        // `x.detach().cpu().numpy()` is one read: keep one finding per (file, code, start).
-        diagnostics
-            .dedup_by(|b, a| a.path == b.path && a.code == b.code && a.location == b.location);
+        // `x.detach().cpu().numpy()` is one read, and one statement gets one finding per rule:
+        // keep the first per (file, code, statement).
+        diagnostics.dedup_by(|b, a| {
+            a.path == b.path
+                && a.code == b.code
+                && (a.location == b.location || a.statement_rows == b.statement_rows)
+        });
         if let Some(named) = &named_files {
             diagnostics.retain(|d| named.contains(&d.path));
         }
         Ok(ScanResult {
             diagnostics,
             files_scanned: named_files.as_ref().map_or(files.len(), HashSet::len),
+            roots,
         })
     })
+}
+
+/// The roots from the command line and from every configuration in force (usually one).
+fn root_spec(
+    options: &ScanOptions,
+    files: &[discover::DiscoveredFile],
+) -> Result<RootSpec, String> {
+    let mut spec = RootSpec::default();
+    for pattern in &options.roots {
+        spec.patterns.push(RootPattern::parse(pattern)?);
+    }
+    let mut seen_settings: HashSet<*const Settings> = HashSet::new();
+    for file in files {
+        if !seen_settings.insert(Arc::as_ptr(&file.settings)) {
+            continue;
+        }
+        for pattern in &file.settings.roots {
+            if !spec.patterns.iter().any(|p| p.text == pattern.text) {
+                spec.patterns.push(pattern.clone());
+            }
+        }
+        for (path, factory) in &file.settings.case_factories {
+            // The configuration names files relative to itself; match them as discovered.
+            let Some(found) = files.iter().find(|f| discover::absolute(&f.path) == *path) else {
+                continue;
+            };
+            let entry = (found.path.clone(), factory.clone());
+            if !spec.case_factories.contains(&entry) {
+                spec.case_factories.push(entry);
+            }
+        }
+    }
+    Ok(spec)
+}
+
+fn root_reports(project: &Project<'_>) -> Vec<RootReport> {
+    let mut reports: Vec<RootReport> = project
+        .roots
+        .par_iter()
+        .map(|root| {
+            let (name, path, line) = project.describe(root.func);
+            RootReport {
+                name,
+                path: path.to_path_buf(),
+                line,
+                reason: root.reason.clone(),
+                reaches: project.reach_count(root.func),
+            }
+        })
+        .collect();
+    reports.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+    reports
 }
 
 /// When every path is a file (a pre-commit invocation), their absolute paths.
@@ -122,7 +205,11 @@ fn file_diagnostics(
     options: &ScanOptions,
 ) -> Vec<Diagnostic> {
     let summary = &project.files[file as usize];
-    let cr002 = project.export_guard_findings(file);
+    let linked: Vec<Candidate> = rules::ALL
+        .iter()
+        .filter_map(|rule| rule.hooks.project)
+        .flat_map(|hook| hook(project, file))
+        .collect();
     let select: &[String] = options.select.as_deref().unwrap_or(&settings.select);
     let per_file: Vec<&String> = settings
         .per_file_ignores
@@ -133,7 +220,7 @@ fn file_diagnostics(
     project
         .findings(file)
         .into_iter()
-        .chain(cr002.iter())
+        .chain(linked.iter())
         .filter(|c| {
             select.iter().any(|s| rules::selector_matches(s, c.code))
                 && !settings
@@ -153,6 +240,7 @@ fn file_diagnostics(
             path: summary.path.clone(),
             location: c.location,
             end_location: c.end_location,
+            statement_rows: c.statement_rows,
             fix: c.fix.clone(),
         })
         .collect()
@@ -170,4 +258,69 @@ pub fn load_config(path: &std::path::Path) -> Result<Arc<Settings>, String> {
     config::load_settings(path)
         .map(Arc::new)
         .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::{HashMap, HashSet};
+    use std::path::Path;
+
+    fn corpus(code: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus/rules")
+            .join(code)
+    }
+
+    fn rows(result: &ScanResult) -> Vec<(String, u32)> {
+        result
+            .diagnostics
+            .iter()
+            .map(|d| {
+                let name = d.path.file_name().unwrap().to_string_lossy().into_owned();
+                (name, d.location.row)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_explicit_line_map_replaces_the_computed_region() {
+        let dir = corpus("SY002");
+        // The `.cpu()` read in positive.py.
+        let text = std::fs::read_to_string(dir.join("positive.py")).unwrap();
+        let row = text
+            .lines()
+            .position(|line| line.contains("scores.cpu()"))
+            .unwrap() as u32
+            + 1;
+        let computed = run(&ScanOptions {
+            paths: vec![dir.clone()],
+            ..ScanOptions::default()
+        })
+        .unwrap();
+        assert!(rows(&computed).contains(&("positive.py".to_owned(), row)));
+
+        // Only that line of positive.py was traced: only the finding there is reported, and its
+        // statement range is what the map is matched against.
+        let positive = discover::absolute(&dir.join("positive.py"));
+        let lines = HashMap::from([(positive, HashSet::from([row]))]);
+        let mapped = run(&ScanOptions {
+            paths: vec![dir.clone()],
+            region: RegionSource::Lines(lines),
+            ..ScanOptions::default()
+        })
+        .unwrap();
+        assert_eq!(rows(&mapped), vec![("positive.py".to_owned(), row)]);
+        let finding = &mapped.diagnostics[0];
+        assert_eq!(finding.code, "SY002");
+        assert_eq!(finding.statement_rows.0, row);
+
+        let nothing = run(&ScanOptions {
+            paths: vec![dir],
+            region: RegionSource::Lines(HashMap::new()),
+            ..ScanOptions::default()
+        })
+        .unwrap();
+        assert!(nothing.diagnostics.is_empty());
+    }
 }

@@ -5,36 +5,37 @@
 //! everything else is `Unknown`. Evaluation is three-valued.
 
 use super::Sym;
+use super::data::{CompileValue, Predicate, PredicateKind, TORCH};
+use crate::config::TorchVersion;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ExportPredicate {
-    /// `torch.compiler.is_exporting()`: True inside torch.compile on some torch versions, missing before 2.7.
-    IsExporting,
-    /// `torch.onnx.is_in_onnx_export()`: False under torch.compile.
-    OnnxExport,
-    /// `torch.jit.is_tracing()`: False under torch.compile.
-    JitTracing,
-}
-
-impl ExportPredicate {
-    pub fn display(self) -> &'static str {
-        match self {
-            ExportPredicate::IsExporting => "torch.compiler.is_exporting()",
-            ExportPredicate::OnnxExport => "torch.onnx.is_in_onnx_export()",
-            ExportPredicate::JitTracing => "torch.jit.is_tracing()",
-        }
+/// The name a message shows for a kind of export-like predicate.
+pub fn display(kind: PredicateKind) -> &'static str {
+    match kind {
+        PredicateKind::Compiling => "torch.compiler.is_compiling()",
+        PredicateKind::Exporting => "torch.compiler.is_exporting()",
+        PredicateKind::OnnxExport => "torch.onnx.is_in_onnx_export()",
+        PredicateKind::JitTracing => "torch.jit.is_tracing()",
+        PredicateKind::JitScripting => "torch.jit.is_scripting()",
+        PredicateKind::FxTracing => "torch.fx._symbolic_trace.is_fx_tracing()",
     }
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Atom {
-    /// True exactly when Dynamo is tracing (`torch.compiler.is_compiling()` and friends).
-    Compiling,
-    Export(ExportPredicate),
+    /// A predicate from `rules/data/predicates.toml` (`torch.compiler.is_compiling`, ...).
+    Predicate(&'static Predicate),
     /// `hasattr(<dotted>, "<attr>")` or `getattr(<dotted>, "<attr>", ...)`: a feature probe.
     Probe(String),
     /// A call to something that may be a project predicate; resolved when linking.
     Call(Sym),
+    /// `isinstance(x, dict|list|tuple|str)` on the first parameter of the function (unannotated
+    /// or annotated as a tensor, unchanged so far): False in a compiled root `forward`, whose
+    /// input is a tensor (a dict input is the eager training-loss convention, e.g. ultralytics'
+    /// `BaseModel.forward`).
+    InputIsContainer,
+    /// A parameter with a literal False / None / 0 default, read for truth (`if profile:`); False
+    /// when no traced call passes it (decided when linking).
+    FlagParam(String),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -44,6 +45,8 @@ pub enum Cond {
     And(Vec<Cond>),
     Or(Vec<Cond>),
     Const(bool),
+    /// `a if test else b` where the test is not understood: known only when both sides agree.
+    Choice(Box<Cond>, Box<Cond>),
     Unknown,
 }
 
@@ -68,11 +71,24 @@ impl Truth {
     }
 }
 
-/// How the evaluator treats each kind of atom.
+/// How export-like predicates (exporting, ONNX export, jit tracing/scripting) are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportReading {
+    /// Their value under compile from the data table, for the supported torch versions.
+    FromTable,
+    /// False, as on the torch versions where the export path is not taken (CR002's question).
+    AllFalse,
+}
+
+/// How the evaluator treats each kind of atom. Compiling predicates are always True: the question
+/// is always "what runs under torch.compile".
 pub struct Assumptions<'a> {
-    pub compiling: bool,
-    /// Value of export predicates; `None` = unknown (torch-version dependent).
-    pub is_exporting: Option<bool>,
+    pub torch_floor: Option<TorchVersion>,
+    pub export_reading: ExportReading,
+    /// The guards belong to a compiled root `forward`: its first input is a tensor.
+    pub input_is_tensor: bool,
+    /// Is this flag parameter of the guards' function left at its default on every traced call?
+    pub flag_at_default: &'a dyn Fn(&str) -> bool,
     /// Resolves a project call to the predicate formula of the called function, if it is one.
     pub resolve_call: &'a dyn Fn(&Sym) -> Option<Cond>,
 }
@@ -84,6 +100,7 @@ impl Cond {
             Cond::Atom(_) => true,
             Cond::Not(inner) => inner.is_interesting(),
             Cond::And(items) | Cond::Or(items) => items.iter().any(Cond::is_interesting),
+            Cond::Choice(a, b) => a.is_interesting() || b.is_interesting(),
             Cond::Const(_) | Cond::Unknown => false,
         }
     }
@@ -97,17 +114,17 @@ impl Cond {
         }
     }
 
-    /// The first export predicate this formula mentions, if any (through project predicates too).
+    /// The first export-like predicate this formula mentions, if any (through project predicates too).
     pub fn export_predicate(
         &self,
         resolve: &dyn Fn(&Sym) -> Option<Cond>,
         depth: u32,
-    ) -> Option<ExportPredicate> {
+    ) -> Option<&'static Predicate> {
         if depth > 8 {
             return None;
         }
         match self {
-            Cond::Atom(Atom::Export(kind)) => Some(*kind),
+            Cond::Atom(Atom::Predicate(p)) if p.kind.is_export_like() => Some(p),
             Cond::Atom(Atom::Call(sym)) => {
                 resolve(sym).and_then(|c| c.export_predicate(resolve, depth + 1))
             }
@@ -115,6 +132,9 @@ impl Cond {
             Cond::And(items) | Cond::Or(items) => items
                 .iter()
                 .find_map(|c| c.export_predicate(resolve, depth)),
+            Cond::Choice(a, b) => a
+                .export_predicate(resolve, depth)
+                .or_else(|| b.export_predicate(resolve, depth)),
             _ => None,
         }
     }
@@ -130,20 +150,32 @@ impl Cond {
         match self {
             Cond::Const(value) => Truth::from_bool(*value),
             Cond::Unknown => Truth::Unknown,
-            Cond::Atom(Atom::Compiling) => Truth::from_bool(assume.compiling),
-            Cond::Atom(Atom::Export(ExportPredicate::IsExporting)) => match assume.is_exporting {
-                Some(value) => Truth::from_bool(value),
-                None => Truth::Unknown,
+            Cond::Atom(Atom::Predicate(p)) => match p.kind {
+                PredicateKind::Compiling => Truth::True,
+                _ => match assume.export_reading {
+                    ExportReading::AllFalse => Truth::False,
+                    ExportReading::FromTable => match p.value_under_compile(assume.torch_floor) {
+                        CompileValue::True => Truth::True,
+                        CompileValue::False => Truth::False,
+                        CompileValue::Unknown => Truth::Unknown,
+                    },
+                },
             },
-            // ONNX export and TorchScript tracing are never active inside torch.compile.
-            Cond::Atom(Atom::Export(_)) => {
-                if assume.compiling {
+            Cond::Atom(Atom::Probe(_)) => Truth::Unknown,
+            Cond::Atom(Atom::FlagParam(name)) => {
+                if (assume.flag_at_default)(name) {
                     Truth::False
                 } else {
                     Truth::Unknown
                 }
             }
-            Cond::Atom(Atom::Probe(_)) => Truth::Unknown,
+            Cond::Atom(Atom::InputIsContainer) => {
+                if assume.input_is_tensor {
+                    Truth::False
+                } else {
+                    Truth::Unknown
+                }
+            }
             Cond::Atom(Atom::Call(sym)) => match (assume.resolve_call)(sym) {
                 Some(cond) => cond.eval_depth(assume, depth + 1),
                 None => Truth::Unknown,
@@ -151,6 +183,10 @@ impl Cond {
             Cond::Not(inner) => inner.eval_depth(assume, depth).not(),
             Cond::And(items) => Self::eval_junction(items, Truth::False, assume, depth),
             Cond::Or(items) => Self::eval_junction(items, Truth::True, assume, depth),
+            Cond::Choice(a, b) => {
+                let (a, b) = (a.eval_depth(assume, depth), b.eval_depth(assume, depth));
+                if a == b { a } else { Truth::Unknown }
+            }
         }
     }
 
@@ -174,36 +210,7 @@ impl Cond {
     }
 }
 
-/// Qualified names of functions that are True exactly while Dynamo traces.
-pub const COMPILING_PREDICATES: &[&str] = &[
-    "torch.compiler.is_compiling",
-    "torch.compiler.is_dynamo_compiling",
-    "torch._dynamo.is_compiling",
-    "torch._dynamo.external_utils.is_compiling",
-    "torch._utils.is_compiling",
-    // Hugging Face's wrappers of torch.compiler.is_compiling(), used across model code.
-    "transformers.utils.is_torchdynamo_compiling",
-    "transformers.utils.import_utils.is_torchdynamo_compiling",
-];
-
-pub fn export_predicate_of(qualified: &str) -> Option<ExportPredicate> {
-    match qualified {
-        "torch.compiler.is_exporting"
-        | "torch._dynamo.is_exporting"
-        | "transformers.utils.is_torchdynamo_exporting"
-        | "transformers.utils.import_utils.is_torchdynamo_exporting" => {
-            Some(ExportPredicate::IsExporting)
-        }
-        "torch.onnx.is_in_onnx_export" => Some(ExportPredicate::OnnxExport),
-        "torch.jit.is_tracing" | "torch._C._get_tracing_state" => Some(ExportPredicate::JitTracing),
-        _ => None,
-    }
-}
-
 /// The atom for a call to a function known by qualified name, if it is a guard predicate.
 pub fn atom_for_qualified(qualified: &str) -> Option<Atom> {
-    if COMPILING_PREDICATES.contains(&qualified) {
-        return Some(Atom::Compiling);
-    }
-    export_predicate_of(qualified).map(Atom::Export)
+    TORCH.predicates.get(qualified).map(Atom::Predicate)
 }

@@ -3,27 +3,93 @@
 //! `is_compiling` helpers — and then decides which candidate findings are real.
 
 use super::Sym;
-use super::cond::{Assumptions, Cond, Truth};
-use super::summary::{Candidate, FileId, FileSummary, FuncIdx, Scope};
-use crate::rules;
+use super::cond::{Assumptions, Cond, ExportReading, Truth};
+use super::data::TORCH;
+use super::summary::{Candidate, CompileForm, FileId, FileSummary, FuncIdx, PathStep, Scope};
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A function anywhere in the project.
 pub type FuncRef = (FileId, FuncIdx);
 /// A class anywhere in the project.
 pub type ClassRef = (FileId, u32);
 
-/// Third-party base classes known to be `torch.nn.Module` subclasses.
-const EXTERNAL_MODULE_BASES: &[&str] = &[
-    "torch.nn.Module",
-    "torch.nn.modules.module.Module",
-    "pytorch_lightning.LightningModule",
-    "lightning.LightningModule",
-    "lightning.pytorch.LightningModule",
-    "transformers.PreTrainedModel",
-    "transformers.modeling_utils.PreTrainedModel",
-];
+/// Which code counts as compiled.
+#[derive(Clone, Debug, Default)]
+pub enum RegionSource {
+    /// The closure of the compile roots over the call graph, with guards evaluated (the default).
+    #[default]
+    Computed,
+    /// Exactly these rows of these files (e.g. the lines a real compile traced, from `check`'s
+    /// trace map). Guards are not evaluated: the trace is the truth.
+    #[allow(dead_code)]
+    // built by in-process callers (a cross-check against check's trace map)
+    Lines(HashMap<PathBuf, HashSet<u32>>),
+}
+
+/// One pattern of `--roots` / `roots = [...]`: a glob over `module.QualName` where `*` stays
+/// within one dotted segment and `**` spans segments.
+#[derive(Clone, Debug)]
+pub struct RootPattern {
+    pub text: String,
+    matcher: globset::GlobMatcher,
+}
+
+impl RootPattern {
+    pub fn parse(text: &str) -> Result<RootPattern, String> {
+        let trimmed = text.trim();
+        if trimmed.is_empty() || trimmed.contains(['/', '\\']) {
+            return Err(format!(
+                "root pattern `{text}` is not a dotted name pattern like `pkg.models.*` or `pkg.mod.Class`"
+            ));
+        }
+        // Dots become path separators, so globset's `*` (no separator) and `**` (any) apply.
+        globset::GlobBuilder::new(&trimmed.replace('.', "/"))
+            .literal_separator(true)
+            .build()
+            .map(|glob| RootPattern {
+                text: trimmed.to_owned(),
+                matcher: glob.compile_matcher(),
+            })
+            .map_err(|e| format!("root pattern `{text}`: {e}"))
+    }
+
+    pub fn matches(&self, dotted: &str) -> bool {
+        self.matcher.is_match(dotted.replace('.', "/"))
+    }
+
+    /// A pattern with a wildcard names models (nn.Module classes) only; a function is a root only
+    /// when named exactly, so `pkg.models.*` does not compile every helper in those modules.
+    pub fn names_functions(&self) -> bool {
+        !self.text.contains(['*', '?', '['])
+    }
+}
+
+/// What the user says is compiled. Empty: every nn.Module's `forward` is a root (the default).
+#[derive(Clone, Debug, Default)]
+pub struct RootSpec {
+    pub patterns: Vec<RootPattern>,
+    /// `[tool.graphbreak.check]` case factories: absolute file and factory name (`None`: every
+    /// top-level `case_*`). The nn.Modules a factory builds are compiled.
+    pub case_factories: Vec<(PathBuf, Option<String>)>,
+}
+
+impl RootSpec {
+    pub fn is_empty(&self) -> bool {
+        self.patterns.is_empty() && self.case_factories.is_empty()
+    }
+}
+
+/// A compiled-region root and why it is one.
+#[derive(Clone, Debug)]
+pub struct Root {
+    pub func: FuncRef,
+    pub reason: String,
+}
+
+/// The project functions a call from a file resolves to, shared by the closure's rounds (name
+/// resolution is the costly part of linking a large tree).
+type CalleeCache<'a> = HashMap<(FileId, &'a Sym), Vec<FuncRef>>;
 
 enum Target {
     Function(FuncRef),
@@ -37,10 +103,27 @@ pub struct Project<'a> {
     module_classes: HashSet<ClassRef>,
     subclasses: HashMap<ClassRef, Vec<ClassRef>>,
     pub in_region: HashSet<FuncRef>,
+    pub roots: Vec<Root>,
+    root_funcs: HashSet<FuncRef>,
+    /// With roots: per traced function, its `flag=False`-style parameters that no traced call
+    /// passes (a root is called with its input only, so its `*args`/`**kwargs` are empty).
+    flags_pinned: HashMap<FuncRef, HashSet<String>>,
+    region_source: &'a RegionSource,
+    /// With configured roots, a traced Module method reaches its submodules' forwards (without,
+    /// every forward is a root already and the expansion would only cost time).
+    expand_submodules: bool,
+    /// With configured roots: the classes that can be a receiver (instantiated somewhere in the
+    /// project, or named by a root). `self.m()` reaches a subclass's override only in those —
+    /// a class nobody builds (transformers' `modular_*.py` sources) cannot be `self`.
+    live_classes: Option<HashSet<ClassRef>>,
 }
 
 impl<'a> Project<'a> {
-    pub fn link(files: &'a [FileSummary]) -> Project<'a> {
+    pub fn link(
+        files: &'a [FileSummary],
+        region_source: &'a RegionSource,
+        root_spec: &RootSpec,
+    ) -> Project<'a> {
         let mut modules: HashMap<&str, Vec<FileId>> = HashMap::new();
         for (id, file) in files.iter().enumerate() {
             modules
@@ -54,9 +137,44 @@ impl<'a> Project<'a> {
             module_classes: HashSet::new(),
             subclasses: HashMap::new(),
             in_region: HashSet::new(),
+            roots: Vec::new(),
+            root_funcs: HashSet::new(),
+            flags_pinned: HashMap::new(),
+            region_source,
+            expand_submodules: !root_spec.is_empty(),
+            live_classes: None,
         };
         project.find_module_classes();
-        project.compute_regions();
+        if !root_spec.is_empty() {
+            project.live_classes = Some(HashSet::new());
+        }
+        project.find_roots(root_spec);
+        let mut callees = CalleeCache::new();
+        project.root_funcs = project.roots.iter().map(|r| r.func).collect();
+        project.in_region = project.closure(project.roots.iter().map(|r| r.func), &mut callees);
+        // With roots, a class is live when a root names it or traced code builds it (more live
+        // classes reach more overrides), and a `profile=False` flag no traced call passes is
+        // False (fewer calls are traced): repeat until nothing changes (2–3 rounds).
+        // Only with roots: without, every forward is a root, the root-input assumption is weak,
+        // and a round costs ~0.15 s of CPU on transformers (the scan budget is 0.6x ruff).
+        let rounds = if project.live_classes.is_some() { 6 } else { 0 };
+        for _ in 0..rounds {
+            let grown = project
+                .live_classes
+                .as_ref()
+                .map(|live| project.instantiated_by(&project.in_region, live));
+            let pinned = project.flags_at_default();
+            let live_same = match (&grown, &project.live_classes) {
+                (Some(grown), Some(live)) => grown.len() == live.len(),
+                _ => true,
+            };
+            if live_same && pinned == project.flags_pinned {
+                break;
+            }
+            project.live_classes = grown;
+            project.flags_pinned = pinned;
+            project.in_region = project.closure(project.roots.iter().map(|r| r.func), &mut callees);
+        }
         project
     }
 
@@ -192,8 +310,12 @@ impl<'a> Project<'a> {
                 continue;
             }
             let file = &self.files[sub.0 as usize];
+            let live = self
+                .live_classes
+                .as_ref()
+                .is_none_or(|live| live.contains(&sub));
             let qual = format!("{}.{name}", file.classes[sub.1 as usize].qualname);
-            if let Some(&idx) = file.function_by_name.get(&qual) {
+            if live && let Some(&idx) = file.function_by_name.get(&qual) {
                 found.push((sub.0, idx));
             }
             queue.extend(self.subclasses.get(&sub).into_iter().flatten().copied());
@@ -203,6 +325,102 @@ impl<'a> Project<'a> {
 
     // ----- classes and regions --------------------------------------------------------------
 
+    /// For each function traced calls reach, the flag parameters none of those calls passes.
+    fn flags_at_default(&self) -> HashMap<FuncRef, HashSet<String>> {
+        // Only calls that can reach a function with flags matter: filter by the called name
+        // before resolving (resolution is the costly part on large trees).
+        let flagged_names: HashSet<&str> = self
+            .files
+            .iter()
+            .flat_map(|file| file.functions.iter())
+            .filter(|f| !f.flag_params.is_empty())
+            .map(|f| f.name.as_str())
+            .collect();
+        let mut passed: HashMap<FuncRef, HashSet<String>> = HashMap::new();
+        for &caller in &self.in_region {
+            let info = &self.files[caller.0 as usize].functions[caller.1 as usize];
+            let caller_is_root = self.root_funcs.contains(&caller);
+            for call in &info.calls {
+                if !flagged_names.contains(call.sym.last_segment()) {
+                    continue;
+                }
+                if !call.path.is_empty() && self.eager_only(caller.0, caller.1, &call.path) {
+                    continue;
+                }
+                // A root's own `*args` / `**kwargs` are empty: it is called with its input.
+                let spread_is_empty = |spread: &Option<String>, own: &Option<String>| match spread {
+                    None => true,
+                    Some(name) => caller_is_root && own.as_deref() == Some(name.as_str()),
+                };
+                let star_empty = spread_is_empty(&call.args.star, &info.vararg);
+                let double_star_empty = spread_is_empty(&call.args.double_star, &info.kwarg);
+                for target in self.resolve_sym(&call.sym, caller.0) {
+                    let Target::Function(callee) = target else {
+                        continue;
+                    };
+                    let flags =
+                        &self.files[callee.0 as usize].functions[callee.1 as usize].flag_params;
+                    // Passing the caller's own flag that is still at its default passes nothing.
+                    let passes = |value: &Option<String>| match value {
+                        Some(variable) => !self
+                            .flags_pinned
+                            .get(&caller)
+                            .is_some_and(|pinned| pinned.contains(variable)),
+                        None => true,
+                    };
+                    let entry = passed.entry(callee).or_default();
+                    for (name, position) in flags {
+                        let by_position = position.is_some_and(|p| {
+                            !star_empty || call.args.positional.get(p as usize).is_some_and(passes)
+                        });
+                        let by_keyword = !double_star_empty
+                            || call
+                                .args
+                                .keywords
+                                .iter()
+                                .any(|(keyword, value)| keyword == name && passes(value));
+                        if by_position || by_keyword {
+                            entry.insert(name.clone());
+                        }
+                    }
+                }
+            }
+        }
+        passed
+            .into_iter()
+            .filter(|(callee, _)| !self.root_funcs.contains(callee))
+            .map(|(callee, passed)| {
+                let flags = &self.files[callee.0 as usize].functions[callee.1 as usize].flag_params;
+                let pinned: HashSet<String> = flags
+                    .iter()
+                    .map(|(name, _)| name.clone())
+                    .filter(|name| !passed.contains(name))
+                    .collect();
+                (callee, pinned)
+            })
+            .filter(|(_, pinned)| !pinned.is_empty())
+            .collect()
+    }
+
+    /// `live` plus every project class the given functions call (instantiate).
+    fn instantiated_by(
+        &self,
+        functions: &HashSet<FuncRef>,
+        live: &HashSet<ClassRef>,
+    ) -> HashSet<ClassRef> {
+        let mut grown = live.clone();
+        for &(file, idx) in functions {
+            for call in &self.files[file as usize].functions[idx as usize].calls {
+                for target in self.resolve_sym(&call.sym, file) {
+                    if let Target::Class(class) = target {
+                        grown.insert(class);
+                    }
+                }
+            }
+        }
+        grown
+    }
+
     fn find_module_classes(&mut self) {
         let mut direct: Vec<ClassRef> = Vec::new();
         let mut subclasses: HashMap<ClassRef, Vec<ClassRef>> = HashMap::new();
@@ -211,7 +429,7 @@ impl<'a> Project<'a> {
                 let me = (file_id as FileId, class_idx as u32);
                 for base in &class.bases {
                     if let Sym::Dotted(dotted) = base
-                        && is_external_module_base(dotted)
+                        && TORCH.is_module_base(dotted)
                     {
                         direct.push(me);
                     }
@@ -232,54 +450,280 @@ impl<'a> Project<'a> {
         self.subclasses = subclasses;
     }
 
-    fn compute_regions(&mut self) {
-        let mut roots: Vec<FuncRef> = Vec::new();
+    fn find_roots(&mut self, spec: &RootSpec) {
+        let mut roots: Vec<Root> = Vec::new();
+        let mut seen: HashSet<FuncRef> = HashSet::new();
+        let mut add = |func: FuncRef, reason: String, roots: &mut Vec<Root>| {
+            if seen.insert(func) {
+                roots.push(Root { func, reason });
+            }
+        };
         for (file_id, file) in self.files.iter().enumerate() {
             let file_id = file_id as FileId;
             for (idx, function) in file.functions.iter().enumerate() {
                 if function.compile_decorated {
-                    roots.push((file_id, idx as FuncIdx));
-                }
-                if function.name == "forward"
-                    && let Some(class) = &function.class
-                    && let Some(&class_idx) = file.class_by_name.get(class)
-                    && self.module_classes.contains(&(file_id, class_idx))
-                {
-                    roots.push((file_id, idx as FuncIdx));
+                    add(
+                        (file_id, idx as FuncIdx),
+                        "@torch.compile".to_owned(),
+                        &mut roots,
+                    );
                 }
             }
-            for (_, sym) in &file.compile_roots {
-                for target in self.resolve_sym(sym, file_id) {
-                    match target {
-                        Target::Function(func) => roots.push(func),
+            for target in &file.compile_roots {
+                let (resolved, via) = self.resolve_compile_target(&target.sym, file_id);
+                for target_ref in resolved {
+                    let reason = format!(
+                        "{} in {}",
+                        match target.form {
+                            CompileForm::TorchCompile => "torch.compile(...)",
+                            CompileForm::ModuleMethod => ".compile()",
+                        },
+                        file.module
+                    ) + via;
+                    match target_ref {
+                        Target::Function(func) if target.form == CompileForm::TorchCompile => {
+                            add(func, reason, &mut roots)
+                        }
                         Target::Class(class) => {
+                            if let Some(live) = &mut self.live_classes {
+                                live.insert(class);
+                            }
                             if let Some(forward) = self.lookup_method(class, "forward", 0) {
-                                roots.push(forward);
+                                add(forward, reason, &mut roots);
                             }
                         }
-                        Target::PredicateAlias(..) => {}
+                        _ => {}
                     }
                 }
             }
         }
-        let mut queue: VecDeque<FuncRef> = roots.into();
+        if spec.is_empty() {
+            // No roots configured: every nn.Module's forward may be compiled.
+            for (file_id, file) in self.files.iter().enumerate() {
+                let file_id = file_id as FileId;
+                for (idx, function) in file.functions.iter().enumerate() {
+                    if function.name == "forward"
+                        && let Some(class) = &function.class
+                        && let Some(&class_idx) = file.class_by_name.get(class)
+                        && self.module_classes.contains(&(file_id, class_idx))
+                    {
+                        add(
+                            (file_id, idx as FuncIdx),
+                            "nn.Module forward (no roots configured)".to_owned(),
+                            &mut roots,
+                        );
+                    }
+                }
+            }
+        }
+        for pattern in &spec.patterns {
+            for (file_id, file) in self.files.iter().enumerate() {
+                let file_id = file_id as FileId;
+                let module_matches = pattern.matches(&file.module);
+                for (class_idx, class) in file.classes.iter().enumerate() {
+                    let class_ref = (file_id, class_idx as u32);
+                    if !self.module_classes.contains(&class_ref) {
+                        continue;
+                    }
+                    let matched = (module_matches && !class.qualname.contains('.'))
+                        || pattern.matches(&format!("{}.{}", file.module, class.qualname));
+                    if matched && let Some(live) = &mut self.live_classes {
+                        live.insert(class_ref);
+                    }
+                    if matched && let Some(forward) = self.lookup_method(class_ref, "forward", 0) {
+                        add(forward, format!("--roots {}", pattern.text), &mut roots);
+                    }
+                }
+                if !pattern.names_functions() {
+                    continue;
+                }
+                for (qualname, &idx) in &file.function_by_name {
+                    if pattern.matches(&format!("{}.{qualname}", file.module)) {
+                        add(
+                            (file_id, idx),
+                            format!("--roots {}", pattern.text),
+                            &mut roots,
+                        );
+                    }
+                }
+            }
+        }
+        for (path, factory) in &spec.case_factories {
+            for (file_id, file) in self.files.iter().enumerate() {
+                if &file.path != path {
+                    continue;
+                }
+                let file_id = file_id as FileId;
+                for (idx, function) in file.functions.iter().enumerate() {
+                    let wanted = function.class.is_none()
+                        && match factory {
+                            Some(name) => &function.name == name,
+                            None => function.name.starts_with("case_"),
+                        };
+                    if !wanted {
+                        continue;
+                    }
+                    let reason = format!("check case {}::{}", file.module, function.name);
+                    for (class, forward) in self.modules_built_by((file_id, idx as FuncIdx), 3) {
+                        if let Some(live) = &mut self.live_classes {
+                            live.insert(class);
+                        }
+                        add(forward, reason.clone(), &mut roots);
+                    }
+                }
+            }
+        }
+        self.roots = roots;
+    }
+
+    /// The `forward`s of the nn.Modules a factory instantiates, itself or through the project
+    /// functions it calls, up to `max_depth` calls deep (`build_model("nano")` → `Detector(...)`).
+    fn modules_built_by(&self, factory: FuncRef, max_depth: u32) -> Vec<(ClassRef, FuncRef)> {
+        let mut out = Vec::new();
+        let mut queue: VecDeque<(FuncRef, u32)> = VecDeque::from([(factory, 0)]);
         let mut visited: HashSet<FuncRef> = HashSet::new();
-        while let Some(func) = queue.pop_front() {
+        while let Some((func, depth)) = queue.pop_front() {
+            if !visited.insert(func) {
+                continue;
+            }
             let info = &self.files[func.0 as usize].functions[func.1 as usize];
+            for call in &info.calls {
+                for target in self.resolve_sym(&call.sym, func.0) {
+                    match target {
+                        Target::Class(class) if self.module_classes.contains(&class) => {
+                            if let Some(forward) = self.lookup_method(class, "forward", 0) {
+                                out.push((class, forward));
+                            }
+                        }
+                        Target::Function(callee) if depth < max_depth => {
+                            queue.push_back((callee, depth + 1))
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The `forward`s of the nn.Modules `func` itself instantiates (memoized in `cache`: helpers
+    /// such as `post_init()` are called from thousands of `__init__`s).
+    fn modules_built_directly(
+        &self,
+        func: FuncRef,
+        cache: &mut HashMap<FuncRef, Vec<FuncRef>>,
+    ) -> Vec<FuncRef> {
+        if let Some(found) = cache.get(&func) {
+            return found.clone();
+        }
+        let found: Vec<FuncRef> = self
+            .modules_built_by(func, 0)
+            .into_iter()
+            .map(|(_, forward)| forward)
+            .collect();
+        cache.insert(func, found.clone());
+        found
+    }
+
+    /// What a compile target names: `self.model` typed by `self.model = Cls(...)` in the class,
+    /// else the symbol itself. The second value says how it was resolved, for `--show-roots`.
+    fn resolve_compile_target(&self, sym: &Sym, file: FileId) -> (Vec<Target>, &'static str) {
+        if let Sym::SelfAttr { class, attr } = sym
+            && let Some(typed) = self.files[file as usize]
+                .self_attr_types
+                .get(&(class.clone(), attr.clone()))
+        {
+            return (self.resolve_sym(typed, file), " (via self attribute)");
+        }
+        (self.resolve_sym(sym, file), "")
+    }
+
+    /// Every function reachable from `roots` over the call graph (`@torch.compiler.disable`
+    /// stops it; `disable(recursive=False)` skips only its own frame). With roots, a traced
+    /// method of an nn.Module also reaches the `forward` of every Module its `__init__` builds
+    /// (`self.layers = nn.ModuleList([Block() ...])`, directly or one call deep): calling a
+    /// submodule runs its forward.
+    fn closure(
+        &self,
+        roots: impl Iterator<Item = FuncRef>,
+        cache: &mut CalleeCache<'a>,
+    ) -> HashSet<FuncRef> {
+        let mut in_region = HashSet::new();
+        let mut queue: VecDeque<FuncRef> = roots.collect();
+        let mut visited: HashSet<FuncRef> = HashSet::new();
+        let mut expanded: HashSet<ClassRef> = HashSet::new();
+        let mut built: HashMap<FuncRef, Vec<FuncRef>> = HashMap::new();
+        while let Some(func) = queue.pop_front() {
+            let file = &self.files[func.0 as usize];
+            let info = &file.functions[func.1 as usize];
             if info.disabled || !visited.insert(func) {
                 continue;
             }
             if !info.disabled_frame_only {
-                self.in_region.insert(func);
+                in_region.insert(func);
             }
-            for call in &info.calls {
-                for target in self.resolve_sym(call, func.0) {
-                    if let Target::Function(callee) = target {
-                        queue.push_back(callee);
+            if self.expand_submodules
+                && let Some(class) = &info.class
+                && let Some(&class_idx) = file.class_by_name.get(class)
+                && self.module_classes.contains(&(func.0, class_idx))
+                && expanded.insert((func.0, class_idx))
+            {
+                // Submodules are built while constructing the model: in `__init__` and what it
+                // calls (`self._make_layer(...)`), not in `init_criterion()` called from `loss()`.
+                if let Some(&init) = file.function_by_name.get(&format!("{class}.__init__")) {
+                    let init = (func.0, init);
+                    queue.extend(self.modules_built_directly(init, &mut built));
+                    for call in &self.files[init.0 as usize].functions[init.1 as usize].calls {
+                        for target in self.resolve_sym(&call.sym, init.0) {
+                            if let Target::Function(callee) = target {
+                                queue.extend(self.modules_built_directly(callee, &mut built));
+                            }
+                        }
                     }
                 }
             }
+            for call in &info.calls {
+                // `if not is_compiling(): self.debug(x)`, `if isinstance(x, dict): return
+                // self.loss(x)`: a call Dynamo never traces does not compile its callee.
+                if !call.path.is_empty() && self.eager_only(func.0, func.1, &call.path) {
+                    continue;
+                }
+                let callees = cache.entry((func.0, &call.sym)).or_insert_with(|| {
+                    self.resolve_sym(&call.sym, func.0)
+                        .into_iter()
+                        .filter_map(|target| match target {
+                            Target::Function(callee) => Some(callee),
+                            _ => None,
+                        })
+                        .collect()
+                });
+                queue.extend(callees.iter().copied());
+            }
         }
+        in_region
+    }
+
+    /// How many functions one root reaches (itself included), for `--show-roots`.
+    pub fn reach_count(&self, root: FuncRef) -> usize {
+        self.closure(std::iter::once(root), &mut CalleeCache::new())
+            .len()
+    }
+
+    /// `module.QualName` and row of a function, for `--show-roots`.
+    pub fn describe(&self, func: FuncRef) -> (String, &Path, u32) {
+        let file = &self.files[func.0 as usize];
+        let info = &file.functions[func.1 as usize];
+        let qualname = file
+            .function_by_name
+            .iter()
+            .find(|(_, idx)| **idx == func.1)
+            .map_or(info.name.as_str(), |(name, _)| name.as_str());
+        let dotted = if file.module.is_empty() {
+            qualname.to_owned()
+        } else {
+            format!("{}.{qualname}", file.module)
+        };
+        (dotted, &file.path, info.line)
     }
 
     /// The guard formula a call to `sym` evaluates to, when it calls a project predicate.
@@ -325,7 +769,13 @@ impl<'a> Project<'a> {
                     _ => Cond::Unknown,
                 }
             }
+            // A flag parameter means something only inside its own function.
+            Cond::Atom(super::cond::Atom::FlagParam(_)) => Cond::Unknown,
             Cond::Not(inner) => Cond::Not(Box::new(self.localize_depth(inner, file, depth))),
+            Cond::Choice(a, b) => Cond::Choice(
+                Box::new(self.localize_depth(a, file, depth)),
+                Box::new(self.localize_depth(b, file, depth)),
+            ),
             Cond::And(items) => Cond::And(
                 items
                     .iter()
@@ -344,31 +794,67 @@ impl<'a> Project<'a> {
 
     // ----- deciding findings ----------------------------------------------------------------
 
-    /// Is a finding with this guard path unreachable while Dynamo traces (eager-only code)?
-    fn eager_only(&self, file: FileId, path: &[(u32, bool)]) -> bool {
+    /// Is a finding with this path unreachable while Dynamo traces (eager-only or failure-only
+    /// code)?
+    fn eager_only(&self, file: FileId, func: FuncIdx, path: &[PathStep]) -> bool {
         let summary = &self.files[file as usize];
         let resolve = |sym: &Sym| self.predicate_formula(sym, file);
         let assume = Assumptions {
-            compiling: true,
-            is_exporting: None,
+            torch_floor: summary.torch_floor,
+            export_reading: ExportReading::FromTable,
+            input_is_tensor: summary.functions[func as usize].name == "forward"
+                && self.root_funcs.contains(&(file, func)),
+            flag_at_default: &|name: &str| {
+                self.flags_pinned
+                    .get(&(file, func))
+                    .is_some_and(|pinned| pinned.contains(name))
+            },
             resolve_call: &resolve,
         };
-        path.iter().any(|&(guard, branch)| {
-            let truth = summary.guards[guard as usize].cond.eval(&assume);
-            truth == Truth::from_bool(!branch)
+        path.iter().any(|step| match *step {
+            PathStep::Guard(guard, branch) => {
+                let truth = summary.guards[guard as usize].cond.eval(&assume);
+                let taken = match truth {
+                    Truth::True => super::summary::Branch::WhenTrue,
+                    Truth::False => super::summary::Branch::WhenFalse,
+                    Truth::Unknown => return false,
+                };
+                taken != branch
+            }
+            PathStep::AfterException | PathStep::FailureOnly => true,
         })
     }
 
-    fn is_traced(&self, file: FileId, candidate: &Candidate) -> bool {
-        match candidate.func {
-            Some(func) => {
-                self.in_region.contains(&(file, func)) && !self.eager_only(file, &candidate.path)
+    /// Is the code of this finding traced by Dynamo?
+    pub fn is_traced(&self, file: FileId, candidate: &Candidate) -> bool {
+        match self.region_source {
+            RegionSource::Computed => match candidate.func {
+                Some(func) => {
+                    self.in_region.contains(&(file, func))
+                        && !self.eager_only(file, func, &candidate.path)
+                }
+                None => false,
+            },
+            RegionSource::Lines(lines) => {
+                let (first, last) = candidate.statement_rows;
+                lines
+                    .get(&self.files[file as usize].path)
+                    .is_some_and(|rows| (first..=last).any(|row| rows.contains(&row)))
             }
-            None => false,
         }
     }
 
-    /// The findings of one file that survive linking, plus CR002 findings on its guards.
+    /// Is a guard at `row` of function `func` in traced code?
+    pub fn guard_traced(&self, file: FileId, func: FuncIdx, row: u32) -> bool {
+        match self.region_source {
+            RegionSource::Computed => self.in_region.contains(&(file, func)),
+            RegionSource::Lines(lines) => lines
+                .get(&self.files[file as usize].path)
+                .is_some_and(|rows| rows.contains(&row)),
+        }
+    }
+
+    /// The findings of one file that survive linking (rules' project hooks add theirs separately).
     pub fn findings(&self, file: FileId) -> Vec<&Candidate> {
         let summary = &self.files[file as usize];
         summary
@@ -380,75 +866,6 @@ impl<'a> Project<'a> {
             }))
             .collect()
     }
-
-    /// CR002: guards on export/tracing predicates whose compile-time branch holds a traced break or crash.
-    pub fn export_guard_findings(&self, file: FileId) -> Vec<Candidate> {
-        let summary = &self.files[file as usize];
-        let resolve = |sym: &Sym| self.predicate_formula(sym, file);
-        let assume = Assumptions {
-            compiling: true,
-            is_exporting: Some(false),
-            resolve_call: &resolve,
-        };
-        let mut out = Vec::new();
-        for (guard_idx, guard) in summary.guards.iter().enumerate() {
-            let Some(export) = guard.cond.export_predicate(&resolve, 0) else {
-                continue;
-            };
-            let Some(func) = guard.func else { continue };
-            if !self.in_region.contains(&(file, func)) {
-                continue;
-            }
-            let taken = match guard.cond.eval(&assume) {
-                Truth::True => true,
-                Truth::False => false,
-                Truth::Unknown => continue,
-            };
-            let hazard = summary.candidates.iter().find(|c| {
-                c.breaks_or_crashes
-                    && c.path.contains(&(guard_idx as u32, taken))
-                    && self.is_traced(file, c)
-            });
-            let Some(hazard) = hazard else { continue };
-            out.push(Candidate {
-                code: rules::cr002_export_only_guard::ExportOnlyGuard::META.code,
-                message: format!(
-                    "guard tests only `{}`, which {}; then the branch with {} at line {} is traced — add `torch.compiler.is_compiling()` to the guard",
-                    export.display(),
-                    match export {
-                        super::cond::ExportPredicate::IsExporting => {
-                            "is missing before torch 2.7 (a getattr fallback returns False) and is True inside torch.compile only on newer torch (measured on 2.9, 2.11)"
-                        }
-                        _ => "is False under torch.compile",
-                    },
-                    hazard.code,
-                    hazard.location.row
-                ),
-                location: guard.location,
-                end_location: guard.end_location,
-                fix: None,
-                func: Some(func),
-                path: Vec::new(),
-                scope: Scope::CompiledRegion,
-                breaks_or_crashes: false,
-            });
-        }
-        out
-    }
-}
-
-fn is_external_module_base(dotted: &str) -> bool {
-    if EXTERNAL_MODULE_BASES.contains(&dotted) {
-        return true;
-    }
-    // torch.nn.Linear, torch.nn.Sequential, torch.nn.modules.conv.Conv2d, ...: all Modules.
-    dotted.strip_prefix("torch.nn.").is_some_and(|rest| {
-        let last = rest.rsplit('.').next().unwrap_or(rest);
-        last.starts_with(|c: char| c.is_ascii_uppercase())
-            && !matches!(last, "Parameter" | "Buffer" | "UninitializedParameter")
-            && !rest.starts_with("utils.")
-            && !rest.starts_with("parameter.")
-    })
 }
 
 fn common_prefix_len(a: &Path, b: &Path) -> usize {

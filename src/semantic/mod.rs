@@ -2,7 +2,9 @@
 //! which expressions are tensors, and — after linking all files — which functions Dynamo will trace.
 
 pub mod cond;
+pub mod data;
 pub mod link;
+pub mod model;
 pub mod summary;
 pub mod tensor;
 
@@ -18,4 +20,15 @@ pub enum Sym {
     SelfAttr { class: String, attr: String },
     /// `super().<attr>` inside a method of the class with this local qualified name.
     SuperAttr { class: String, attr: String },
+}
+
+impl Sym {
+    /// The last dotted segment of the name (what a call site calls: `f` of `pkg.mod.f`).
+    pub fn last_segment(&self) -> &str {
+        let text = match self {
+            Sym::Dotted(name) | Sym::Local(name) => name.as_str(),
+            Sym::SelfAttr { attr, .. } | Sym::SuperAttr { attr, .. } => attr.as_str(),
+        };
+        text.rsplit('.').next().unwrap_or(text)
+    }
 }

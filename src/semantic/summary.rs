@@ -17,21 +17,66 @@ pub struct FunctionInfo {
     pub name: String,
     /// Local qualified name of the class this is a method of (directly), if any.
     pub class: Option<String>,
+    /// Row of the `def`.
+    pub line: u32,
     pub compile_decorated: bool,
     /// `@torch.compiler.disable` / `@torch._dynamo.disable`: Dynamo never traces it.
     pub disabled: bool,
     /// `@torch._dynamo.disable(recursive=False)`: Dynamo skips this frame but still traces the
     /// functions it calls.
     pub disabled_frame_only: bool,
-    pub calls: Vec<Sym>,
+    pub calls: Vec<CallEdge>,
     /// When every `return` yields a guard formula, the function is a predicate with this formula.
     pub predicate: Option<Cond>,
+    /// Parameters with a literal False / None / 0 default (`profile=False`): name and position
+    /// among the positional parameters after `self` (`None` for keyword-only).
+    pub flag_params: Vec<(String, Option<u32>)>,
+    /// Names of `*args` / `**kwargs`, to tell a call that forwards them.
+    pub vararg: Option<String>,
+    pub kwarg: Option<String>,
+}
+
+/// What a call passes: positional arguments and keywords (with the name of the caller's variable
+/// when the value is a bare name, so a flag passed through stays at its default), and `*x` /
+/// `**x` spreads.
+#[derive(Debug, Default)]
+pub struct CallArgs {
+    pub positional: Box<[Option<String>]>,
+    pub keywords: Box<[(String, Option<String>)]>,
+    /// `*name` / `**name` spreads by name (`Some("")` for a spread of anything else).
+    pub star: Option<String>,
+    pub double_star: Option<String>,
+}
+
+/// A call from a function to project code, with the path (guards, exception-only) that leads to
+/// it: a call on an eager-only branch does not make its callee compiled.
+#[derive(Debug)]
+pub struct CallEdge {
+    pub sym: Sym,
+    pub path: Box<[PathStep]>,
+    pub args: CallArgs,
 }
 
 #[derive(Debug, Default)]
 pub struct ClassInfo {
     pub qualname: String,
     pub bases: Vec<Sym>,
+}
+
+/// How a compile target was named.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompileForm {
+    /// `torch.compile(x)`: `x` may be a function or a module instance.
+    TorchCompile,
+    /// `x.compile()`: `nn.Module.compile`, only a module instance counts.
+    ModuleMethod,
+}
+
+/// A `torch.compile(x)` / `x.compile()` target.
+#[derive(Clone, Debug)]
+pub struct CompileTarget {
+    pub sym: Sym,
+    pub form: CompileForm,
 }
 
 /// A guard (`if` test) recorded because its formula mentions something we understand.
@@ -43,16 +88,62 @@ pub struct Guard {
     pub end_location: Location,
 }
 
-/// One step of the guard path leading to a piece of code: guard index and the branch taken.
-pub type GuardStep = (GuardIdx, bool);
+/// Which branch of a guard the code sits in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Branch {
+    /// The test was True (the `if` body; later operands of `and`).
+    WhenTrue,
+    /// The test was False (the `else`; later operands of `or`; code after `if …: return`).
+    WhenFalse,
+}
 
-/// Whether a finding needs the linked project to decide if it is reported.
+impl Branch {
+    pub fn taken_when(truth: bool) -> Branch {
+        if truth {
+            Branch::WhenTrue
+        } else {
+            Branch::WhenFalse
+        }
+    }
+}
+
+/// One step of the path that leads to a piece of code inside its function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathStep {
+    /// Guard index and the branch taken.
+    Guard(GuardIdx, Branch),
+    /// Reached only after an exception: a handler, or code after a `try` whose body always
+    /// returns (Dynamo traces the path that does not raise).
+    AfterException,
+    /// On a failure path only: a block that ends in `raise`, an `assert` message.
+    FailureOnly,
+}
+
+/// Where a rule's findings count (declared once per rule in `declare_rule!`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
     /// Reported only when the enclosing function is traced by Dynamo and the code is not eager-only.
     CompiledRegion,
-    /// Reported wherever it is (configuration, tests, version floor).
+    /// Reported wherever it is, module level included (configuration, tests, version floor).
     Anywhere,
+}
+
+/// What a finding's code does under torch.compile (CR002 looks for these behind export guards).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hazard {
+    /// No graph break or crash (a sync, a recompile, a config or test issue).
+    NoBreak,
+    /// Dynamo breaks the graph (or skips the frame) and runs this part eagerly.
+    GraphBreak,
+    /// Tracing raises: the compile fails.
+    Crash,
+}
+
+/// A fact a finding depends on that is known only once the whole file was walked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Requirement {
+    /// Some method of `class` sets `self.<attr>` to a Python int.
+    IntAttribute { class: String, attr: String },
 }
 
 #[derive(Debug)]
@@ -61,12 +152,13 @@ pub struct Candidate {
     pub message: String,
     pub location: Location,
     pub end_location: Location,
+    /// Rows of the statement the finding is in (first, last).
+    pub statement_rows: (u32, u32),
     pub fix: Option<Fix>,
     pub func: Option<FuncIdx>,
-    pub path: Vec<GuardStep>,
+    pub path: Vec<PathStep>,
     pub scope: Scope,
-    /// This finding breaks the graph or crashes Dynamo (what CR002 looks for behind export guards).
-    pub breaks_or_crashes: bool,
+    pub hazard: Hazard,
 }
 
 #[derive(Debug, Default)]
@@ -84,11 +176,15 @@ pub struct FileSummary {
     /// Module-level names bound to a guard formula (`_is_compiling = getattr(torch.compiler, ...)`).
     pub predicate_aliases: HashMap<String, Cond>,
     /// Targets of `torch.compile(...)` calls and compile roots found in this file.
-    pub compile_roots: Vec<(Option<FuncIdx>, Sym)>,
+    pub compile_roots: Vec<CompileTarget>,
+    /// `self.<attr> = <Class>(...)` in a method: (class local qualname, attr) → the class called.
+    pub self_attr_types: HashMap<(String, String), Sym>,
     pub guards: Vec<Guard>,
     pub candidates: Vec<Candidate>,
     /// Diagnostics decided within the file (syntax errors, unreadable, too deep).
     pub file_diagnostics: Vec<Candidate>,
+    /// The project's torch floor for this file (guards read version-dependent predicates with it).
+    pub torch_floor: Option<crate::config::TorchVersion>,
     /// Row → noqa directive on that row.
     pub noqa: HashMap<u32, crate::diagnostics::Noqa>,
 }

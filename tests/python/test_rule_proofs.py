@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.util
 import logging
 import re
 import sys
@@ -307,6 +308,24 @@ def test_br001_positive_breaks_on_data_dependent_branch(code, name, case):
     torch.testing.assert_close(compiled_out, unwrap(fn)(*args))
 
 
+@pytest.mark.parametrize("case", list(load_corpus("BR001", "positive").loop_cases()))
+def test_br001_in_a_loop_body_skips_the_whole_frame(case):
+    # Dynamo cannot resume mid-loop after a data-dependent jump: no graph at all, the function
+    # runs eagerly (explain() finds 0 graphs; a break outside a loop gives 2).
+    fn, args = load_corpus("BR001", "positive").loop_cases()[case]
+    explanation = explain(fn, *args)
+    assert explanation.graph_count == 0, explanation
+    torch._dynamo.reset()
+    torch.testing.assert_close(compile_eager(fn)(*args), unwrap(fn)(*args))
+
+
+def test_br001_outside_a_loop_body_breaks_and_resumes():
+    # The contrast for the loop message: the `while` test itself and a plain `if` resume.
+    for case in ("while_norm", "if_any_and_helper_ternary"):
+        fn, args = corpus_cases("BR001", "positive")[case]
+        assert explain(fn, *args).graph_count >= 2, case
+
+
 @pytest.mark.parametrize("code,name,case", case_params("BR001", "negative"))
 def test_br001_negative_static_branches_do_not_break(code, name, case):
     fn, args = corpus_cases(code, name)[case]
@@ -329,12 +348,39 @@ def test_br001_negative_static_branches_do_not_break(code, name, case):
         ("tolist_via_module_alias", "Data dependent operator"),
         # disable(recursive=False) skips only its own frame: the callee's .tolist() is traced.
         ("callee_of_frame_only_disable", "Data dependent operator"),
+        # A host-built tensor still breaks (the message drops the sync claim).
+        ("item_of_host_tensor", "Unsupported Tensor.item() call with capture_scalar_outputs=False"),
+        ("compiled_through_self_attribute", "Unsupported Tensor.item() call"),
+        ("item_of_numpy_value", "Data dependent operator"),
+        ("item_of_host_meshgrid", "Unsupported Tensor.item() call"),
     ],
 )
 def test_sy002_host_reads_break_the_graph(case, expected_reason):
     fn, args = corpus_cases("SY002", "positive")[case]
     found = reasons(explain(fn, *args))
     assert any(expected_reason in r for r in found), found
+
+
+def test_sy002_numpy_is_traced_without_a_break():
+    # `.numpy()` needs the value on the host, but Dynamo traces it (numpy becomes traced tensor
+    # ops): one graph, no break (measured on torch 2.2 and 2.11).
+    module = load_corpus("SY002", "positive").ExportScores()
+    explanation = explain(module, torch.rand(6))
+    assert not reasons(explanation) and explanation.graph_count == 1
+
+
+def test_roots_default_flags_are_not_traced():
+    # corpus/roots/profiled.py: called with its input only, the flag-gated reads never run.
+    spec = importlib.util.spec_from_file_location(
+        "_graphbreak_roots_profiled", REPO_ROOT / "corpus" / "roots" / "profiled.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    explanation = explain(module.ProfiledNet(), torch.randn(4, 4))
+    assert not reasons(explanation) and explanation.graph_count == 1
+    # ... and where a caller sets the flag, the read is traced and breaks.
+    found = reasons(explain(module.Augmented(), torch.randn(4, 4)))
+    assert any("Tensor.item()" in r for r in found), found
 
 
 def test_sy002_cpu_is_a_sync_not_a_break():

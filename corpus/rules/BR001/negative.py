@@ -47,6 +47,53 @@ class ShortCircuitGuard(nn.Module):
         return x * 2
 
 
+def _is_tracing():
+    # A project's own tracing helper (torchvision's `_is_tracing`): False under torch.compile.
+    return torch._C._get_tracing_state()
+
+
+def _compiling():
+    # The getattr-then-call form: `p` is torch.compiler.is_compiling where it exists.
+    p = getattr(torch.compiler, "is_compiling", None)
+    return p() if p is not None else torch._dynamo.is_compiling()
+
+
+class ScriptOrTraceOnly(nn.Module):
+    def forward(self, x):
+        if torch.jit.is_scripting() or _is_tracing():
+            # TorchScript / jit.trace path: both predicates are False under torch.compile.
+            if x.sum() > 0:
+                x = x * 2
+        if not _compiling():
+            if (x < 0).any():
+                x = x.abs()
+        return x + 1
+
+
+class FallbackAfterFailure(nn.Module):
+    def forward(self, x):
+        try:
+            return x * 3
+        except RuntimeError:
+            # Reached only after an exception (e.g. out of memory): Dynamo traces the `try` path.
+            if x.sum() > 0:
+                x = x / 2
+        # After a `try:` whose body always returns: only after an exception too.
+        if x.abs().max() > 1:
+            return x / 2
+        return x
+
+
+class FailurePathOnly(nn.Module):
+    def forward(self, x):
+        if x.shape[0] > 1000:
+            # A block that ends in `raise`: runs only when the input is already bad.
+            sign = "positive" if x.sum() > 0 else "negative"
+            raise ValueError(f"batch too large ({sign})")
+        assert x.dim() == 2, "rank " + ("ok" if (x > 0).all() else "bad")
+        return x + 1
+
+
 def train_step(model, x, y, optimizer, best_loss):
     # Training loop code: eager, so tensor branches here are fine for compile.
     loss = torch.nn.functional.mse_loss(model(x), y)
@@ -66,4 +113,7 @@ def cases():
         "static_branches_eval": (ShapeAwareBlock().eval(), (x,)),
         "eager_only_check": (EagerOnlyCheck(), (torch.randn(4),)),
         "short_circuit_guard": (ShortCircuitGuard(), (torch.randn(4),)),
+        "script_or_trace_only": (ScriptOrTraceOnly(), (torch.randn(4),)),
+        "fallback_after_failure": (FallbackAfterFailure(), (torch.randn(4),)),
+        "failure_path_only": (FailurePathOnly(), (torch.randn(2, 4),)),
     }

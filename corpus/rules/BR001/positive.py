@@ -40,6 +40,56 @@ def power_iteration(v: T.Tensor, tol: float = 1.0) -> T.Tensor:
     return v
 
 
+class HostGate(nn.Module):
+    """`torch.tensor(python_float)` lives on the host: still a data-dependent break (generic_jump
+    on torch 2.11), but no device sync — the message says so."""
+
+    def __init__(self, p: float = 0.7):
+        super().__init__()
+        self.p = p
+
+    def forward(self, x):
+        gate = torch.tensor(self.p)
+        if gate > 0.5:  # expect: BR001
+            return x * 2
+        return x
+
+
+class NonFiniteGuard(nn.Module):
+    def forward(self, x):
+        # Two tensor operands in one test: one statement, one finding (at the first operand).
+        if torch.isnan(x).any() or torch.isinf(x).any():  # expect: BR001
+            return torch.nan_to_num(x)
+        return x
+
+
+class RefineLoop(nn.Module):
+    """A data-dependent `if` inside a loop: Dynamo cannot resume mid-loop, so it skips the whole
+    frame (torch 2.2 and 2.11: explain() finds 0 graphs) — worse than one break."""
+
+    def forward(self, x):
+        for _ in range(3):
+            if x.abs().max() > 1:  # expect: BR001
+                x = x / 2
+        return x
+
+
+class WhileRefine(nn.Module):
+    def forward(self, x):
+        steps = 0
+        while steps < 3:
+            steps += 1
+            if x.sum() > 0:  # expect: BR001
+                x = x - 1
+        return x
+
+
+def loop_cases():
+    """Branches inside loop bodies: the whole frame runs eagerly."""
+    x = torch.randn(4, 8) * 4
+    return {"if_in_for_loop": (RefineLoop(), (x,)), "if_in_while_loop": (WhileRefine(), (x,))}
+
+
 def cases():
     """Entry points for the proofs: name -> (callable as written, example args)."""
     x = torch.randn(4, 8)
@@ -48,4 +98,6 @@ def cases():
         "if_local_mask_sum": (MaskedMean(), (x,)),
         "while_norm": (power_iteration, (torch.full((8,), 3.0),)),
         "ternary_in_helper": (rescale, (x,)),
+        "host_built_gate": (HostGate(), (x,)),
+        "two_operands_one_statement": (NonFiniteGuard(), (x,)),
     }

@@ -64,6 +64,13 @@ class TensorOfShape(nn.Module):
         return torch.tensor(shape_of(x)), torch.as_tensor(shape_of(x)[2:4])
 
 
+class NormalizedBySize(nn.Module):
+    def forward(self, x):
+        # Arithmetic with a size makes an ordinary tensor: torch.cat of it traces (torch 2.2, 2.11).
+        scaled = x * (x / torch._shape_as_tensor(x)[0])
+        return torch.cat((x, scaled))
+
+
 def log_batch_sizes(batch):
     # Logging helper called only from the training loop below: never traced.
     return torch.stack([torch._shape_as_tensor(t)[1:] for t in batch])
@@ -87,4 +94,5 @@ def cases():
         "early_return_compat_predicate": (EarlyReturnSizes(), (x,)),
         "disabled_helper": (DisabledHelperSizes(), (x,)),
         "tensor_of_shape": (TensorOfShape(), (x,)),
+        "normalized_by_size": (NormalizedBySize(), (x,)),
     }

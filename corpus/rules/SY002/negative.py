@@ -87,6 +87,54 @@ class GuardShapes(nn.Module):
         return y * x.min().item()
 
 
+class HostOnlyCopies(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # `.cpu()` of a tensor built on the host copies nothing.
+        offset = torch.tensor([1.0]).cpu()
+        return x + offset
+
+
+class FailureOnlyReads(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.shape[0] > 1000:
+            raise ValueError(f"batch too large: {x.sum().item()}")
+        if x.dim() != 2:
+            bad = x.shape[0]
+            detail = x.flatten().tolist()
+            torch._assert(False, f"rank != 2 ({bad}, {detail})")
+        return x * 2
+
+
+class OutOfMemoryFallback(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        try:
+            return x * 2
+        except RuntimeError as error:
+            if "out of memory" not in str(error):
+                raise
+        # Only after the exception: the chunked fallback reads sizes on the host.
+        chunks = int(x.abs().max().item()) + 1
+        return torch.cat([c * 2 for c in x.chunk(chunks)])
+
+
+class DictMeansTraining(nn.Module):
+    """ultralytics' convention: a dict input means "compute the loss" (eager, in the trainer); a
+    compiled forward gets a tensor, so the loss helpers are never traced."""
+
+    def forward(self, x, *args):
+        if isinstance(x, dict):
+            return self.loss(x)
+        if not torch.compiler.is_compiling():
+            self.log_stats(x)  # an eager-only call: its callee is not compiled either
+        return x * 2
+
+    def loss(self, batch):
+        return batch["img"].sum().item()
+
+    def log_stats(self, x):
+        print(x.max().item())
+
+
 def train_step(model, x, y, optimizer, history):
     # Training loop: host reads for logging are fine here.
     loss = torch.nn.functional.mse_loss(model(x), y)
@@ -105,4 +153,8 @@ def cases():
         "guard_shapes": (GuardShapes(), (torch.randn(4, 4),)),
         "short_circuit_reads": (ShortCircuitReads(), (torch.randn(4, 4),)),
         "frame_only_disable": (FrameOnlyStats(), (torch.randn(4, 4),)),
+        "host_only_copies": (HostOnlyCopies(), (torch.randn(4, 4),)),
+        "failure_only_reads": (FailureOnlyReads(), (torch.randn(4, 4),)),
+        "out_of_memory_fallback": (OutOfMemoryFallback(), (torch.randn(4, 4),)),
+        "dict_means_training": (DictMeansTraining(), (torch.randn(4, 4),)),
     }

@@ -7,6 +7,7 @@ capture_scalar_outputs=False"; `.tolist()` of an integer tensor: "Data dependent
 graph break on 2.11, it is a stall, not a break.
 """
 
+import numpy as np
 import torch
 import torch as T
 from torch import nn
@@ -76,6 +77,49 @@ class FrameOnlyDisabled(nn.Module):
         return counts_frame(x * 2)
 
 
+class LayerDrop(nn.Module):
+    """`.item()` of a tensor built on the host: the graph still breaks (torch 2.11: "Unsupported
+    Tensor.item() call"), but the message says there is no device sync."""
+
+    def forward(self, x):
+        keep = torch.rand(1).item()  # expect: SY002
+        return x * keep
+
+
+class RopeGrid(nn.Module):
+    """A meshgrid of host ranges is on the host too: the read breaks, no sync is claimed."""
+
+    def forward(self, x):
+        grid = torch.stack(torch.meshgrid(*[torch.arange(s) for s in x.shape[:2]], indexing="ij"))
+        return x + grid.view(-1).max().item()  # expect: SY002
+
+
+class SpecAugmentMask(nn.Module):
+    """numpy inside a compiled forward: Dynamo traces numpy as CPU tensors, so `.item()` of a numpy
+    value still breaks (torch 2.11: "Data dependent operator"); no device is involved."""
+
+    def forward(self, x):
+        epsilon = np.random.rand(1).item()  # expect: SY002
+        return x * epsilon
+
+
+def _base():
+    return nn.Module
+
+
+class HiddenModule(_base()):
+    """Derives from a base graphbreak cannot resolve: found as compiled through `self.model`."""
+
+    def forward(self, x):
+        return x * x.max().item()  # expect: SY002
+
+
+class Runner:
+    def __init__(self):
+        self.model = HiddenModule()
+        self.step = torch.compile(self.model)
+
+
 def cases():
     """Entry points runnable on CPU: name -> (callable as written, example args)."""
     scores = torch.rand(6) + 0.1
@@ -86,4 +130,8 @@ def cases():
         "float_of_tensor": (normalized, (scores,)),
         "bool_of_tensor": (gate_flag, (scores,)),
         "callee_of_frame_only_disable": (FrameOnlyDisabled(), (scores,)),
+        "item_of_host_tensor": (LayerDrop(), (scores,)),
+        "item_of_numpy_value": (SpecAugmentMask(), (scores,)),
+        "item_of_host_meshgrid": (RopeGrid(), (torch.rand(3, 4),)),
+        "compiled_through_self_attribute": (HiddenModule(), (scores,)),
     }

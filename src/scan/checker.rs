@@ -1,0 +1,530 @@
+//! Phase 2–3 of `scan`, per file and in parallel: read, parse (recovering), and walk the AST once.
+//! The walk updates the semantic model (`src/semantic/model.rs`) and is the only place that calls
+//! rules: at each node kind, every rule with a hook for it (`rules::Hooks`) runs with a read-only
+//! view of the model and reports through [`Checker::report`].
+
+use crate::diagnostics::{Edit, Fix, Noqa};
+use crate::rules::{self, RuleMeta, Scope};
+use crate::semantic::Sym;
+use crate::semantic::model::{FileContext, SemanticModel};
+use crate::semantic::summary::{Branch, Candidate, FileSummary, Hazard, PathStep, Requirement};
+use crate::source::{LineIndex, Location, read_source};
+use ruff_python_ast::token::TokenKind;
+use ruff_python_ast::visitor::{self, Visitor};
+use ruff_python_ast::{self as ast, Expr, Stmt};
+use ruff_text_size::{Ranged, TextRange, TextSize};
+use std::path::Path;
+
+/// Deeper than this, the walk stops descending and reports E003 (no real code nests this deep;
+/// generated or hostile files do, and recursion must stay bounded).
+const MAX_AST_DEPTH: u32 = 1500;
+
+/// What a rule reports: where, what, and what the code does under torch.compile.
+pub struct Finding {
+    pub range: TextRange,
+    pub message: String,
+    pub fix: Option<Fix>,
+    pub hazard: Hazard,
+    /// A fact the finding depends on that is known only at the end of the file.
+    pub requires: Option<Requirement>,
+}
+
+impl Finding {
+    pub fn new(range: TextRange, message: impl Into<String>) -> Finding {
+        Finding {
+            range,
+            message: message.into(),
+            fix: None,
+            hazard: Hazard::NoBreak,
+            requires: None,
+        }
+    }
+
+    pub fn with_fix(mut self, fix: Fix) -> Finding {
+        self.fix = Some(fix);
+        self
+    }
+
+    pub fn with_hazard(mut self, hazard: Hazard) -> Finding {
+        self.hazard = hazard;
+        self
+    }
+
+    pub fn requiring(mut self, requirement: Requirement) -> Finding {
+        self.requires = Some(requirement);
+        self
+    }
+}
+
+pub struct Checker<'a> {
+    semantic: SemanticModel<'a>,
+    candidates: Vec<Candidate>,
+    /// Findings waiting for a fact known only once the file is walked.
+    pending: Vec<(Candidate, Requirement)>,
+    depth: u32,
+    too_deep: bool,
+    /// The statement being visited (rows are computed only when a finding is reported).
+    statement: Option<&'a Stmt>,
+}
+
+pub fn analyze_path(path: &Path, ctx: &FileContext<'_>) -> FileSummary {
+    let mut summary = FileSummary {
+        path: path.to_path_buf(),
+        module: ctx.module.clone(),
+        torch_floor: ctx.torch_floor,
+        ..FileSummary::default()
+    };
+    let source = match read_source(path) {
+        Ok(source) => source,
+        Err(err) => {
+            let start = Location { row: 1, column: 1 };
+            summary.file_diagnostics.push(file_diagnostic(
+                &rules::meta::UnreadableFile::META,
+                err.to_string(),
+                start,
+                start,
+            ));
+            return summary;
+        }
+    };
+    analyze_source(&source, ctx, summary)
+}
+
+fn file_diagnostic(
+    meta: &RuleMeta,
+    message: String,
+    location: Location,
+    end_location: Location,
+) -> Candidate {
+    Candidate {
+        code: meta.code,
+        message,
+        location,
+        end_location,
+        statement_rows: (location.row, end_location.row),
+        fix: None,
+        func: None,
+        path: Vec::new(),
+        scope: meta.scope,
+        hazard: Hazard::NoBreak,
+    }
+}
+
+pub fn analyze_source(
+    source: &str,
+    ctx: &FileContext<'_>,
+    mut summary: FileSummary,
+) -> FileSummary {
+    let lines = LineIndex::new(source);
+    let parsed = ruff_python_parser::parse_unchecked_source(source, ast::PySourceType::Python);
+
+    for error in parsed.errors().iter().take(20) {
+        let location = lines.location(source, error.location.start().into());
+        let end_location = lines.location(source, error.location.end().into());
+        summary.file_diagnostics.push(file_diagnostic(
+            &rules::meta::SyntaxError::META,
+            format!("SyntaxError: {}", error.error),
+            location,
+            end_location,
+        ));
+    }
+
+    for token in parsed.tokens().iter() {
+        if token.kind() == TokenKind::Comment {
+            let range = token.range();
+            let text = &source[range];
+            if let Some(noqa) = Noqa::parse(text) {
+                let row = lines.line_of(range.start().into()) as u32 + 1;
+                summary.noqa.insert(row, noqa);
+            }
+        }
+    }
+
+    let module = parsed.syntax();
+    let mut checker = Checker {
+        semantic: SemanticModel::new(source, &lines, ctx, summary),
+        candidates: Vec::new(),
+        pending: Vec::new(),
+        depth: 0,
+        too_deep: false,
+        statement: None,
+    };
+    checker.semantic.collect_module_bindings(&module.body);
+    checker.visit_body(&module.body);
+    let too_deep = checker.too_deep;
+    let summary = checker.finish();
+    // A pathologically deep tree would overflow the stack in its recursive destructor; leak it
+    // instead (the process is short-lived and the size is bounded by the file).
+    if too_deep {
+        std::mem::forget(parsed);
+    }
+    summary
+}
+
+impl<'a> Checker<'a> {
+    /// The semantic model, read-only: what rules consult.
+    pub fn semantic(&self) -> &SemanticModel<'a> {
+        &self.semantic
+    }
+
+    pub fn edit(&self, range: TextRange, content: impl Into<String>) -> Edit {
+        self.semantic.edit(range, content)
+    }
+
+    /// Records a finding of `meta`'s rule at the current place (its function, guard path and
+    /// statement). A rule scoped to compiled regions reports nothing outside functions: module
+    /// and class bodies run once at import, Dynamo never traces them.
+    pub fn report(&mut self, meta: &'static RuleMeta, finding: Finding) {
+        let func = self.semantic.current_function();
+        if meta.scope == Scope::CompiledRegion && func.is_none() {
+            return;
+        }
+        let candidate = Candidate {
+            code: meta.code,
+            message: finding.message,
+            location: self.semantic.location(finding.range.start().into()),
+            end_location: self.semantic.location(finding.range.end().into()),
+            statement_rows: self.statement.map_or_else(
+                || {
+                    let row = self.row(finding.range.start());
+                    (row, row)
+                },
+                |stmt| self.statement_rows_of(stmt),
+            ),
+            fix: finding.fix,
+            func,
+            path: self.semantic.path().to_vec(),
+            scope: meta.scope,
+            hazard: finding.hazard,
+        };
+        match finding.requires {
+            Some(requirement) => self.pending.push((candidate, requirement)),
+            None => self.candidates.push(candidate),
+        }
+    }
+
+    fn finish(self) -> FileSummary {
+        let Checker {
+            semantic,
+            mut candidates,
+            pending,
+            ..
+        } = self;
+        for (candidate, requirement) in pending {
+            let holds = match &requirement {
+                Requirement::IntAttribute { class, attr } => semantic.is_int_attribute(class, attr),
+            };
+            if holds {
+                candidates.push(candidate);
+            }
+        }
+        let mut summary = semantic.finish();
+        summary.candidates = candidates;
+        summary
+    }
+
+    fn report_too_deep(&mut self, range: TextRange) {
+        if self.too_deep {
+            return;
+        }
+        self.too_deep = true;
+        let location = self.semantic.location(range.start().into());
+        self.semantic
+            .summary_mut()
+            .file_diagnostics
+            .push(file_diagnostic(
+                &rules::meta::TooDeeplyNested::META,
+                format!(
+                    "code nests more than {MAX_AST_DEPTH} levels deep; the rest of this construct was not analyzed"
+                ),
+                location,
+                location,
+            ));
+    }
+
+    fn row(&self, offset: TextSize) -> u32 {
+        self.semantic.location(offset.into()).row
+    }
+
+    /// The rows a finding inside `stmt` is attributed to: the whole statement for simple ones,
+    /// the header (up to the end of its test / iterable / items) for compound ones.
+    fn statement_rows_of(&self, stmt: &Stmt) -> (u32, u32) {
+        let header_end = match stmt {
+            Stmt::If(s) => s.test.end(),
+            Stmt::While(s) => s.test.end(),
+            Stmt::For(s) => s.iter.end(),
+            Stmt::With(s) => s.items.last().map_or(s.start(), Ranged::end),
+            Stmt::Match(s) => s.subject.end(),
+            Stmt::Try(s) => s.start(),
+            Stmt::FunctionDef(s) => s.parameters.end(),
+            Stmt::ClassDef(s) => s.arguments.as_ref().map_or(s.name.end(), |a| a.end()),
+            other => other.end(),
+        };
+        (self.row(stmt.start()), self.row(header_end))
+    }
+
+    /// Walks the operands of a branch test the way Python evaluates them (`and`/`or` short-circuit,
+    /// `not`), guarding later operands by earlier ones, and hands each leaf to the rules.
+    fn visit_truth_test(&mut self, test: &'a Expr) {
+        self.visit_truth_test_depth(test, 0);
+    }
+
+    fn visit_truth_test_depth(&mut self, test: &'a Expr, depth: u32) {
+        if depth > 48 {
+            return;
+        }
+        match test {
+            Expr::BoolOp(boolop) => {
+                let branch = Branch::taken_when(boolop.op == ast::BoolOp::And);
+                let mark = self.semantic.mark();
+                for value in &boolop.values {
+                    self.visit_truth_test_depth(value, depth + 1);
+                    self.semantic.enter_guard(value, branch);
+                }
+                self.semantic.restore(mark);
+            }
+            Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => {
+                self.visit_truth_test_depth(&unary.operand, depth + 1)
+            }
+            _ => {
+                for rule in rules::ALL {
+                    if let Some(hook) = rule.hooks.truth_test {
+                        hook(self, test);
+                    }
+                }
+            }
+        }
+    }
+
+    fn visit_if(&mut self, stmt_if: &'a ast::StmtIf) {
+        let mark = self.semantic.mark();
+        self.visit_truth_test(&stmt_if.test);
+        self.visit_expr(&stmt_if.test);
+        let guard = self.semantic.enter_guard(&stmt_if.test, Branch::WhenTrue);
+        self.visit_body(&stmt_if.body);
+        if let Some(g) = guard {
+            self.semantic.pop_step();
+            self.semantic
+                .push_step(PathStep::Guard(g, Branch::WhenFalse));
+        }
+        for clause in &stmt_if.elif_else_clauses {
+            match &clause.test {
+                Some(test) => {
+                    self.visit_truth_test(test);
+                    self.visit_expr(test);
+                    let clause_guard = self.semantic.enter_guard(test, Branch::WhenTrue);
+                    self.visit_body(&clause.body);
+                    if let Some(g) = clause_guard {
+                        self.semantic.pop_step();
+                        self.semantic
+                            .push_step(PathStep::Guard(g, Branch::WhenFalse));
+                    }
+                }
+                None => self.visit_body(&clause.body),
+            }
+        }
+        self.semantic.restore(mark);
+        self.semantic.set_last_if_guard(guard, stmt_if);
+    }
+
+    fn visit_try(&mut self, stmt_try: &'a ast::StmtTry) {
+        let handlers = SemanticModel::try_handlers(stmt_try);
+        self.semantic.enter_try_body(handlers);
+        self.visit_body(&stmt_try.body);
+        self.semantic.leave_try_body(handlers);
+        for handler in &stmt_try.handlers {
+            let ast::ExceptHandler::ExceptHandler(handler) = handler;
+            if let Some(kind) = &handler.type_ {
+                self.visit_expr(kind);
+            }
+            // Dynamo traces the path that does not raise: a handler runs only after an exception.
+            self.semantic.push_step(PathStep::AfterException);
+            self.visit_body(&handler.body);
+            self.semantic.pop_step();
+        }
+        self.visit_body(&stmt_try.orelse);
+        self.visit_body(&stmt_try.finalbody);
+    }
+}
+
+impl<'a> Visitor<'a> for Checker<'a> {
+    fn visit_body(&mut self, body: &'a [Stmt]) {
+        let mark = self.semantic.mark();
+        // A block that ends in `raise` (or `torch._assert(False, ...)`) is a failure path:
+        // `raise ValueError(f"{x.item()}")` and what leads to it run only when something already
+        // went wrong.
+        if self.semantic.ends_in_failure(body) {
+            self.semantic.push_step(PathStep::FailureOnly);
+        }
+        for stmt in body {
+            self.visit_stmt(stmt);
+            self.semantic.after_statement(stmt);
+        }
+        self.semantic.restore(mark);
+    }
+
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        self.depth += 1;
+        if self.depth > MAX_AST_DEPTH {
+            self.report_too_deep(stmt.range());
+            self.depth -= 1;
+            return;
+        }
+        self.semantic.clear_last_if_guard();
+        let saved_statement = self.statement.replace(stmt);
+        for rule in rules::ALL {
+            if let Some(hook) = rule.hooks.statement {
+                hook(self, stmt);
+            }
+        }
+        match stmt {
+            Stmt::FunctionDef(def) => {
+                for decorator in &def.decorator_list {
+                    self.visit_expr(&decorator.expression);
+                }
+                for param in def.parameters.iter_non_variadic_params() {
+                    if let Some(default) = &param.default {
+                        self.visit_expr(default);
+                    }
+                }
+                let scope = self.semantic.enter_function(def);
+                self.visit_body(&def.body);
+                self.semantic.leave_function(scope, def);
+            }
+            Stmt::ClassDef(class) => {
+                for decorator in &class.decorator_list {
+                    self.visit_expr(&decorator.expression);
+                }
+                if let Some(arguments) = &class.arguments {
+                    for base in arguments.args.iter() {
+                        self.visit_expr(base);
+                    }
+                }
+                self.semantic.enter_class(class);
+                self.visit_body(&class.body);
+                self.semantic.leave_class();
+            }
+            Stmt::If(stmt_if) => self.visit_if(stmt_if),
+            Stmt::While(stmt_while) => {
+                // The test itself breaks and resumes (measured: 2 graphs); a break in the body
+                // cannot resume mid-loop.
+                self.visit_truth_test(&stmt_while.test);
+                self.visit_expr(&stmt_while.test);
+                self.semantic.enter_loop();
+                self.visit_body(&stmt_while.body);
+                self.semantic.leave_loop();
+                self.visit_body(&stmt_while.orelse);
+            }
+            Stmt::For(stmt_for) => {
+                self.visit_expr(&stmt_for.iter);
+                self.visit_expr(&stmt_for.target);
+                self.semantic.enter_loop();
+                self.visit_body(&stmt_for.body);
+                self.semantic.leave_loop();
+                self.visit_body(&stmt_for.orelse);
+            }
+            Stmt::Import(import) => self.semantic.bind_import(import),
+            Stmt::ImportFrom(import) => self.semantic.bind_import_from(import),
+            Stmt::Assign(assign) => {
+                for target in &assign.targets {
+                    self.semantic.note_self_assignment(target, &assign.value);
+                }
+                visitor::walk_stmt(self, stmt);
+                let targets: Vec<&Expr> = assign.targets.iter().collect();
+                self.semantic.bind_assignment(&targets, &assign.value);
+            }
+            Stmt::AnnAssign(assign) => {
+                visitor::walk_stmt(self, stmt);
+                if let Some(value) = &assign.value {
+                    self.semantic.bind_assignment(&[&assign.target], value);
+                }
+            }
+            Stmt::Try(stmt_try) => self.visit_try(stmt_try),
+            Stmt::Assert(assert) => {
+                self.visit_expr(&assert.test);
+                if let Some(message) = &assert.msg {
+                    // The message is evaluated only when the assertion fails.
+                    let mark = self.semantic.mark();
+                    self.semantic.push_step(PathStep::FailureOnly);
+                    self.visit_expr(message);
+                    self.semantic.restore(mark);
+                }
+            }
+            _ => visitor::walk_stmt(self, stmt),
+        }
+        self.statement = saved_statement;
+        self.depth -= 1;
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        self.depth += 1;
+        if self.depth > MAX_AST_DEPTH {
+            self.report_too_deep(expr.range());
+            self.depth -= 1;
+            return;
+        }
+        match expr {
+            Expr::Call(call) => {
+                // Resolve the callee once; every rule that matches on it shares the answer.
+                let callee = self.semantic.resolve(&call.func);
+                let qualified = match &callee {
+                    Some(Sym::Dotted(qualified)) => Some(qualified.as_str()),
+                    _ => None,
+                };
+                for rule in rules::ALL {
+                    if let Some(hook) = rule.hooks.call {
+                        hook(self, call, qualified);
+                    }
+                }
+                self.semantic.record_call(call, callee.as_ref());
+            }
+            Expr::Attribute(attribute) => {
+                for rule in rules::ALL {
+                    if let Some(hook) = rule.hooks.attribute {
+                        hook(self, attribute);
+                    }
+                }
+            }
+            Expr::If(if_expr) => {
+                self.visit_truth_test(&if_expr.test);
+                // `torch.compiler.x() if hasattr(torch.compiler, "x") else ...`: the body is probed.
+                // `x if is_compiling() else x.item()`: each side is guarded like an if/else.
+                self.visit_expr(&if_expr.test);
+                let mark = self.semantic.mark();
+                self.semantic.push_probes(&if_expr.test);
+                self.semantic.enter_guard(&if_expr.test, Branch::WhenTrue);
+                self.visit_expr(&if_expr.body);
+                self.semantic.restore(mark);
+                self.semantic.enter_guard(&if_expr.test, Branch::WhenFalse);
+                self.visit_expr(&if_expr.orelse);
+                self.semantic.restore(mark);
+                self.depth -= 1;
+                return;
+            }
+            Expr::BoolOp(boolop) => {
+                // Short-circuit: in `a and b`, `b` runs only when `a` is True (in `a or b`, only when
+                // it is False), so earlier operands guard later ones for every rule —
+                // `not is_compiling() and x.item() > 0` never reads under Dynamo — and
+                // `hasattr(torch.compiler, "x") and torch.compiler.x()` is a probe.
+                let and = boolop.op == ast::BoolOp::And;
+                let mark = self.semantic.mark();
+                for value in &boolop.values {
+                    self.visit_expr(value);
+                    if and {
+                        self.semantic.push_probes(value);
+                    }
+                    self.semantic.enter_guard(value, Branch::taken_when(and));
+                }
+                self.semantic.restore(mark);
+                self.depth -= 1;
+                return;
+            }
+            _ => {}
+        }
+        visitor::walk_expr(self, expr);
+        self.depth -= 1;
+    }
+
+    // Annotations never run under Dynamo and cannot hold hazards.
+    fn visit_annotation(&mut self, _expr: &'a Expr) {}
+}

@@ -1,0 +1,1419 @@
+//! The per-file semantic model: what names are bound to (imports, aliases, definitions, locals),
+//! which guard conditions and exception paths lead to the code being visited, and what one file
+//! contributes to the project (definitions, call sites, guards). It never names a rule: the
+//! checker (`src/scan/checker.rs`) drives it through one walk and hands rules a read-only view.
+
+use super::Sym;
+use super::cond::{Atom, Cond, atom_for_qualified};
+use super::data::TORCH;
+use super::summary::{
+    Branch, CallArgs, CallEdge, ClassInfo, CompileForm, CompileTarget, FileSummary, FuncIdx,
+    FunctionInfo, Guard, GuardIdx, PathStep,
+};
+use super::tensor::TensorKind;
+use facts::Follow;
+
+mod facts;
+use crate::config::TorchVersion;
+use crate::diagnostics::Edit;
+use crate::source::{LineIndex, Location};
+use ruff_python_ast::{self as ast, Expr, Stmt};
+use ruff_text_size::{Ranged, TextRange, TextSize};
+use std::collections::{HashMap, HashSet};
+
+/// Bound for the small recursive helpers (tensor-ness, guard formulas, searches in one expression).
+pub(crate) const MAX_EXPR_DEPTH: u32 = 48;
+
+/// Everything a file's analysis needs to know from outside the file.
+pub struct FileContext<'a> {
+    pub module: String,
+    pub is_package_init: bool,
+    /// Top-level module names of the project, so imports of project code become call-graph edges.
+    pub project_roots: &'a HashSet<String>,
+    pub torch_floor: Option<TorchVersion>,
+    /// Where the floor came from, for messages ("pyproject.toml: torch>=2.2").
+    pub torch_floor_origin: &'a str,
+}
+
+#[derive(Clone, Debug)]
+enum Binding {
+    Import(String),
+    Def(String),
+    Class(String),
+    Predicate(Cond),
+    /// Bound to something we don't model; shadows outer bindings.
+    Other,
+}
+
+struct Frame<'a> {
+    /// Local qualified name of the class or function.
+    qual: String,
+    kind: FrameKind,
+    bindings: HashMap<String, Binding>,
+    locals: HashMap<String, TensorKind>,
+    /// Locals holding tensors built on the host (torch.tensor(...) without device=, ...).
+    host_built: HashSet<String>,
+    /// Locals holding tensors that live on the host by construction (no device sync to read).
+    on_host: HashSet<String>,
+    /// Locals holding numpy values (never tensors).
+    numpy_values: HashSet<String>,
+    /// Locals holding lists of `_shape_as_tensor` results.
+    shape_lists: HashSet<String>,
+    /// The expression last assigned to each simple local (for rules that look through a name).
+    values: HashMap<String, &'a Expr>,
+    /// The first positional parameter after `self` (a function's input).
+    first_input: Option<String>,
+}
+
+enum FrameKind {
+    Class,
+    Function {
+        idx: FuncIdx,
+        /// Name of the first parameter of a method (`self`).
+        self_name: Option<String>,
+        class: Option<String>,
+    },
+}
+
+pub struct SemanticModel<'a> {
+    source: &'a str,
+    lines: &'a LineIndex,
+    ctx: &'a FileContext<'a>,
+    package: String,
+    module_bindings: HashMap<String, Binding>,
+    frames: Vec<Frame<'a>>,
+    path: Vec<PathStep>,
+    /// > 0 inside `try:` bodies whose handlers catch ImportError/AttributeError (feature probes).
+    feature_probe_depth: u32,
+    /// > 0 inside `try:` bodies whose handlers catch ImportError (an availability probe).
+    import_probe_depth: u32,
+    last_if_guard: Option<GuardIdx>,
+    /// `for`/`while` loops around the code, in the current function.
+    loop_depth: u32,
+    /// Attributes probed by an enclosing `hasattr(...) and ...` or conditional expression.
+    probes: Vec<String>,
+    /// `(class, attr)` pairs some method initializes to a Python int (`self.calls = 0`).
+    int_attributes: HashSet<(String, String)>,
+    /// Guard index of each recorded `if` statement, by its start offset (for early returns nested
+    /// in `with` / `try` bodies).
+    if_guards: HashMap<TextSize, GuardIdx>,
+    summary: FileSummary,
+}
+
+/// Where a saved piece of model state (guard path, probes) is restored to.
+#[derive(Clone, Copy, Debug)]
+pub struct Mark {
+    path: usize,
+    probes: usize,
+}
+
+/// What entering a function saved, for [`SemanticModel::leave_function`].
+pub struct FunctionScope {
+    idx: FuncIdx,
+    path: Vec<PathStep>,
+    feature_probe_depth: u32,
+    import_probe_depth: u32,
+    loop_depth: u32,
+}
+
+/// What the handlers of a `try` catch, for [`SemanticModel::enter_try_body`].
+#[derive(Clone, Copy, Debug)]
+pub struct TryHandlers {
+    probe_errors: bool,
+    import_failure: bool,
+}
+
+impl<'a> SemanticModel<'a> {
+    pub(crate) fn new(
+        source: &'a str,
+        lines: &'a LineIndex,
+        ctx: &'a FileContext<'a>,
+        summary: FileSummary,
+    ) -> SemanticModel<'a> {
+        let package = if ctx.is_package_init {
+            ctx.module.clone()
+        } else {
+            ctx.module
+                .rsplit_once('.')
+                .map(|(p, _)| p.to_owned())
+                .unwrap_or_default()
+        };
+        SemanticModel {
+            source,
+            lines,
+            ctx,
+            package,
+            module_bindings: HashMap::new(),
+            frames: Vec::new(),
+            path: Vec::new(),
+            feature_probe_depth: 0,
+            import_probe_depth: 0,
+            last_if_guard: None,
+            loop_depth: 0,
+            probes: Vec::new(),
+            int_attributes: HashSet::new(),
+            if_guards: HashMap::new(),
+            summary,
+        }
+    }
+
+    /// The oldest torch the project supports, if known.
+    pub fn torch_floor(&self) -> Option<TorchVersion> {
+        self.ctx.torch_floor
+    }
+
+    /// Where the torch floor came from, for messages.
+    pub fn torch_floor_origin(&self) -> &str {
+        self.ctx.torch_floor_origin
+    }
+
+    // ----- bindings -------------------------------------------------------------------------
+
+    pub(crate) fn collect_module_bindings(&mut self, body: &'a [Stmt]) {
+        for stmt in body {
+            match stmt {
+                Stmt::Import(import) => {
+                    for (name, target) in import_bindings(import) {
+                        self.module_bindings
+                            .entry(name)
+                            .or_insert(Binding::Import(target));
+                    }
+                }
+                Stmt::ImportFrom(import) => {
+                    for (name, target) in self.import_from_bindings(import) {
+                        self.module_bindings
+                            .entry(name)
+                            .or_insert(Binding::Import(target));
+                    }
+                }
+                Stmt::FunctionDef(def) => {
+                    let name = def.name.id.to_string();
+                    self.module_bindings
+                        .entry(name.clone())
+                        .or_insert(Binding::Def(name));
+                }
+                Stmt::ClassDef(class) => {
+                    let name = class.name.id.to_string();
+                    self.module_bindings
+                        .entry(name.clone())
+                        .or_insert(Binding::Class(name));
+                }
+                Stmt::Assign(assign) => {
+                    if let [Expr::Name(target)] = assign.targets.as_slice() {
+                        let binding = self.binding_for_value(&assign.value);
+                        self.module_bindings
+                            .entry(target.id.to_string())
+                            .or_insert(binding);
+                    }
+                }
+                Stmt::If(stmt_if) => {
+                    self.collect_module_bindings(&stmt_if.body);
+                    for clause in &stmt_if.elif_else_clauses {
+                        self.collect_module_bindings(&clause.body);
+                    }
+                }
+                Stmt::Try(stmt_try) => {
+                    // The try body binds first: `try: from torch.compiler import is_compiling`
+                    // wins over the fallback `def is_compiling(): return False` in the handler.
+                    self.collect_module_bindings(&stmt_try.body);
+                    for handler in &stmt_try.handlers {
+                        let ast::ExceptHandler::ExceptHandler(handler) = handler;
+                        self.collect_module_bindings(&handler.body);
+                    }
+                    self.collect_module_bindings(&stmt_try.orelse);
+                }
+                Stmt::With(with) => self.collect_module_bindings(&with.body),
+                _ => {}
+            }
+        }
+    }
+
+    /// What `name = value` binds: an alias of an import, a guard predicate, or something opaque.
+    fn binding_for_value(&self, value: &Expr) -> Binding {
+        if let Some(cond) = self.predicate_reference(value) {
+            return Binding::Predicate(cond);
+        }
+        match self.resolve(value) {
+            Some(Sym::Dotted(target)) if matches!(value, Expr::Attribute(_) | Expr::Name(_)) => {
+                Binding::Import(target)
+            }
+            _ => Binding::Other,
+        }
+    }
+
+    /// `torch.compiler.is_compiling` (uncalled) or `getattr(torch.compiler, "is_compiling", ...)`:
+    /// a reference to a guard predicate, as a formula for what calling it returns.
+    pub fn predicate_reference(&self, value: &Expr) -> Option<Cond> {
+        // `f = torch.compiler.is_compiling if hasattr(...) else torch._dynamo.is_compiling`
+        if let Expr::If(if_expr) = value {
+            let body = self.plain_predicate_reference(&if_expr.body);
+            let orelse = self.plain_predicate_reference(&if_expr.orelse);
+            return match (body, orelse) {
+                (Some(a), Some(b)) if a == b => Some(a),
+                (Some(a), Some(b)) => Some(Cond::Choice(Box::new(a), Box::new(b))),
+                _ => None,
+            };
+        }
+        self.plain_predicate_reference(value)
+    }
+
+    /// A predicate reference that is not a conditional expression.
+    fn plain_predicate_reference(&self, value: &Expr) -> Option<Cond> {
+        if let Some(qualified) = self.getattr_target(value) {
+            return atom_for_qualified(&qualified).map(Cond::Atom);
+        }
+        match self.resolve(value)? {
+            Sym::Dotted(qualified) => atom_for_qualified(&qualified).map(Cond::Atom),
+            _ => None,
+        }
+    }
+
+    /// `getattr(<dotted>, "<attr>", ...)` → `<dotted>.<attr>`.
+    pub fn getattr_target(&self, expr: &Expr) -> Option<String> {
+        let Expr::Call(call) = expr else { return None };
+        if !self.is_builtin(&call.func, "getattr") {
+            return None;
+        }
+        let [object, Expr::StringLiteral(attr), ..] = &*call.arguments.args else {
+            return None;
+        };
+        match self.resolve(object)? {
+            Sym::Dotted(base) => Some(format!("{base}.{}", attr.value.to_str())),
+            _ => None,
+        }
+    }
+
+    pub fn import_from_bindings(&self, import: &ast::StmtImportFrom) -> Vec<(String, String)> {
+        let base = self.import_from_module(import);
+        import
+            .names
+            .iter()
+            .filter(|alias| alias.name.id.as_str() != "*")
+            .map(|alias| {
+                let bound = alias.asname.as_ref().unwrap_or(&alias.name).id.to_string();
+                let target = if base.is_empty() {
+                    alias.name.id.to_string()
+                } else {
+                    format!("{base}.{}", alias.name.id)
+                };
+                (bound, target)
+            })
+            .collect()
+    }
+
+    pub fn import_from_module(&self, import: &ast::StmtImportFrom) -> String {
+        let module = import.module.as_ref().map(|m| m.id.as_str()).unwrap_or("");
+        if import.level == 0 {
+            return module.to_owned();
+        }
+        let mut parts: Vec<&str> = if self.package.is_empty() {
+            Vec::new()
+        } else {
+            self.package.split('.').collect()
+        };
+        for _ in 1..import.level {
+            parts.pop();
+        }
+        if !module.is_empty() {
+            parts.push(module);
+        }
+        parts.join(".")
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Binding> {
+        for frame in self.frames.iter().rev() {
+            if let FrameKind::Function { .. } = frame.kind {
+                if let Some(binding) = frame.bindings.get(name) {
+                    return Some(binding);
+                }
+                if frame.locals.contains_key(name) {
+                    return Some(&Binding::Other);
+                }
+            }
+        }
+        self.module_bindings.get(name)
+    }
+
+    pub fn is_builtin(&self, expr: &Expr, builtin: &str) -> bool {
+        matches!(expr, Expr::Name(name) if name.id.as_str() == builtin && self.lookup(builtin).is_none())
+    }
+
+    fn sym_of_name(&self, name: &str) -> Option<Sym> {
+        match self.lookup(name)? {
+            Binding::Import(target) => Some(Sym::Dotted(target.clone())),
+            Binding::Def(qual) | Binding::Class(qual) => Some(Sym::Local(qual.clone())),
+            Binding::Predicate(_) => Some(Sym::Local(name.to_owned())),
+            Binding::Other => None,
+        }
+    }
+
+    /// Resolves a name or attribute chain as far as this file can.
+    pub fn resolve(&self, expr: &Expr) -> Option<Sym> {
+        let mut attrs: Vec<&str> = Vec::new();
+        let mut current = expr;
+        loop {
+            match current {
+                Expr::Attribute(attribute) => {
+                    attrs.push(attribute.attr.id.as_str());
+                    current = &attribute.value;
+                }
+                Expr::Name(name) => {
+                    attrs.reverse();
+                    if let Some((self_name, class)) = self.method_context()
+                        && name.id.as_str() == self_name
+                        && !attrs.is_empty()
+                    {
+                        return Some(Sym::SelfAttr {
+                            class: class.to_owned(),
+                            attr: attrs.join("."),
+                        });
+                    }
+                    return match self.sym_of_name(name.id.as_str())? {
+                        Sym::Dotted(base) => Some(Sym::Dotted(join_dotted(&base, &attrs))),
+                        Sym::Local(base) => Some(Sym::Local(join_dotted(&base, &attrs))),
+                        other => Some(other),
+                    };
+                }
+                Expr::Call(call) if attrs.len() == 1 && self.is_builtin(&call.func, "super") => {
+                    let (_, class) = self.method_context()?;
+                    return Some(Sym::SuperAttr {
+                        class: class.to_owned(),
+                        attr: attrs[0].to_owned(),
+                    });
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// The fully qualified name of an imported symbol (`torch.stack`), if `expr` is one.
+    pub fn qualified(&self, expr: &Expr) -> Option<String> {
+        // Fast reject, before any string is built: only a chain rooted in a name bound by an
+        // import (or an alias of one) has a qualified name. `self.conv(x)`, locals and local
+        // definitions are the common case on this hot path and resolve to nothing here.
+        let mut root = expr;
+        while let Expr::Attribute(attribute) = root {
+            root = &attribute.value;
+        }
+        let Expr::Name(name) = root else {
+            return None;
+        };
+        if !matches!(self.lookup(name.id.as_str()), Some(Binding::Import(_))) {
+            return None;
+        }
+        match self.resolve(expr)? {
+            Sym::Dotted(qualified) => Some(qualified),
+            _ => None,
+        }
+    }
+
+    /// Is `name` a parameter of the current function with a falsy literal default, not
+    /// reassigned so far?
+    fn is_flag_param(&self, name: &str) -> bool {
+        let (Some(frame), Some(func)) = (self.function_frame(), self.current_function()) else {
+            return false;
+        };
+        !frame.values.contains_key(name)
+            && self.summary.functions[func as usize]
+                .flag_params
+                .iter()
+                .any(|(flag, _)| flag == name)
+    }
+
+    /// Is `name` the first input parameter of the current function (after `self`), not
+    /// reassigned so far?
+    fn is_first_input(&self, name: &str) -> bool {
+        self.function_frame().is_some_and(|frame| {
+            frame.first_input.as_deref() == Some(name) && !frame.values.contains_key(name)
+        })
+    }
+
+    /// `(self parameter name, class local qualname)` when inside a method.
+    pub fn method_context(&self) -> Option<(&str, &str)> {
+        for frame in self.frames.iter().rev() {
+            if let FrameKind::Function {
+                self_name, class, ..
+            } = &frame.kind
+                && let (Some(self_name), Some(class)) = (self_name, class)
+            {
+                return Some((self_name, class));
+            }
+        }
+        None
+    }
+
+    pub fn current_function(&self) -> Option<FuncIdx> {
+        self.frames.iter().rev().find_map(|frame| match frame.kind {
+            FrameKind::Function { idx, .. } => Some(idx),
+            FrameKind::Class => None,
+        })
+    }
+
+    pub fn in_function(&self) -> bool {
+        self.current_function().is_some()
+    }
+
+    fn function_frame_mut(&mut self) -> Option<&mut Frame<'a>> {
+        self.frames
+            .iter_mut()
+            .rev()
+            .find(|f| matches!(f.kind, FrameKind::Function { .. }))
+    }
+
+    fn function_frame(&self) -> Option<&Frame<'a>> {
+        self.frames
+            .iter()
+            .rev()
+            .find(|f| matches!(f.kind, FrameKind::Function { .. }))
+    }
+
+    pub fn is_project_dotted(&self, dotted: &str) -> bool {
+        let root = dotted.split('.').next().unwrap_or(dotted);
+        self.ctx.project_roots.contains(root)
+    }
+
+    // ----- guards ---------------------------------------------------------------------------
+
+    pub fn cond_of(&self, expr: &Expr) -> Cond {
+        // Locals are followed one hop only (`compiling = is_compiling()`), never into themselves.
+        self.cond_of_depth(expr, 0, Follow::Locals)
+    }
+
+    fn cond_of_depth(&self, expr: &Expr, depth: u32, follow: Follow) -> Cond {
+        if depth > MAX_EXPR_DEPTH {
+            return Cond::Unknown;
+        }
+        match expr {
+            Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => Cond::Not(Box::new(
+                self.cond_of_depth(&unary.operand, depth + 1, follow),
+            )),
+            Expr::BoolOp(boolop) => {
+                let items = boolop
+                    .values
+                    .iter()
+                    .map(|v| self.cond_of_depth(v, depth + 1, follow))
+                    .collect();
+                match boolop.op {
+                    ast::BoolOp::And => Cond::And(items),
+                    ast::BoolOp::Or => Cond::Or(items),
+                }
+            }
+            Expr::BooleanLiteral(literal) => Cond::Const(literal.value),
+            Expr::Call(call) => self.cond_of_call(call),
+            // `p() if p is not None else torch._dynamo.is_compiling()`: known when both sides agree.
+            Expr::If(if_expr) => {
+                let body = self.cond_of_depth(&if_expr.body, depth + 1, follow);
+                let orelse = self.cond_of_depth(&if_expr.orelse, depth + 1, follow);
+                if body == orelse {
+                    body
+                } else {
+                    Cond::Choice(Box::new(body), Box::new(orelse))
+                }
+            }
+            // `if profile:` on a `profile=False` parameter not reassigned so far.
+            Expr::Name(name) if self.is_flag_param(name.id.as_str()) => {
+                Cond::Atom(Atom::FlagParam(name.id.to_string()))
+            }
+            // `compiling = is_compiling()` … `if compiling:`
+            Expr::Name(name) if follow == Follow::Locals => {
+                match self.local_value(name.id.as_str()) {
+                    Some(value) if !matches!(value, Expr::Name(_)) => {
+                        self.cond_of_depth(value, depth + 1, Follow::NotLocals)
+                    }
+                    _ => Cond::Unknown,
+                }
+            }
+            _ => Cond::Unknown,
+        }
+    }
+
+    fn cond_of_call(&self, call: &ast::ExprCall) -> Cond {
+        // `getattr(torch.compiler, "is_compiling", lambda: False)()`
+        if let Some(qualified) = self.getattr_target(&call.func) {
+            return atom_for_qualified(&qualified).map_or(Cond::Unknown, Cond::Atom);
+        }
+        if self.is_builtin(&call.func, "isinstance") {
+            let container = |kind: &Expr| {
+                matches!(kind, Expr::Name(n)
+                    if matches!(n.id.as_str(), "dict" | "list" | "tuple" | "str")
+                        && self.lookup(n.id.as_str()).is_none())
+            };
+            if let [Expr::Name(name), kind, ..] = &*call.arguments.args
+                && self.is_first_input(name.id.as_str())
+                && match kind {
+                    Expr::Tuple(kinds) => {
+                        !kinds.elts.is_empty() && kinds.elts.iter().all(container)
+                    }
+                    other => container(other),
+                }
+            {
+                return Cond::Atom(Atom::InputIsContainer);
+            }
+            return Cond::Unknown;
+        }
+        if self.is_builtin(&call.func, "hasattr") {
+            if let [object, Expr::StringLiteral(attr), ..] = &*call.arguments.args
+                && let Some(base) = self.qualified(object)
+            {
+                return Cond::Atom(Atom::Probe(format!("{base}.{}", attr.value.to_str())));
+            }
+            return Cond::Unknown;
+        }
+        if let Expr::Name(name) = &*call.func {
+            if let Some(Binding::Predicate(cond)) = self.lookup(name.id.as_str()) {
+                return cond.clone();
+            }
+            // `p = getattr(torch.compiler, "is_compiling", None)` … `p()`
+            if let Some(value) = self.local_value(name.id.as_str())
+                && let Some(cond) = self.predicate_reference(value)
+            {
+                return cond;
+            }
+        }
+        match self.resolve(&call.func) {
+            Some(Sym::Dotted(qualified)) => {
+                if let Some(atom) = atom_for_qualified(&qualified) {
+                    Cond::Atom(atom)
+                } else if self.is_project_dotted(&qualified) {
+                    Cond::Atom(Atom::Call(Sym::Dotted(qualified)))
+                } else {
+                    Cond::Unknown
+                }
+            }
+            Some(sym) => Cond::Atom(Atom::Call(sym)),
+            None => Cond::Unknown,
+        }
+    }
+
+    fn add_guard(&mut self, test: &Expr) -> Option<GuardIdx> {
+        let cond = self.cond_of(test);
+        if !cond.is_interesting() {
+            return None;
+        }
+        let idx = self.summary.guards.len() as GuardIdx;
+        let location = self.location(test.range().start().into());
+        let end_location = self.location(test.range().end().into());
+        self.summary.guards.push(Guard {
+            cond,
+            func: self.current_function(),
+            location,
+            end_location,
+        });
+        Some(idx)
+    }
+
+    /// The current guard path and probes, to restore with [`SemanticModel::restore`].
+    pub(crate) fn mark(&self) -> Mark {
+        Mark {
+            path: self.path.len(),
+            probes: self.probes.len(),
+        }
+    }
+
+    pub(crate) fn restore(&mut self, mark: Mark) {
+        self.path.truncate(mark.path);
+        self.probes.truncate(mark.probes);
+    }
+
+    /// Records `test` as a guard (when it mentions something we understand) and enters its
+    /// `branch`; returns the guard so a caller can switch to the other branch.
+    pub(crate) fn enter_guard(&mut self, test: &Expr, branch: Branch) -> Option<GuardIdx> {
+        let guard = self.add_guard(test);
+        if let Some(g) = guard {
+            self.path.push(PathStep::Guard(g, branch));
+        }
+        guard
+    }
+
+    pub(crate) fn push_step(&mut self, step: PathStep) {
+        self.path.push(step);
+    }
+
+    pub(crate) fn pop_step(&mut self) {
+        self.path.pop();
+    }
+
+    /// The steps (guards taken, exception-only entry) that lead to the code being visited.
+    pub fn path(&self) -> &[PathStep] {
+        &self.path
+    }
+
+    /// Is `qualified` probed (`hasattr`/`getattr`) by a guard or `and`-chain around this code?
+    pub fn is_probed(&self, qualified: &str) -> bool {
+        self.probes.iter().any(|p| p == qualified)
+            || self.path.iter().any(|step| match step {
+                PathStep::Guard(g, _) => self.summary.guards[*g as usize]
+                    .cond
+                    .mentions_probe(qualified),
+                PathStep::AfterException | PathStep::FailureOnly => false,
+            })
+    }
+
+    pub(crate) fn push_probes(&mut self, test: &Expr) {
+        fn collect(cond: &Cond, out: &mut Vec<String>) {
+            match cond {
+                Cond::Atom(Atom::Probe(name)) => out.push(name.clone()),
+                Cond::And(items) => items.iter().for_each(|c| collect(c, out)),
+                _ => {}
+            }
+        }
+        let cond = self.cond_of(test);
+        collect(&cond, &mut self.probes);
+    }
+
+    // ----- emitting findings ----------------------------------------------------------------
+
+    pub fn location(&self, offset: u32) -> Location {
+        self.lines.location(self.source, offset)
+    }
+
+    pub fn edit(&self, range: TextRange, content: impl Into<String>) -> Edit {
+        Edit {
+            start: range.start().into(),
+            end: range.end().into(),
+            content: content.into(),
+            location: self.location(range.start().into()),
+            end_location: self.location(range.end().into()),
+        }
+    }
+
+    // ----- definitions ----------------------------------------------------------------------
+
+    /// Records a `def` (its decorators already visited) and enters its frame.
+    pub(crate) fn enter_function(&mut self, def: &'a ast::StmtFunctionDef) -> FunctionScope {
+        let mut compile_decorated = false;
+        let mut disabled = false;
+        let mut disabled_frame_only = false;
+        for decorator in &def.decorator_list {
+            let target = match &decorator.expression {
+                Expr::Call(call) => &*call.func,
+                other => other,
+            };
+            match self.qualified(target).as_deref() {
+                Some("torch.compile") => compile_decorated = true,
+                Some("torch.compiler.disable" | "torch._dynamo.disable") => {
+                    let recursive = match &decorator.expression {
+                        Expr::Call(call) => {
+                            call.arguments.find_keyword("recursive").map(|k| &k.value)
+                        }
+                        _ => None,
+                    };
+                    if matches!(recursive, Some(Expr::BooleanLiteral(b)) if !b.value) {
+                        disabled_frame_only = true;
+                    } else {
+                        disabled = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+
+        let name = def.name.id.to_string();
+        let (qual, class) = match self.frames.last() {
+            Some(frame) => {
+                let class = matches!(frame.kind, FrameKind::Class).then(|| frame.qual.clone());
+                (format!("{}.{name}", frame.qual), class)
+            }
+            None => (name.clone(), None),
+        };
+        let idx = self.summary.functions.len() as FuncIdx;
+        self.summary.functions.push(FunctionInfo {
+            name: name.clone(),
+            class: class.clone(),
+            compile_decorated,
+            line: self.location(def.range.start().into()).row,
+            disabled,
+            disabled_frame_only,
+            calls: Vec::new(),
+            predicate: None,
+            flag_params: Vec::new(),
+            vararg: def
+                .parameters
+                .vararg
+                .as_ref()
+                .map(|p| p.name.id.to_string()),
+            kwarg: def.parameters.kwarg.as_ref().map(|p| p.name.id.to_string()),
+        });
+        self.summary.function_by_name.insert(qual.clone(), idx);
+        if let Some(frame) = self.function_frame_mut() {
+            frame.bindings.insert(name, Binding::Def(qual.clone()));
+        }
+
+        let mut locals = HashMap::new();
+        let mut self_name = None;
+        let mut first_input = None;
+        let params = &def.parameters;
+        for (position, param) in params
+            .posonlyargs
+            .iter()
+            .chain(params.args.iter())
+            .enumerate()
+        {
+            let param_name = param.parameter.name.id.to_string();
+            if position == 0 && class.is_some() && !self.is_static(def) {
+                self_name = Some(param_name);
+                continue;
+            }
+            let kind = param
+                .parameter
+                .annotation
+                .as_deref()
+                .map_or(TensorKind::Unknown, |ann| self.annotation_kind(ann));
+            if position == usize::from(self_name.is_some()) {
+                // The input: unannotated or annotated as a tensor (a `Union[Tensor, Dict]`
+                // annotation says the dict path is real).
+                let plain = param.parameter.annotation.is_none() || kind == TensorKind::Tensor;
+                first_input = plain.then(|| param_name.clone());
+            }
+            locals.insert(param_name, kind);
+        }
+        for param in &params.kwonlyargs {
+            let kind = param
+                .parameter
+                .annotation
+                .as_deref()
+                .map_or(TensorKind::Unknown, |ann| self.annotation_kind(ann));
+            locals.insert(param.parameter.name.id.to_string(), kind);
+        }
+        for variadic in params.vararg.iter().chain(params.kwarg.iter()) {
+            locals.insert(variadic.name.id.to_string(), TensorKind::NotTensor);
+        }
+        let offset = usize::from(self_name.is_some());
+        let flag_params: Vec<(String, Option<u32>)> = params
+            .posonlyargs
+            .iter()
+            .chain(params.args.iter())
+            .enumerate()
+            .skip(offset)
+            .map(|(position, param)| (param, Some((position - offset) as u32)))
+            .chain(params.kwonlyargs.iter().map(|param| (param, None)))
+            .filter(|(param, _)| {
+                matches!(
+                    param.default.as_deref(),
+                    Some(Expr::BooleanLiteral(b)) if !b.value
+                ) || matches!(param.default.as_deref(), Some(Expr::NoneLiteral(_)))
+                    || matches!(param.default.as_deref(), Some(Expr::NumberLiteral(n))
+                        if matches!(&n.value, ast::Number::Int(i) if i.as_u8() == Some(0)))
+            })
+            .map(|(param, position)| (param.parameter.name.id.to_string(), position))
+            .collect();
+        self.summary.functions[idx as usize].flag_params = flag_params;
+
+        self.frames.push(Frame {
+            qual,
+            kind: FrameKind::Function {
+                idx,
+                self_name,
+                class,
+            },
+            bindings: HashMap::new(),
+            locals,
+            host_built: HashSet::new(),
+            on_host: HashSet::new(),
+            numpy_values: HashSet::new(),
+            shape_lists: HashSet::new(),
+            values: HashMap::new(),
+            first_input,
+        });
+        let scope = FunctionScope {
+            idx,
+            path: std::mem::take(&mut self.path),
+            feature_probe_depth: std::mem::replace(&mut self.feature_probe_depth, 0),
+            import_probe_depth: std::mem::replace(&mut self.import_probe_depth, 0),
+            loop_depth: std::mem::replace(&mut self.loop_depth, 0),
+        };
+        self.collect_nested_defs(&def.body);
+        scope
+    }
+
+    /// Leaves the frame [`SemanticModel::enter_function`] entered, once its body was visited.
+    pub(crate) fn leave_function(&mut self, scope: FunctionScope, def: &'a ast::StmtFunctionDef) {
+        self.path = scope.path;
+        self.feature_probe_depth = scope.feature_probe_depth;
+        self.import_probe_depth = scope.import_probe_depth;
+        self.loop_depth = scope.loop_depth;
+        let predicate = self.predicate_of_body(&def.body);
+        self.summary.functions[scope.idx as usize].predicate = predicate;
+        self.frames.pop();
+    }
+
+    fn is_static(&self, def: &ast::StmtFunctionDef) -> bool {
+        def.decorator_list
+            .iter()
+            .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "staticmethod"))
+    }
+
+    /// Nested `def`s are callable anywhere in the enclosing body, including before their line.
+    fn collect_nested_defs(&mut self, body: &'a [Stmt]) {
+        let Some(frame) = self.frames.last_mut() else {
+            return;
+        };
+        for stmt in body {
+            if let Stmt::FunctionDef(def) = stmt {
+                let name = def.name.id.to_string();
+                let qual = format!("{}.{name}", frame.qual);
+                frame.bindings.insert(name, Binding::Def(qual));
+            }
+        }
+    }
+
+    fn annotation_kind(&self, annotation: &Expr) -> TensorKind {
+        let text = match annotation {
+            Expr::StringLiteral(literal) => literal.value.to_str().to_owned(),
+            _ => match self.resolve(annotation) {
+                Some(Sym::Dotted(qualified)) => qualified,
+                _ => match annotation {
+                    Expr::Name(name) => name.id.to_string(),
+                    _ => return TensorKind::Unknown,
+                },
+            },
+        };
+        if TORCH.tensor_annotations.contains(text.as_str()) {
+            TensorKind::Tensor
+        } else if TORCH.host_annotations.contains(text.as_str()) {
+            TensorKind::NotTensor
+        } else {
+            TensorKind::Unknown
+        }
+    }
+
+    /// A function whose every `return` yields a guard formula is a predicate (`_is_compiling()`).
+    fn predicate_of_body(&self, body: &[Stmt]) -> Option<Cond> {
+        let mut returns = Vec::new();
+        collect_returns(body, &mut returns, 0);
+        if returns.is_empty() {
+            return None;
+        }
+        let mut conds = Vec::with_capacity(returns.len());
+        for value in returns {
+            let cond = match value {
+                Some(expr) => self.cond_of(expr),
+                None => Cond::Const(false),
+            };
+            if matches!(cond, Cond::Unknown) {
+                return None;
+            }
+            conds.push(cond);
+        }
+        if !conds.iter().any(Cond::is_interesting) {
+            return None;
+        }
+        Some(if conds.len() == 1 {
+            conds.pop().unwrap()
+        } else {
+            Cond::Or(conds)
+        })
+    }
+
+    /// Records a class (decorators and bases already visited) and enters its frame.
+    pub(crate) fn enter_class(&mut self, class: &'a ast::StmtClassDef) {
+        let mut bases = Vec::new();
+        if let Some(arguments) = &class.arguments {
+            for base in arguments.args.iter() {
+                if let Some(sym) = self.resolve(base) {
+                    bases.push(sym);
+                }
+            }
+        }
+        let name = class.name.id.to_string();
+        let qual = match self.frames.last() {
+            Some(frame) => format!("{}.{name}", frame.qual),
+            None => name.clone(),
+        };
+        let idx = self.summary.classes.len() as u32;
+        self.summary.classes.push(ClassInfo {
+            qualname: qual.clone(),
+            bases,
+        });
+        self.summary.class_by_name.insert(qual.clone(), idx);
+        if let Some(frame) = self.function_frame_mut() {
+            frame.bindings.insert(name, Binding::Class(qual.clone()));
+        }
+        self.frames.push(Frame {
+            qual,
+            kind: FrameKind::Class,
+            bindings: HashMap::new(),
+            locals: HashMap::new(),
+            host_built: HashSet::new(),
+            on_host: HashSet::new(),
+            numpy_values: HashSet::new(),
+            shape_lists: HashSet::new(),
+            values: HashMap::new(),
+            first_input: None,
+        });
+    }
+
+    pub(crate) fn leave_class(&mut self) {
+        self.frames.pop();
+    }
+
+    // ----- statements -----------------------------------------------------------------------
+
+    /// Local facts of `targets = value` (tensor-ness, host-built, shape lists, the value).
+    pub(crate) fn bind_assignment(&mut self, targets: &[&'a Expr], value: &'a Expr) {
+        // Module and class bodies keep no local facts: skip the work there.
+        if !self.in_function() {
+            return;
+        }
+        let kind = self.tensor_kind(value);
+        let host_built = self.is_host_built(value);
+        let on_host = self.is_on_host(value);
+        let numpy = self.is_numpy_value(value);
+        let shape_list = self.is_shape_tensor_sequence(value);
+        let Some(frame) = self.function_frame_mut() else {
+            return;
+        };
+        for target in targets {
+            match target {
+                Expr::Name(name) => {
+                    let name = name.id.to_string();
+                    if host_built {
+                        frame.host_built.insert(name.clone());
+                    } else {
+                        frame.host_built.remove(&name);
+                    }
+                    if on_host {
+                        frame.on_host.insert(name.clone());
+                    } else {
+                        frame.on_host.remove(&name);
+                    }
+                    if numpy {
+                        frame.numpy_values.insert(name.clone());
+                    } else {
+                        frame.numpy_values.remove(&name);
+                    }
+                    if shape_list {
+                        frame.shape_lists.insert(name.clone());
+                    } else {
+                        frame.shape_lists.remove(&name);
+                    }
+                    frame.bindings.remove(&name);
+                    frame.values.insert(name.clone(), value);
+                    frame.locals.insert(name, kind);
+                }
+                Expr::Tuple(tuple) => {
+                    for element in &tuple.elts {
+                        if let Expr::Name(name) = element {
+                            frame.bindings.remove(name.id.as_str());
+                            frame
+                                .locals
+                                .insert(name.id.to_string(), TensorKind::Unknown);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// `import a.b` / `import a.b as c` inside a function binds locally.
+    pub(crate) fn bind_import(&mut self, import: &ast::StmtImport) {
+        if !self.in_function() {
+            return;
+        }
+        let bindings = import_bindings(import);
+        if let Some(frame) = self.function_frame_mut() {
+            for (name, target) in bindings {
+                frame.bindings.insert(name, Binding::Import(target));
+            }
+        }
+    }
+
+    /// `from a import b` inside a function binds locally.
+    pub(crate) fn bind_import_from(&mut self, import: &ast::StmtImportFrom) {
+        if !self.in_function() {
+            return;
+        }
+        let bindings = self.import_from_bindings(import);
+        if let Some(frame) = self.function_frame_mut() {
+            for (name, target) in bindings {
+                frame.bindings.insert(name, Binding::Import(target));
+            }
+        }
+    }
+
+    /// What the handlers of this `try` catch.
+    pub(crate) fn try_handlers(stmt_try: &ast::StmtTry) -> TryHandlers {
+        TryHandlers {
+            probe_errors: stmt_try.handlers.iter().any(handler_catches_probe_errors),
+            import_failure: stmt_try.handlers.iter().any(catches_import_failure),
+        }
+    }
+
+    pub(crate) fn enter_try_body(&mut self, handlers: TryHandlers) {
+        self.feature_probe_depth += u32::from(handlers.probe_errors);
+        self.import_probe_depth += u32::from(handlers.import_failure);
+    }
+
+    pub(crate) fn leave_try_body(&mut self, handlers: TryHandlers) {
+        self.feature_probe_depth -= u32::from(handlers.probe_errors);
+        self.import_probe_depth -= u32::from(handlers.import_failure);
+    }
+
+    /// Inside a `try:` whose handlers catch ImportError/AttributeError (a feature probe)?
+    pub fn in_feature_probe(&self) -> bool {
+        self.feature_probe_depth > 0
+    }
+
+    pub(crate) fn enter_loop(&mut self) {
+        self.loop_depth += 1;
+    }
+
+    pub(crate) fn leave_loop(&mut self) {
+        self.loop_depth -= 1;
+    }
+
+    /// Inside a `for` / `while` loop of the current function?
+    pub fn in_loop(&self) -> bool {
+        self.loop_depth > 0
+    }
+
+    /// Does the block end on a failure: `raise`, or `torch._assert(False, ...)`?
+    pub(crate) fn ends_in_failure(&self, body: &[Stmt]) -> bool {
+        match body.last() {
+            Some(Stmt::Raise(_)) => true,
+            Some(Stmt::Expr(expr)) => match &*expr.value {
+                Expr::Call(call) => {
+                    matches!(call.arguments.args.first(), Some(Expr::BooleanLiteral(b)) if !b.value)
+                        && matches!(
+                            self.qualified(&call.func).as_deref(),
+                            Some("torch._assert" | "torch._check")
+                        )
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// Inside a `try:` whose handlers catch ImportError (an availability probe)?
+    pub fn in_import_probe(&self) -> bool {
+        self.import_probe_depth > 0
+    }
+
+    /// The guard of the `if` statement just visited, remembered for the early-return rule.
+    pub(crate) fn set_last_if_guard(&mut self, guard: Option<GuardIdx>, stmt_if: &ast::StmtIf) {
+        self.last_if_guard = guard;
+        if let Some(g) = guard {
+            self.if_guards.insert(stmt_if.range.start(), g);
+        }
+    }
+
+    pub(crate) fn clear_last_if_guard(&mut self) {
+        self.last_if_guard = None;
+    }
+
+    /// After a statement of a body: `if is_compiling(): return fast` means what follows runs only
+    /// when the test was False (also when that `if` sits in a `with` or `try` body); after a
+    /// `try:` whose body always returns, what follows runs only after an exception.
+    pub(crate) fn after_statement(&mut self, stmt: &Stmt) {
+        if let Stmt::Try(stmt_try) = stmt
+            && always_returns(&stmt_try.body)
+            && stmt_try.finalbody.is_empty()
+        {
+            self.path.push(PathStep::AfterException);
+        }
+        if let Stmt::If(stmt_if) = stmt
+            && stmt_if.elif_else_clauses.is_empty()
+            && block_terminates(&stmt_if.body)
+            && let Some(g) = self.last_if_guard
+        {
+            self.path.push(PathStep::Guard(g, Branch::WhenFalse));
+        }
+        let nested: &[Stmt] = match stmt {
+            Stmt::With(with) => &with.body,
+            Stmt::Try(stmt_try) => &stmt_try.body,
+            _ => &[],
+        };
+        for inner in nested {
+            if let Stmt::If(stmt_if) = inner
+                && stmt_if.elif_else_clauses.is_empty()
+                && matches!(stmt_if.body.last(), Some(Stmt::Return(_) | Stmt::Raise(_)))
+                && let Some(&g) = self.if_guards.get(&stmt_if.range.start())
+            {
+                self.path.push(PathStep::Guard(g, Branch::WhenFalse));
+            }
+        }
+    }
+
+    /// `self.attr = <int>` in a method: the attribute holds a Python int; `self.attr = Cls(...)`:
+    /// it holds an instance of what `Cls` names (so `torch.compile(self.attr)` resolves).
+    pub(crate) fn note_self_assignment(&mut self, target: &Expr, value: &Expr) {
+        let Some((class, attr)) = self.self_attribute(target) else {
+            return;
+        };
+        if let Expr::Call(call) = value
+            && let Some(sym) = self.resolve(&call.func)
+        {
+            self.summary.self_attr_types.insert((class, attr), sym);
+            return;
+        }
+        // Only ints: on torch 2.11 a float attribute becomes dynamic after one recompile
+        // (measured: 2 graphs for 12 calls), while an int recompiles on every call.
+        if let Expr::NumberLiteral(number) = value
+            && matches!(number.value, ast::Number::Int(_))
+        {
+            self.int_attributes.insert((class, attr));
+        }
+    }
+
+    /// `(class, attr)` when `target` is `self.attr` inside a method of `class`.
+    pub fn self_attribute(&self, target: &Expr) -> Option<(String, String)> {
+        let Expr::Attribute(attribute) = target else {
+            return None;
+        };
+        let Expr::Name(base) = &*attribute.value else {
+            return None;
+        };
+        let (self_name, class) = self.method_context()?;
+        (base.id.as_str() == self_name).then(|| (class.to_owned(), attribute.attr.id.to_string()))
+    }
+
+    /// Does some method of `class` set `self.attr` to a Python int? (Complete once the file is walked.)
+    pub fn is_int_attribute(&self, class: &str, attr: &str) -> bool {
+        self.int_attributes
+            .contains(&(class.to_owned(), attr.to_owned()))
+    }
+
+    /// Call-graph edges and `torch.compile(x)` / `x.compile()` targets.
+    pub(crate) fn record_call(&mut self, call: &'a ast::ExprCall, callee: Option<&Sym>) {
+        let func = self.current_function();
+        if let Some(Sym::Dotted(qualified)) = callee
+            && qualified == "torch.compile"
+        {
+            if let Some(target) = call.arguments.args.first()
+                && let Some(sym) = self.instance_sym(target)
+            {
+                self.summary.compile_roots.push(CompileTarget {
+                    sym,
+                    form: CompileForm::TorchCompile,
+                });
+            }
+            return;
+        }
+        if let Expr::Attribute(attribute) = &*call.func
+            && attribute.attr.id.as_str() == "compile"
+            && call.arguments.args.is_empty()
+            && let Some(sym) = self.instance_sym(&attribute.value)
+        {
+            self.summary.compile_roots.push(CompileTarget {
+                sym,
+                form: CompileForm::ModuleMethod,
+            });
+        }
+        let Some(func) = func else { return };
+        let edge = match callee {
+            Some(Sym::Dotted(qualified)) if self.is_project_dotted(qualified) => {
+                Sym::Dotted(qualified.clone())
+            }
+            Some(Sym::Dotted(_)) | None => return,
+            Some(sym) => sym.clone(),
+        };
+        let path = self.path.as_slice().into();
+        let args = call_args(&call.arguments);
+        self.summary.functions[func as usize].calls.push(CallEdge {
+            sym: edge,
+            path,
+            args,
+        });
+    }
+
+    /// What a compile target names: a function or class directly, `self.attr` (typed when
+    /// linking from `self.attr = Cls(...)`), or a local assigned `Cls(...)`.
+    fn instance_sym(&self, target: &Expr) -> Option<Sym> {
+        if let Expr::Name(name) = target
+            && let Some(Expr::Call(call)) = self.local_value(name.id.as_str())
+        {
+            return self.resolve(&call.func);
+        }
+        self.resolve(target)
+    }
+
+    pub(crate) fn summary_mut(&mut self) -> &mut FileSummary {
+        &mut self.summary
+    }
+
+    /// The file's summary, with module-level imports and predicate aliases filled in.
+    pub(crate) fn finish(self) -> FileSummary {
+        let mut summary = self.summary;
+        for (name, binding) in self.module_bindings {
+            match binding {
+                Binding::Import(target) => {
+                    summary.imports.insert(name, target);
+                }
+                Binding::Predicate(cond) => {
+                    summary.predicate_aliases.insert(name, cond);
+                }
+                _ => {}
+            }
+        }
+        summary
+    }
+}
+
+/// The shape of a call's arguments (for default-flag pinning).
+fn call_args(arguments: &ast::Arguments) -> CallArgs {
+    let spread_name = |value: &Expr| match value {
+        Expr::Name(name) => name.id.to_string(),
+        _ => String::new(),
+    };
+    let bare_name = |value: &Expr| match value {
+        Expr::Name(name) => Some(name.id.to_string()),
+        _ => None,
+    };
+    let mut args = CallArgs::default();
+    let mut positional = Vec::new();
+    for argument in arguments.args.iter() {
+        match argument {
+            Expr::Starred(starred) => args.star = Some(spread_name(&starred.value)),
+            other => positional.push(bare_name(other)),
+        }
+    }
+    let mut keywords = Vec::new();
+    for keyword in arguments.keywords.iter() {
+        match &keyword.arg {
+            Some(name) => keywords.push((name.id.to_string(), bare_name(&keyword.value))),
+            None => args.double_star = Some(spread_name(&keyword.value)),
+        }
+    }
+    args.positional = positional.into();
+    args.keywords = keywords.into();
+    args
+}
+
+fn join_dotted(base: &str, attrs: &[&str]) -> String {
+    let mut out =
+        String::with_capacity(base.len() + attrs.iter().map(|a| a.len() + 1).sum::<usize>());
+    out.push_str(base);
+    for attr in attrs {
+        out.push('.');
+        out.push_str(attr);
+    }
+    out
+}
+
+fn import_bindings(import: &ast::StmtImport) -> Vec<(String, String)> {
+    import
+        .names
+        .iter()
+        .map(|alias| match &alias.asname {
+            // `import torch.nn as nn` binds nn → torch.nn.
+            Some(asname) => (asname.id.to_string(), alias.name.id.to_string()),
+            // `import torch.nn` binds torch → torch.
+            None => {
+                let root = alias
+                    .name
+                    .id
+                    .split('.')
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned();
+                (root.clone(), root)
+            }
+        })
+        .collect()
+}
+
+fn collect_returns<'b>(body: &'b [Stmt], out: &mut Vec<Option<&'b Expr>>, depth: u32) {
+    if depth > 32 {
+        return;
+    }
+    for stmt in body {
+        match stmt {
+            Stmt::Return(ret) => out.push(ret.value.as_deref()),
+            Stmt::If(stmt_if) => {
+                collect_returns(&stmt_if.body, out, depth + 1);
+                for clause in &stmt_if.elif_else_clauses {
+                    collect_returns(&clause.body, out, depth + 1);
+                }
+            }
+            Stmt::Try(stmt_try) => {
+                collect_returns(&stmt_try.body, out, depth + 1);
+                for handler in &stmt_try.handlers {
+                    let ast::ExceptHandler::ExceptHandler(handler) = handler;
+                    collect_returns(&handler.body, out, depth + 1);
+                }
+                collect_returns(&stmt_try.orelse, out, depth + 1);
+            }
+            Stmt::With(with) => collect_returns(&with.body, out, depth + 1),
+            _ => {}
+        }
+    }
+}
+
+/// Does every path through `body` end in `return` (no exception)? `if`/`else` both returning,
+/// `with` bodies that return.
+pub(crate) fn always_returns(body: &[Stmt]) -> bool {
+    always_returns_depth(body, 0)
+}
+
+fn always_returns_depth(body: &[Stmt], depth: u32) -> bool {
+    if depth > 16 {
+        return false;
+    }
+    body.iter().any(|stmt| match stmt {
+        Stmt::Return(_) => true,
+        Stmt::If(stmt_if) => {
+            always_returns_depth(&stmt_if.body, depth + 1)
+                && stmt_if
+                    .elif_else_clauses
+                    .iter()
+                    .any(|clause| clause.test.is_none())
+                && stmt_if
+                    .elif_else_clauses
+                    .iter()
+                    .all(|clause| always_returns_depth(&clause.body, depth + 1))
+        }
+        Stmt::With(with) => always_returns_depth(&with.body, depth + 1),
+        _ => false,
+    })
+}
+
+fn block_terminates(body: &[Stmt]) -> bool {
+    matches!(
+        body.last(),
+        Some(Stmt::Return(_) | Stmt::Raise(_) | Stmt::Continue(_) | Stmt::Break(_))
+    )
+}
+
+/// Does the handler catch any of `names` (a bare `except:` catches everything)?
+fn handler_catches(handler: &ast::ExceptHandler, names: &[&str]) -> bool {
+    let ast::ExceptHandler::ExceptHandler(handler) = handler;
+    let Some(kind) = &handler.type_ else {
+        return true;
+    };
+    let caught: Vec<&Expr> = match &**kind {
+        Expr::Tuple(tuple) => tuple.elts.iter().collect(),
+        other => vec![other],
+    };
+    caught
+        .iter()
+        .any(|name| matches!(name, Expr::Name(n) if names.contains(&n.id.as_str())))
+}
+
+/// A failed import lands here: an availability probe when the `try` wraps an import (BR002).
+fn catches_import_failure(handler: &ast::ExceptHandler) -> bool {
+    handler_catches(
+        handler,
+        &[
+            "ImportError",
+            "ModuleNotFoundError",
+            "Exception",
+            "BaseException",
+        ],
+    )
+}
+
+/// A failed import or a missing attribute lands here: a feature probe (VR001 stays quiet).
+fn handler_catches_probe_errors(handler: &ast::ExceptHandler) -> bool {
+    handler_catches(
+        handler,
+        &[
+            "ImportError",
+            "ModuleNotFoundError",
+            "AttributeError",
+            "Exception",
+            "BaseException",
+        ],
+    )
+}

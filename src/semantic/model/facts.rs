@@ -1,0 +1,438 @@
+//! Facts about expressions: tensor-ness, host-built tensors, `_shape_as_tensor` values. Read by
+//! rules through the model; the knowledge comes from `rules/data/tensor.toml`.
+
+use super::{Binding, MAX_EXPR_DEPTH, SemanticModel};
+use crate::semantic::data::TORCH;
+use crate::semantic::tensor::TensorKind;
+use ruff_python_ast::{self as ast, Expr};
+
+/// Whether a search looks through a local to the value last assigned to it. Locals are followed
+/// one hop only: `h = h + r` must not recurse into itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Follow {
+    Locals,
+    NotLocals,
+}
+
+impl<'a> SemanticModel<'a> {
+    pub fn tensor_kind(&self, expr: &Expr) -> TensorKind {
+        self.tensor_kind_depth(expr, 0)
+    }
+
+    fn tensor_kind_depth(&self, expr: &Expr, depth: u32) -> TensorKind {
+        if depth > MAX_EXPR_DEPTH {
+            return TensorKind::Unknown;
+        }
+        match expr {
+            Expr::Name(name) => {
+                if let Some(frame) = self.function_frame()
+                    && let Some(kind) = frame.locals.get(name.id.as_str())
+                {
+                    return *kind;
+                }
+                TensorKind::Unknown
+            }
+            Expr::Attribute(attribute) => {
+                if TORCH
+                    .metadata_attributes
+                    .contains(attribute.attr.id.as_str())
+                {
+                    TensorKind::NotTensor
+                } else if TORCH.tensor_attributes.contains(attribute.attr.id.as_str())
+                    && self.tensor_kind_depth(&attribute.value, depth + 1) == TensorKind::Tensor
+                {
+                    TensorKind::Tensor
+                } else {
+                    TensorKind::Unknown
+                }
+            }
+            Expr::Call(call) => self.call_kind(call, depth),
+            Expr::Compare(compare) => {
+                use ast::CmpOp;
+                if compare
+                    .ops
+                    .iter()
+                    .all(|op| matches!(op, CmpOp::Is | CmpOp::IsNot | CmpOp::In | CmpOp::NotIn))
+                {
+                    return TensorKind::NotTensor;
+                }
+                let mut all_host = true;
+                for operand in std::iter::once(&*compare.left).chain(compare.comparators.iter()) {
+                    match self.tensor_kind_depth(operand, depth + 1) {
+                        TensorKind::Tensor => return TensorKind::Tensor,
+                        TensorKind::Unknown => all_host = false,
+                        TensorKind::NotTensor => {}
+                    }
+                }
+                if all_host {
+                    TensorKind::NotTensor
+                } else {
+                    TensorKind::Unknown
+                }
+            }
+            Expr::BinOp(binop) => {
+                let left = self.tensor_kind_depth(&binop.left, depth + 1);
+                let right = self.tensor_kind_depth(&binop.right, depth + 1);
+                match (left, right) {
+                    (TensorKind::Tensor, _) | (_, TensorKind::Tensor) => TensorKind::Tensor,
+                    (TensorKind::NotTensor, TensorKind::NotTensor) => TensorKind::NotTensor,
+                    _ => TensorKind::Unknown,
+                }
+            }
+            Expr::UnaryOp(unary) => match unary.op {
+                ast::UnaryOp::Not => TensorKind::NotTensor,
+                _ => self.tensor_kind_depth(&unary.operand, depth + 1),
+            },
+            Expr::Subscript(subscript) => match self.tensor_kind_depth(&subscript.value, depth + 1)
+            {
+                TensorKind::Tensor => TensorKind::Tensor,
+                TensorKind::NotTensor => TensorKind::NotTensor,
+                TensorKind::Unknown => TensorKind::Unknown,
+            },
+            Expr::NumberLiteral(_)
+            | Expr::StringLiteral(_)
+            | Expr::BytesLiteral(_)
+            | Expr::BooleanLiteral(_)
+            | Expr::NoneLiteral(_)
+            | Expr::EllipsisLiteral(_)
+            | Expr::FString(_)
+            | Expr::List(_)
+            | Expr::Tuple(_)
+            | Expr::Dict(_)
+            | Expr::Set(_)
+            | Expr::ListComp(_)
+            | Expr::DictComp(_)
+            | Expr::SetComp(_)
+            | Expr::Lambda(_) => TensorKind::NotTensor,
+            Expr::Named(named) => self.tensor_kind_depth(&named.value, depth + 1),
+            _ => TensorKind::Unknown,
+        }
+    }
+
+    fn call_kind(&self, call: &ast::ExprCall, depth: u32) -> TensorKind {
+        if let Expr::Name(name) = &*call.func
+            && self.lookup(name.id.as_str()).is_none()
+        {
+            // Builtins: all return host values (or are opaque).
+            return if TORCH.host_builtins.contains(name.id.as_str()) {
+                TensorKind::NotTensor
+            } else {
+                TensorKind::Unknown
+            };
+        }
+        if let Some(qualified) = self.qualified(&call.func) {
+            return torch_callable_returns_tensor(&qualified);
+        }
+        if let Expr::Attribute(attribute) = &*call.func {
+            let method = attribute.attr.id.as_str();
+            if TORCH.host_value_methods.contains(method) {
+                return TensorKind::NotTensor;
+            }
+            if TORCH.tensor_returning_methods.contains(method)
+                && self.receiver_may_be_tensor(&attribute.value, depth)
+            {
+                return TensorKind::Tensor;
+            }
+        }
+        TensorKind::Unknown
+    }
+
+    /// A method receiver that could be a tensor: not a host value, not `self`, not a module.
+    pub fn receiver_may_be_tensor(&self, receiver: &Expr, depth: u32) -> bool {
+        if let Expr::Name(name) = receiver {
+            if let Some((self_name, _)) = self.method_context()
+                && name.id.as_str() == self_name
+            {
+                return false;
+            }
+            if matches!(
+                self.lookup(name.id.as_str()),
+                Some(Binding::Import(_) | Binding::Def(_) | Binding::Class(_))
+            ) {
+                return false;
+            }
+        }
+        if matches!(receiver, Expr::Attribute(_)) && self.qualified(receiver).is_some() {
+            return false;
+        }
+        self.tensor_kind_depth(receiver, depth + 1) != TensorKind::NotTensor
+    }
+
+    /// The expression last assigned to local `name` in the current function, if it is that simple.
+    pub fn local_value(&self, name: &str) -> Option<&'a Expr> {
+        self.function_frame()?.values.get(name).copied()
+    }
+
+    /// Is `expr` a tensor built from host data (so moving it to the device is a host→device copy)?
+    pub fn is_host_built(&self, expr: &Expr) -> bool {
+        self.is_host_built_depth(expr, 0)
+    }
+
+    fn is_host_built_depth(&self, expr: &Expr, depth: u32) -> bool {
+        if depth > MAX_EXPR_DEPTH {
+            return false;
+        }
+        match expr {
+            Expr::Name(name) => self
+                .function_frame()
+                .is_some_and(|frame| frame.host_built.contains(name.id.as_str())),
+            Expr::Subscript(subscript) => self.is_host_built_depth(&subscript.value, depth + 1),
+            Expr::Call(call) => {
+                let Some(qualified) = self.qualified(&call.func) else {
+                    return false;
+                };
+                let q = qualified.as_str();
+                if TORCH.host_builders.contains(q) {
+                    // `as_tensor(t)` of a tensor returns it as it is: nothing is built on the host.
+                    return call.arguments.find_keyword("device").is_none()
+                        && !call.arguments.args.first().is_some_and(|data| {
+                            self.tensor_kind_depth(data, depth + 1) == TensorKind::Tensor
+                        });
+                }
+                if TORCH.host_only_builders.contains(q) {
+                    return true;
+                }
+                if !TORCH.host_preserving_stackers.contains(q) {
+                    return false;
+                }
+                let elements: Option<Vec<&Expr>> = match call.arguments.args.first() {
+                    Some(Expr::List(list)) => Some(list.elts.iter().collect()),
+                    Some(Expr::Tuple(tuple)) => Some(tuple.elts.iter().collect()),
+                    Some(Expr::ListComp(comp)) => Some(vec![&comp.elt]),
+                    Some(Expr::Generator(comp)) => Some(vec![&comp.elt]),
+                    _ => None,
+                };
+                elements.is_some_and(|elements| {
+                    !elements.is_empty()
+                        && elements
+                            .iter()
+                            .all(|e| self.is_host_built_depth(e, depth + 1))
+                })
+            }
+            _ => false,
+        }
+    }
+
+    /// Does `expr` hold a `torch._shape_as_tensor` result (through subscripts and methods)?
+    /// Arithmetic stops it: `x / torch._shape_as_tensor(x)[0]` is an ordinary tensor under Dynamo
+    /// (measured on torch 2.2 and 2.11: `torch.cat` of it traces).
+    pub fn contains_shape_as_tensor(&self, expr: &Expr) -> bool {
+        // Locals are followed one hop only: `h = h + r` must not recurse into itself.
+        self.contains_shape_as_tensor_depth(expr, 0, Follow::Locals)
+    }
+
+    fn contains_shape_as_tensor_depth(&self, expr: &Expr, depth: u32, follow: Follow) -> bool {
+        if depth > MAX_EXPR_DEPTH {
+            return false;
+        }
+        match expr {
+            Expr::Call(call) => {
+                self.qualified(&call.func).as_deref() == Some("torch._shape_as_tensor")
+                    || matches!(&*call.func, Expr::Attribute(a) if self.contains_shape_as_tensor_depth(&a.value, depth + 1, follow))
+            }
+            Expr::Subscript(subscript) => {
+                self.contains_shape_as_tensor_depth(&subscript.value, depth + 1, follow)
+            }
+            Expr::Name(name) => {
+                self.function_frame()
+                    .is_some_and(|frame| frame.shape_lists.contains(name.id.as_str()))
+                    || follow == Follow::Locals
+                        && self.local_value(name.id.as_str()).is_some_and(|value| {
+                            !matches!(value, Expr::Name(_))
+                                && self.contains_shape_as_tensor_depth(
+                                    value,
+                                    depth + 1,
+                                    Follow::NotLocals,
+                                )
+                        })
+            }
+            _ => false,
+        }
+    }
+
+    /// Is `expr` itself `torch._shape_as_tensor(x)` or a subscript of it — what Dynamo models as a
+    /// `torch.Size`? Follows a local one hop (`sizes = torch._shape_as_tensor(x)`), so
+    /// `sizes = sizes[1:]` cannot recurse into itself.
+    pub fn is_shape_as_tensor_value(&self, expr: &Expr) -> bool {
+        self.is_shape_as_tensor_value_depth(expr, 0, Follow::Locals)
+    }
+
+    fn is_shape_as_tensor_value_depth(&self, expr: &Expr, depth: u32, follow: Follow) -> bool {
+        if depth > MAX_EXPR_DEPTH {
+            return false;
+        }
+        match expr {
+            Expr::Call(call) => {
+                self.qualified(&call.func).as_deref() == Some("torch._shape_as_tensor")
+            }
+            Expr::Subscript(subscript) => {
+                self.is_shape_as_tensor_value_depth(&subscript.value, depth + 1, follow)
+            }
+            Expr::Name(name) if follow == Follow::Locals => {
+                self.local_value(name.id.as_str()).is_some_and(|value| {
+                    self.is_shape_as_tensor_value_depth(value, depth + 1, Follow::NotLocals)
+                })
+            }
+            _ => false,
+        }
+    }
+
+    /// Is `expr` a list/tuple/comprehension of `_shape_as_tensor` results (or a local holding one)?
+    pub fn is_shape_tensor_sequence(&self, expr: &Expr) -> bool {
+        match expr {
+            Expr::List(list) => list.elts.iter().any(|e| self.contains_shape_as_tensor(e)),
+            Expr::Tuple(tuple) => tuple.elts.iter().any(|e| self.contains_shape_as_tensor(e)),
+            Expr::ListComp(comp) => self.contains_shape_as_tensor(&comp.elt),
+            Expr::Generator(comp) => self.contains_shape_as_tensor(&comp.elt),
+            Expr::Name(name) => self
+                .function_frame()
+                .is_some_and(|frame| frame.shape_lists.contains(name.id.as_str())),
+            _ => false,
+        }
+    }
+
+    /// Is `expr` a tensor that lives on the host by construction — built without `device=`
+    /// (`torch.tensor(...)`, `torch.rand(1)`, `torch.from_numpy`), or math / comparisons /
+    /// stacking of such tensors with host values (`torch.rand(1) < p`)? Reading it is no sync.
+    pub fn is_on_host(&self, expr: &Expr) -> bool {
+        self.is_on_host_depth(expr, 0)
+    }
+
+    fn is_on_host_depth(&self, expr: &Expr, depth: u32) -> bool {
+        if depth > MAX_EXPR_DEPTH {
+            return false;
+        }
+        // numpy values: Dynamo traces numpy as CPU tensors (a branch on one breaks the graph,
+        // measured on torch 2.11), but nothing lives on a device.
+        if self.is_host_built_depth(expr, depth) || self.is_numpy_value_depth(expr, depth) {
+            return true;
+        }
+        let host_operands = |operands: &mut dyn Iterator<Item = &Expr>| {
+            let mut any_host = false;
+            for operand in operands {
+                if self.is_on_host_depth(operand, depth + 1) {
+                    any_host = true;
+                } else if self.tensor_kind_depth(operand, depth + 1) == TensorKind::Tensor {
+                    return false;
+                }
+            }
+            any_host
+        };
+        match expr {
+            Expr::Name(name) => self
+                .function_frame()
+                .is_some_and(|frame| frame.on_host.contains(name.id.as_str())),
+            Expr::Subscript(subscript) => self.is_on_host_depth(&subscript.value, depth + 1),
+            Expr::UnaryOp(unary) => self.is_on_host_depth(&unary.operand, depth + 1),
+            Expr::BinOp(binop) => host_operands(&mut [&*binop.left, &*binop.right].into_iter()),
+            Expr::Compare(compare) => host_operands(
+                &mut std::iter::once(&*compare.left).chain(compare.comparators.iter()),
+            ),
+            Expr::Call(call) => {
+                if let Expr::Attribute(attribute) = &*call.func
+                    && TORCH
+                        .host_preserving_methods
+                        .contains(attribute.attr.id.as_str())
+                    && self.is_on_host_depth(&attribute.value, depth + 1)
+                {
+                    return true;
+                }
+                let Some(qualified) = self.qualified(&call.func) else {
+                    return false;
+                };
+                let q = qualified.as_str();
+                if TORCH.host_factories.contains(q) || TORCH.host_builders.contains(q) {
+                    return call.arguments.find_keyword("device").is_none();
+                }
+                // `torch.stack([...host...])`, `torch.stack(torch.meshgrid(*[...host...]))`.
+                if TORCH.host_preserving_stackers.contains(q) || q == "torch.meshgrid" {
+                    let mut elements: Vec<&Expr> = Vec::new();
+                    for argument in &call.arguments.args {
+                        match argument {
+                            Expr::List(list) => elements.extend(list.elts.iter()),
+                            Expr::Tuple(tuple) => elements.extend(tuple.elts.iter()),
+                            Expr::ListComp(comp) => elements.push(&comp.elt),
+                            Expr::Generator(comp) => elements.push(&comp.elt),
+                            Expr::Starred(starred) => match &*starred.value {
+                                Expr::ListComp(comp) => elements.push(&comp.elt),
+                                Expr::List(list) => elements.extend(list.elts.iter()),
+                                other => elements.push(other),
+                            },
+                            Expr::Call(_) => elements.push(argument),
+                            _ => return false,
+                        }
+                        if q != "torch.meshgrid" {
+                            break; // stackers take one sequence; the rest are options
+                        }
+                    }
+                    return !elements.is_empty()
+                        && elements.iter().all(|e| self.is_on_host_depth(e, depth + 1));
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
+    /// Is `expr` a numpy value (`np.*(...)`, a local holding one, numpy arithmetic, methods and
+    /// subscripts of one)? It lives on the host.
+    pub fn is_numpy_value(&self, expr: &Expr) -> bool {
+        self.is_numpy_value_depth(expr, 0)
+    }
+
+    fn is_numpy_value_depth(&self, expr: &Expr, depth: u32) -> bool {
+        if depth > MAX_EXPR_DEPTH {
+            return false;
+        }
+        match expr {
+            Expr::Name(name) => self
+                .function_frame()
+                .is_some_and(|frame| frame.numpy_values.contains(name.id.as_str())),
+            Expr::Call(call) => {
+                if let Some(qualified) = self.qualified(&call.func) {
+                    return qualified.starts_with("numpy.");
+                }
+                match &*call.func {
+                    // `t.numpy()` makes one; methods of a numpy value stay numpy.
+                    Expr::Attribute(attribute) => {
+                        attribute.attr.id.as_str() == "numpy"
+                            || self.is_numpy_value_depth(&attribute.value, depth + 1)
+                    }
+                    _ => false,
+                }
+            }
+            Expr::Subscript(subscript) => self.is_numpy_value_depth(&subscript.value, depth + 1),
+            Expr::BinOp(binop) => {
+                let (left, right) = (&*binop.left, &*binop.right);
+                (self.is_numpy_value_depth(left, depth + 1)
+                    && self.tensor_kind_depth(right, depth + 1) != TensorKind::Tensor)
+                    || (self.is_numpy_value_depth(right, depth + 1)
+                        && self.tensor_kind_depth(left, depth + 1) != TensorKind::Tensor)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Does calling the torch function with this qualified name return a tensor?
+fn torch_callable_returns_tensor(qualified: &str) -> TensorKind {
+    let Some(rest) = qualified.strip_prefix("torch.") else {
+        return TensorKind::Unknown;
+    };
+    if TORCH.in_host_module(rest) {
+        return TensorKind::NotTensor;
+    }
+    let last = rest.rsplit('.').next().unwrap_or(rest);
+    if last.starts_with(|c: char| c.is_ascii_uppercase()) {
+        // Classes (torch.Size, torch.Generator, nn.Linear(...)): not a tensor value.
+        return TensorKind::Unknown;
+    }
+    if rest.starts_with("nn.") && !rest.starts_with("nn.functional.") {
+        return TensorKind::Unknown;
+    }
+    if TORCH.is_host_function(last) {
+        TensorKind::NotTensor
+    } else {
+        TensorKind::Tensor
+    }
+}

@@ -1,0 +1,262 @@
+"""Every entry of the torch knowledge tables (rules/data/*.toml) checked against the installed torch.
+
+The scanner embeds these tables; a wrong entry is a wrong finding (or a missed one). Each test reads
+a table and asks the real torch: does the method exist on torch.Tensor, is the dtype a dtype, is the
+base class an nn.Module, does the predicate exist on this version and return the value the table
+claims inside torch.compile (backend="eager", real Dynamo).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+import torch
+import torch._dynamo
+from torch import nn
+
+DATA = Path(__file__).resolve().parents[2] / "rules" / "data"
+TORCH_VERSION = tuple(int(p) for p in re.findall(r"\d+", torch.__version__)[:2])
+
+
+def table(name: str) -> dict:
+    return tomllib.loads((DATA / f"{name}.toml").read_text())
+
+
+def resolve(qualified: str):
+    """The object a dotted name names (importing the longest importable module prefix)."""
+    parts = qualified.split(".")
+    for split in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:split]))
+        except ImportError:
+            continue
+        for attr in parts[split:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise ImportError(qualified)
+
+
+def version(text: str) -> tuple[int, int]:
+    major, minor = text.split(".")[:2]
+    return int(major), int(minor)
+
+
+def in_range(spec: str, v: tuple[int, int]) -> bool:
+    for part in (p.strip() for p in spec.split(",") if p.strip()):
+        if part.startswith(">="):
+            if v < version(part[2:]):
+                return False
+        elif part.startswith("<"):
+            if v >= version(part[1:]):
+                return False
+        else:
+            raise ValueError(spec)
+    return True
+
+
+# --------------------------------------------------------------------------------------------
+# predicates
+
+PREDICATES = table("predicates")["predicate"]
+TORCH_PREDICATES = [p for p in PREDICATES if not p.get("third_party")]
+
+
+@pytest.mark.parametrize("entry", TORCH_PREDICATES, ids=lambda p: p["name"])
+def test_predicate_exists_from_its_version(entry):
+    assert "added" in entry, f"{entry['name']}: torch predicates say when they were added"
+    if TORCH_VERSION < version(entry["added"]):
+        with pytest.raises((ImportError, AttributeError)):
+            resolve(entry["name"])
+        return
+    assert callable(resolve(entry["name"]))
+
+
+@pytest.mark.parametrize("entry", TORCH_PREDICATES, ids=lambda p: p["name"])
+def test_predicate_value_under_compile_is_the_claimed_one(entry):
+    if TORCH_VERSION < version(entry["added"]):
+        pytest.skip(f"{entry['name']} is not in torch {torch.__version__}")
+    claims = [r["value"] for r in entry["under_compile"] if in_range(r["torch"], TORCH_VERSION)]
+    assert len(claims) == 1, f"{entry['name']}: exactly one range covers {TORCH_VERSION}"
+    predicate = resolve(entry["name"])
+    seen = {}
+
+    def probe(x):
+        seen["value"] = bool(predicate())
+        return x + 1
+
+    torch._dynamo.reset()
+    torch.compile(probe, backend="eager", fullgraph=True)(torch.ones(2))
+    if claims[0] == "unknown":
+        return  # not claimed: the scanner treats it as unknown
+    assert seen["value"] == (claims[0] == "true"), (entry["name"], seen, claims)
+    # and eager (outside compile) the compiling predicates are False: they really tell the two apart
+    if entry["kind"] == "compiling":
+        assert predicate() is False
+
+
+def test_third_party_predicates_are_in_the_right_package():
+    for entry in PREDICATES:
+        if entry.get("third_party"):
+            assert not entry["name"].startswith("torch."), entry
+            assert "added" not in entry, entry
+
+
+# --------------------------------------------------------------------------------------------
+# nn.Module bases
+
+BASES = table("module_bases")
+
+
+@pytest.mark.parametrize("name", BASES["bases"])
+def test_module_base_is_an_nn_module(name):
+    if not name.startswith("torch."):
+        root = name.split(".")[0]
+        try:
+            importlib.import_module(root)
+        except ImportError:
+            pytest.skip(f"{root} is not installed")
+    cls = resolve(name)
+    assert isinstance(cls, type) and issubclass(cls, nn.Module), name
+
+
+@pytest.mark.parametrize("name", BASES["exclude"])
+def test_excluded_names_are_not_modules(name):
+    cls = getattr(nn, name, None)
+    if cls is None:
+        pytest.skip(f"torch.nn.{name} is not in torch {torch.__version__}")
+    assert not (isinstance(cls, type) and issubclass(cls, nn.Module)), name
+
+
+def test_excluded_prefixes_hold_no_modules():
+    for prefix in BASES["exclude_prefixes"]:
+        module = resolve("torch.nn." + prefix.rstrip("."))
+        for attr in dir(module):
+            value = getattr(module, attr)
+            if attr[:1].isupper() and isinstance(value, type) and issubclass(value, nn.Module):
+                # torch.nn.utils.parametrize etc. hold none; a Module here would be missed
+                pytest.fail(f"torch.nn.{prefix}{attr} is an nn.Module")
+
+
+# --------------------------------------------------------------------------------------------
+# tensors
+
+TENSOR = table("tensor")
+SAMPLE = torch.ones(2, 2, requires_grad=False)
+
+
+@pytest.mark.parametrize(
+    "name",
+    TENSOR["tensor_returning_methods"]
+    + TENSOR["host_value_methods"]
+    + TENSOR["host_preserving_methods"],
+)
+def test_method_exists_on_tensor(name):
+    assert callable(getattr(torch.Tensor, name, None)), f"torch.Tensor.{name}"
+
+
+@pytest.mark.parametrize("name", TENSOR["metadata_attributes"])
+def test_metadata_attribute_is_a_host_value(name):
+    value = getattr(SAMPLE, name)
+    assert not isinstance(value, torch.Tensor), name
+
+
+@pytest.mark.parametrize("name", TENSOR["tensor_attributes"])
+def test_tensor_attribute_is_a_tensor(name):
+    sample = torch.ones(2, 2, dtype=torch.complex64) if name in ("real", "imag") else SAMPLE
+    if name == "grad":
+        sample = torch.ones(2, requires_grad=True)
+        sample.sum().backward()
+    assert isinstance(getattr(sample, name), torch.Tensor), name
+
+
+@pytest.mark.parametrize("name", TENSOR["tensor_returning_methods"])
+def test_tensor_returning_method_returns_a_tensor(name):
+    args = {
+        "view": (4,), "reshape": (4,), "unsqueeze": (0,), "permute": (1, 0), "transpose": (0, 1), "expand": (2, 2),
+        "masked_fill": (torch.zeros(2, 2, dtype=torch.bool), 0.0), "softmax": (0,),
+        "pow": (2,), "clamp": (0,), "matmul": (SAMPLE,), "mm": (SAMPLE,),
+        "eq": (SAMPLE,), "ne": (SAMPLE,), "gt": (SAMPLE,), "lt": (SAMPLE,), "ge": (SAMPLE,),
+        "le": (SAMPLE,), "logical_and": (SAMPLE,), "logical_or": (SAMPLE,), "to": (torch.float64,),
+        "new_tensor": ([1.0],), "new_zeros": (2,), "new_ones": (2,), "new_full": ((2,), 1.0),
+        "type_as": (SAMPLE,), "gather": (0, torch.zeros(2, 2, dtype=torch.long)),
+        "index_select": (0, torch.zeros(1, dtype=torch.long)),
+        "masked_select": (torch.ones(2, 2, dtype=torch.bool),), "where": (SAMPLE > 0, 0.0),
+    }.get(name, ())
+    sample = SAMPLE.unsqueeze(0) if name == "bmm" else SAMPLE
+    if name == "bmm":
+        args = (sample,)
+    if name == "cuda" and not torch.cuda.is_available():
+        pytest.skip("no CUDA")
+    result = getattr(sample, name)(*args)
+    if isinstance(result, tuple):  # max/min with a dim return (values, indices)
+        result = result[0]
+    assert isinstance(result, torch.Tensor), name
+
+
+@pytest.mark.parametrize("name", [n for n in TENSOR["host_value_methods"] if n != "data_ptr"])
+def test_host_value_method_returns_a_host_value(name):
+    sample = torch.ones(1) if name == "item" else SAMPLE
+    result = getattr(sample, name)()
+    assert not isinstance(result, torch.Tensor), name
+
+
+@pytest.mark.parametrize(
+    "name",
+    TENSOR["host_builders"]
+    + TENSOR["host_only_builders"]
+    + TENSOR["host_factories"]
+    + TENSOR["stackers"]
+    + TENSOR["host_preserving_stackers"],
+)
+def test_torch_function_exists(name):
+    assert callable(resolve(name)), name
+
+
+@pytest.mark.parametrize("name", TENSOR["host_factories"])
+def test_host_factory_builds_on_the_default_device(name):
+    args = {"torch.randint": (0, 2, (2,)), "torch.full": ((2,), 1.0), "torch.randperm": (2,),
+            "torch.arange": (2,), "torch.linspace": (0, 1, 2), "torch.eye": (2,)}.get(name, (2,))
+    assert resolve(name)(*args).device == torch.get_default_device()
+
+
+@pytest.mark.parametrize("name", TENSOR["host_functions"])
+def test_host_function_exists_in_torch(name):
+    assert hasattr(torch, name), f"torch.{name}"
+
+
+@pytest.mark.parametrize("name", TENSOR["host_modules"])
+def test_host_module_exists(name):
+    resolve("torch." + name)
+
+
+@pytest.mark.parametrize("name", TENSOR["tensor_annotations"])
+def test_tensor_annotation_names_a_tensor_type(name):
+    if "." not in name:
+        name = "torch." + name
+    cls = resolve(name)
+    if issubclass(cls, torch.Tensor):
+        return
+    # the legacy typed-tensor classes (torch.FloatTensor, ...): instances are tensors of that type
+    assert isinstance(torch.ones(1).type(name), cls), name
+
+
+# --------------------------------------------------------------------------------------------
+# dtypes and the standard library
+
+
+@pytest.mark.parametrize("name", table("dtypes")["dtypes"])
+def test_dtype_is_a_torch_dtype(name):
+    assert isinstance(resolve(name), torch.dtype), name
+
+
+def test_stdlib_table_holds_this_pythons_modules():
+    versions = table("stdlib")["versions"]
+    here = f"{sys.version_info.major}.{sys.version_info.minor}"
+    assert here in versions, f"run scripts/gen_stdlib.py with Python {here}"
+    assert set(versions[here]) == set(sys.stdlib_module_names)
+    assert "tarfile" in versions[here]
