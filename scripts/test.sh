@@ -31,7 +31,11 @@ if ! command -v "${GRAPHBREAK_CHROMIUM:-chromium}" >/dev/null 2>&1; then
   fi
 fi
 export GRAPHBREAK_REQUIRE_BROWSER=1
-export GRAPHBREAK_PYTHON="$PWD/$VENV/bin/python"
+# GRAPHBREAK_TEST_VENV may be absolute (an existing venv elsewhere) or relative to the repo root.
+case "$VENV" in
+  /*) export GRAPHBREAK_PYTHON="$VENV/bin/python" ;;
+  *) export GRAPHBREAK_PYTHON="$PWD/$VENV/bin/python" ;;
+esac
 # The check tests skip without torch only on a bare developer machine; here a missing torch must fail them.
 export GRAPHBREAK_REQUIRE_TORCH=1
 # Keep the check harness's compile caches inside the tree so runs never touch the user's cache.
