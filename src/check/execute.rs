@@ -422,9 +422,21 @@ fn account_wall_time(result: &mut CaseResult, wall_seconds: f64) {
     .flatten()
     .sum::<f64>();
     let added = (wall_seconds - own).max(0.0);
+    let start = [
+        phases.interpreter_start,
+        phases.torch_import,
+        phases.device_init,
+    ]
+    .iter()
+    .flatten()
+    .sum::<f64>();
+    let checking = (added - start).max(0.0);
     result.graphbreak_seconds = Some(round_ms(added));
+    result.process_start_seconds = Some(round_ms(start));
+    result.checking_seconds = Some(round_ms(checking));
     if wall_seconds > 0.0 {
         result.graphbreak_share = Some((added / wall_seconds * 1000.0).round() / 1000.0);
+        result.checking_share = Some((checking / wall_seconds * 1000.0).round() / 1000.0);
     }
 }
 

@@ -225,6 +225,17 @@ pub struct CaseResult {
     /// Rust: graphbreak_seconds / wall_seconds.
     #[serde(default)]
     pub graphbreak_share: Option<f64>,
+    /// Rust: interpreter start + torch import (with torch._dynamo) + device init: what any fresh process
+    /// that compiles this case pays, graphbreak's subprocess included.
+    #[serde(default)]
+    pub process_start_seconds: Option<f64>,
+    /// Rust: graphbreak_seconds - process_start_seconds: the work graphbreak adds to get its facts (reference
+    /// steps, parity, timing, explain when needed, exit).
+    #[serde(default)]
+    pub checking_seconds: Option<f64>,
+    /// Rust: checking_seconds / wall_seconds.
+    #[serde(default)]
+    pub checking_share: Option<f64>,
     /// `--profile`: where the step time goes, per side (types and rendering in `profile.rs`).
     #[serde(default)]
     pub profile: Option<super::profile::Profile>,
@@ -541,6 +552,9 @@ mod tests {
         "stderr_tail",
         "graphbreak_seconds",
         "graphbreak_share",
+        "process_start_seconds",
+        "checking_seconds",
+        "checking_share",
     ];
 
     /// The harness's `RESULT_TEMPLATE = json.loads("""...""")` block, parsed.

@@ -300,9 +300,6 @@ fn wall_line(result: &CaseResult) -> Option<String> {
     }
     let mut parts = Vec::new();
     for (name, value) in [
-        ("interpreter", phases.interpreter_start),
-        ("torch import", phases.torch_import),
-        ("device init", phases.device_init),
         ("eager step", phases.eager_step),
         ("float64 run", phases.float64_reference),
         ("parity", phases.parity),
@@ -320,18 +317,37 @@ fn wall_line(result: &CaseResult) -> Option<String> {
             parts.push(format!("{} {seconds:.2}", name.replace('_', " ")));
         }
     }
-    let share = result
-        .graphbreak_share
-        .map(|s| format!(" ({:.0}%)", s * 100.0))
+    let percent = |share: Option<f64>| {
+        share
+            .map(|s| format!(" ({:.0}%)", s * 100.0))
+            .unwrap_or_default()
+    };
+    let start = match (
+        phases.interpreter_start,
+        phases.torch_import,
+        phases.device_init,
+    ) {
+        (interpreter, Some(import), device) => format!(
+            " · process start {:.2} s (interpreter {:.2}, torch import {import:.2}, device init {:.2})",
+            result.process_start_seconds.unwrap_or(0.0),
+            interpreter.unwrap_or(0.0),
+            device.unwrap_or(0.0)
+        ),
+        _ => String::new(),
+    };
+    let checking = result
+        .checking_seconds
+        .map(|c| format!(" · checking {c:.2} s{}", percent(result.checking_share)))
         .unwrap_or_default();
     Some(format!(
-        "wall {wall:.2} s: {} · graphbreak {added:.2} s{share}: {}",
+        "wall {wall:.2} s: {}{start}{checking}: {} · graphbreak in all {added:.2} s{}",
         if own.is_empty() {
             "no compile".to_owned()
         } else {
             own.join(", ")
         },
-        parts.join(", ")
+        parts.join(", "),
+        percent(result.graphbreak_share)
     ))
 }
 

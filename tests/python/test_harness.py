@@ -81,6 +81,7 @@ PLANNED_RUNS = {
     "parity_dropout": dict(file_name="parity.py", factory="case_dropout_training", measure=True, warmup=1, steps=1),
     "parity_bf16": dict(file_name="parity.py", factory="case_bf16_training", measure=True, warmup=1, steps=1),
     "parity_wrapped": dict(file_name="parity.py", factory="case_wrapped_training", measure=True, warmup=1, steps=1),
+    "parity_dtype_cache": dict(file_name="parity.py", factory="case_dtype_cache", measure=True, warmup=1, steps=1),
     "parity_regression": dict(file_name="parity.py", factory="case_compiled_path_differs", measure=True, warmup=1,
                               steps=1),
 }
@@ -351,6 +352,15 @@ def test_a_real_numerical_regression_still_fails(runs):
     assert output["verdict"] == "worse" and output["ratio"] > 100, output
     assert result["parity_grads"]["failed"] == 4
     assert any(note.startswith("parity: output: compiled error vs float64") for note in result["notes"])
+
+
+def test_float64_reference_leaves_no_state_behind(runs):
+    """A module that caches a tensor attribute per input dtype (torchvision's AnchorGenerator) must not
+    keep the float64 one: the compile would guard on it and recompile (seen on Faster R-CNN, H200)."""
+    result = finished(runs, "parity_dtype_cache")
+    assert result["status"] == "ok", (result["error"], result["notes"])
+    assert result["parity_reference"] == "float64"
+    assert result["recompiles"] == 0, result["recompile_reasons"]
 
 
 # Older torch releases, each in its own venv (they cannot share the test venv). Named by environment
