@@ -63,3 +63,25 @@ def case_wrapped_training():
 def case_compiled_path_differs():
     torch.manual_seed(0)
     return {"model": CompiledPathDiffers(), "args": (torch.randn(32, 64),), "loss": squared_mean}
+
+
+class DtypeCache(nn.Module):
+    """Caches a tensor attribute (not a buffer) built for the input's dtype, as torchvision's
+    AnchorGenerator does. The float64 reference run must leave no float64 cache behind: the compile
+    would guard on it and recompile on the first real call."""
+
+    def __init__(self, width=64):
+        super().__init__()
+        self.a = nn.Linear(width, width)
+        self.offsets = None
+
+    def forward(self, x):
+        if self.offsets is None or self.offsets.dtype != x.dtype:
+            self.offsets = torch.linspace(0, 1, x.shape[-1], dtype=x.dtype, device=x.device)
+        return self.a(x + self.offsets)
+
+
+def case_dtype_cache():
+    torch.manual_seed(0)
+    return {"model": DtypeCache(), "args": (torch.randn(8, 64),), "loss": squared_mean,
+            "compile": {"backend": "aot_eager"}}

@@ -288,7 +288,9 @@ pub fn run_case(
         .current_dir(&case.cwd)
         .env("PYTHONUNBUFFERED", "1")
         .env("TORCHINDUCTOR_CACHE_DIR", torch_dir.join("inductor"))
-        .env("TRITON_CACHE_DIR", torch_dir.join("triton"));
+        .env("TRITON_CACHE_DIR", torch_dir.join("triton"))
+        // The harness subtracts this from its own start to report the interpreter's start-up.
+        .env("GRAPHBREAK_SPAWNED_AT", epoch_seconds());
     let finished = runner::run_bounded(
         &mut command,
         Duration::from_secs_f64(options.timeout),
@@ -396,9 +398,56 @@ fn classify(
         TAIL_LIMIT
     };
     result.wall_seconds = Some((finished.wall_seconds * 1000.0).round() / 1000.0);
+    account_wall_time(&mut result, finished.wall_seconds);
     result.stdout_tail = Some(tail_chars(&finished.stdout_tail, keep));
     result.stderr_tail = Some(tail_chars(&finished.stderr_tail, keep));
     result
+}
+
+/// Splits the subprocess's wall time into the case's own work (building the model, compiling it for each
+/// input of the schedule) and what graphbreak adds around it; `process_other` is what no harness phase covers.
+fn account_wall_time(result: &mut CaseResult, wall_seconds: f64) {
+    let Some(phases) = result.phase_seconds.as_mut() else {
+        return;
+    };
+    let covered = phases.harness_total();
+    phases.process_other = Some(round_ms((wall_seconds - covered).max(0.0)));
+    let own = [
+        phases.model_build,
+        phases.compile,
+        phases.recompile_schedule,
+    ]
+    .iter()
+    .flatten()
+    .sum::<f64>();
+    let added = (wall_seconds - own).max(0.0);
+    let start = [
+        phases.interpreter_start,
+        phases.torch_import,
+        phases.device_init,
+    ]
+    .iter()
+    .flatten()
+    .sum::<f64>();
+    let checking = (added - start).max(0.0);
+    result.graphbreak_seconds = Some(round_ms(added));
+    result.process_start_seconds = Some(round_ms(start));
+    result.checking_seconds = Some(round_ms(checking));
+    if wall_seconds > 0.0 {
+        result.graphbreak_share = Some((added / wall_seconds * 1000.0).round() / 1000.0);
+        result.checking_share = Some((checking / wall_seconds * 1000.0).round() / 1000.0);
+    }
+}
+
+fn round_ms(seconds: f64) -> f64 {
+    (seconds * 1000.0).round() / 1000.0
+}
+
+fn epoch_seconds() -> String {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| format!("{:.6}", d.as_secs_f64()))
+        .unwrap_or_default()
 }
 
 fn base_result(case: &Case, interpreter: &Interpreter, options: &Options) -> CaseResult {

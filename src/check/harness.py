@@ -12,6 +12,7 @@ moved between versions is feature-detected (hasattr / try), never assumed from a
 
 import ast
 import contextlib
+import dis
 import importlib.util
 import json
 import logging
@@ -25,6 +26,8 @@ import sysconfig
 import time
 import traceback
 
+# When the interpreter got to the harness: minus Rust's GRAPHBREAK_SPAWNED_AT, the interpreter's start-up.
+HARNESS_LOADED_AT = time.time()
 HARNESS_FILE = os.path.abspath(__file__)
 MESSAGE_LIMIT = 2000
 # p90/p10 above this marks a timing as unstable (noise from other processes, throttling, too-short steps).
@@ -131,11 +134,19 @@ def nvidia_driver_version():
     return None
 
 
-def import_torch():
-    """Returns (torch module or None, error string or None). Import chatter goes to stderr."""
+def import_torch(with_dynamo=False):
+    """Returns (torch module or None, error string or None). Import chatter goes to stderr.
+    `with_dynamo`: also import torch._dynamo (seconds of imports that torch itself defers to the first
+    torch.compile / torch._dynamo use: counted as torch_import, not as compile)."""
     try:
         with contextlib.redirect_stdout(sys.stderr):
             import torch  # noqa: PLC0415 - torch may be missing; that is a reportable state
+        if with_dynamo:
+            try:
+                with contextlib.redirect_stdout(sys.stderr):
+                    import torch._dynamo  # noqa: PLC0415, F401
+            except Exception:  # noqa: BLE001 - a torch without Dynamo fails later, at compile, with its error
+                pass
         return torch, None
     except BaseException as error:  # noqa: BLE001 - a broken install can raise anything
         return None, "%s: %s" % (type(error).__name__, truncate(error, MESSAGE_LIMIT))
@@ -172,6 +183,17 @@ def environment_info(torch, torch_error):
     except Exception as error:  # noqa: BLE001 - a broken CUDA setup is a fact, not a crash
         info["torch_error"] = "CUDA probe failed: %s: %s" % (type(error).__name__, truncate(error, 500))
     return info
+
+
+def initialize_device(torch, requested, environment):
+    """Creates the CUDA context now, so its seconds count as device_init rather than as the first step's."""
+    if requested == "cpu" or not environment.get("cuda_available"):
+        return
+    try:
+        torch.zeros(1, device="cuda")
+        torch.cuda.synchronize()
+    except Exception:  # noqa: BLE001 - a broken CUDA setup surfaces in the case's own steps
+        pass
 
 
 def env_command():
@@ -295,6 +317,75 @@ def innermost_user_traceback_frame(error, classifier):
     except (OSError, SyntaxError, ValueError):
         pass
     return code.co_filename, innermost.tb_lineno, code.co_firstlineno, last
+
+
+RESUME_NAME = re.compile(r"__resume_at_(\d+)_\d+")
+
+
+def original_code_map(torch):
+    """Dynamo's map from the bytecode it rewrote to the user's original code (torch 2.0+)."""
+    dynamo_utils = getattr(getattr(torch, "_dynamo", None), "utils", None)
+    return getattr(dynamo_utils, "orig_code_map", None)
+
+
+def line_of_offset(code, offset):
+    """Source line of the instruction at `offset` in `code` (the last line start at or before it)."""
+    line = None
+    for start, start_line in dis.findlinestarts(code):
+        if start > offset:
+            break
+        if start_line is not None:
+            line = start_line
+    return line
+
+
+def statement_in_rewritten_frame(torch, error, classifier):
+    """(filename, line) of the statement that raised inside bytecode Dynamo rewrote, or None.
+
+    After a graph break Dynamo runs a rewritten copy of the user's function: a call of the compiled graph,
+    then the unsupported instruction itself, then a call of `__resume_at_<offset>_<n>` (the rest of the
+    function, from original offset <offset>). On torch ≤ 2.5 that copy's line table holds only the
+    function's first line, so an error raised by the unsupported instruction (a TypeError from a
+    torch.Size passed to torch.stack, say) points at the `def`. The instruction that raised sits between
+    the graph call and the resume call; in the original code it is the instruction just before
+    <offset>, whose line is the statement. Dynamo keeps the original code (torch._dynamo.utils.
+    orig_code_map), also for resume functions, whose own lines are the user's."""
+    code_map = original_code_map(torch)
+    if code_map is None:
+        return None
+    innermost = None
+    entry = error.__traceback__
+    while entry is not None:
+        if classifier.is_user(entry.tb_frame.f_code.co_filename):
+            innermost = entry
+        entry = entry.tb_next
+    if innermost is None:
+        return None
+    rewritten = innermost.tb_frame.f_code
+    if innermost.tb_lineno != rewritten.co_firstlineno:
+        return None  # the traceback already names a statement
+    try:
+        original = code_map[rewritten]
+    except (KeyError, TypeError):
+        return None
+    failed_at = innermost.tb_lasti
+    resume_offset = None
+    for instruction in dis.get_instructions(rewritten):
+        if instruction.offset <= failed_at:
+            continue
+        found = RESUME_NAME.search(str(instruction.argval))
+        if found:
+            resume_offset = int(found.group(1))
+            break
+    if resume_offset is None:
+        return None
+    before = [instruction.offset for instruction in dis.get_instructions(original) if instruction.offset < resume_offset]
+    if not before:
+        return None
+    line = line_of_offset(original, before[-1])
+    if line is None:
+        return None
+    return original.co_filename, line
 
 
 def describe_error(error, phase, classifier):
@@ -749,11 +840,25 @@ def float64_modules(torch, modules):
     objects: nothing compiled later sees a difference)."""
     slots = module_tensors(modules)
     originals = [(owner, kind, key, tensor, tensor.data) for owner, kind, key, tensor in slots]
+    # Plain attributes too: modules cache tensors outside parameters/buffers and rebuild them for the
+    # input's dtype (torchvision's AnchorGenerator.cell_anchors). Left as float64, they made the later
+    # compile guard on Double and recompile on the first bf16 call (seen on Faster R-CNN, H200).
+    attributes = []
+    for module in modules:
+        for owner in module.modules():
+            state = {key: value for key, value in vars(owner).items() if key not in MODULE_SLOT_DICTS}
+            attributes.append((owner, state))
     try:
         for module in modules:
             module.double()
         yield
     finally:
+        for owner, state in attributes:
+            for key in [key for key in vars(owner) if key not in MODULE_SLOT_DICTS and key not in state]:
+                delattr(owner, key)
+            for key, value in state.items():
+                if vars(owner).get(key) is not value:
+                    object.__setattr__(owner, key, value)
         for owner, kind, key, tensor, data in originals:
             if kind == "parameter":
                 parameter = owner._parameters.get(key)
@@ -762,6 +867,9 @@ def float64_modules(torch, modules):
                     parameter.grad = None
             else:
                 owner._buffers[key] = tensor
+
+
+MODULE_SLOT_DICTS = ("_parameters", "_buffers", "_modules")
 
 
 def as_float64(torch, value):
@@ -1031,6 +1139,10 @@ class DynamoLogRecorder(logging.Handler):
         if message.startswith("Recompiling function"):
             self.recompile_messages.append(message)
         elif message.startswith("Graph break"):
+            # torch ≤ 2.5 logs the reason only as the record's exception (exc_info), not in the text.
+            exception = record.exc_info[1] if record.exc_info else None
+            if exception is not None and "Graph Break Reason:" not in message:
+                message += "\n%s %s" % (GRAPH_BREAK_EXCEPTION_MARKER, first_line(exception))
             self.graph_break_messages.append(message)
         elif LIMIT_HIT_PATTERN.search(message) or "cache_size_limit reached" in message:
             self.limit_messages.append(message)
@@ -1078,6 +1190,30 @@ class DynamoLogRecorder(logging.Handler):
         found = (self.graph_break_location(message) for message in self.graph_break_messages)
         return [location for location in found if location is not None]
 
+    def parsed_graph_breaks(self, classifier):
+        """One result entry per logged graph break, in log order, deduplicated by location (some torch
+        versions log a break twice: a hint and the structured record)."""
+        entries = {}
+        for message in self.graph_break_messages:
+            parsed = parse_graph_break_message(message, classifier)
+            if parsed is None:
+                continue
+            key = parsed.pop("key")
+            known = entries.get(key)
+            # Prefer the record with a reason code, a reason and a stack over a bare hint.
+            if known is None or break_record_quality(parsed) > break_record_quality(known):
+                entries[key] = parsed
+        # A hint record (no reason) whose header names an outer frame duplicates a full record that
+        # ends in the same frame.
+        explained = {(entry["filename"], entry["line"]) for entry in entries.values() if entry["reason"]}
+        kept = [
+            entry for entry in entries.values()
+            if entry["reason"] or (entry["filename"], entry["line"]) not in explained
+        ]
+        for entry in kept:
+            entry["reason"] = entry["reason"] or "graph break"
+        return kept
+
     def graph_break_details(self):
         """{(filename, line): (reason line, gb_code)} from the graph_breaks artifact."""
         details = {}
@@ -1096,6 +1232,84 @@ class DynamoLogRecorder(logging.Handler):
             code = GB_CODE_PATTERN.search(message)
             details.setdefault(location, (reason_line, ("GB" + code.group(1)) if code else None))
         return details
+
+
+def break_record_quality(entry):
+    return (entry["gb_code"] is not None, entry["reason"] is not None, len(entry["frames"]))
+
+
+# Object addresses in reasons (`<built-in method stack of type object at 0x7f0b...>`) differ every run:
+# a baseline would see a "new" break each time.
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def dynamo_graph_counts(torch):
+    """(graphs compiled, graph breaks) so far, from torch._dynamo.utils.counters; None without them."""
+    counters = getattr(getattr(getattr(torch, "_dynamo", None), "utils", None), "counters", None)
+    if counters is None:
+        return None
+    try:
+        return int(counters["stats"]["unique_graphs"]), int(sum(counters["graph_break"].values()))
+    except Exception:  # noqa: BLE001
+        return None
+
+
+GRAPH_BREAK_EXCEPTION_MARKER = "Graph break exception:"
+FRAME_LINE = re.compile(r'^\s*File "([^"]+)", line (\d+)', re.MULTILINE)
+
+
+def parse_graph_break_message(message, classifier):
+    """A `graph_breaks` log record → result entry (+ "key" for deduplication), or None. Formats:
+    2.6+: 'Graph break in user code at FILE:LINE\nGraph Break Reason: ...\nUser code traceback:\n  File ...'
+    2.2-2.5: 'Graph break: REASON from user code at:\n  File "FILE", line LINE, in fn' (also the form a
+    2.11 hint uses: 'Graph break from `Tensor.item()`, ...\nGraph break: from user code at: ...')."""
+    location = DynamoLogRecorder.graph_break_location(message)
+    if location is None:
+        return None
+    reason = None
+    marker = message.find("Graph Break Reason:")
+    if marker >= 0:
+        lines = [line.strip() for line in message[marker + len("Graph Break Reason:"):].splitlines() if line.strip()]
+        lines = [line for line in lines if not line.startswith("Encountered graph break")]
+        if lines:
+            reason = lines[0]
+            # "Failed to handle graph break gracefully. Skipping the function and falling back to eager.
+            # Graph break encountered:" is a header; the cause is on the next line.
+            if reason.endswith("Graph break encountered:") and len(lines) > 1:
+                reason = lines[1]
+    elif GRAPH_BREAK_EXCEPTION_MARKER in message:
+        reason = first_line(message[message.rfind(GRAPH_BREAK_EXCEPTION_MARKER) + len(GRAPH_BREAK_EXCEPTION_MARKER):])
+    else:
+        match = re.match(r"Graph break:\s*(.*?)\s*from user code at:", message, re.DOTALL)
+        if match and match.group(1).strip():
+            reason = first_line(match.group(1))
+    stack_start = message.find("User code traceback:")
+    if stack_start < 0:
+        stack_start = message.find("from user code at:")
+    frames = []
+    if stack_start >= 0:
+        frames = [(name, int(line)) for name, line in FRAME_LINE.findall(message[stack_start:])]
+    # Newer torch prints the whole Python stack: keep what is inside the harness's call of the case,
+    # from the first user frame on (torch's nn.Module call plumbing in between says nothing).
+    harness_frames = [index for index, frame in enumerate(frames) if os.path.abspath(frame[0]) == HARNESS_FILE]
+    if harness_frames:
+        frames = frames[harness_frames[-1] + 1:]
+    first_user = next((index for index, frame in enumerate(frames) if classifier.is_user(frame[0])), 0)
+    frames = frames[first_user:]
+    summaries = [traceback.FrameSummary(name, line, "") for name, line in frames] or [
+        traceback.FrameSummary(location[0], location[1], "")
+    ]
+    filename, line, in_user = innermost_user_frame(summaries, classifier)
+    code = GB_CODE_PATTERN.search(message)
+    return {
+        "key": location,
+        "reason": truncate(ADDRESS.sub("", reason), REASON_LIMIT) if reason else None,
+        "filename": filename,
+        "line": line,
+        "gb_code": ("GB" + code.group(1)) if code else None,
+        "in_user_code": in_user,
+        "frames": ["%s:%s" % frame for frame in frames],
+    }
 
 
 def recompile_reason(message):
@@ -1488,6 +1702,8 @@ RESULT_TEMPLATE = json.loads("""{
     "parity_reference": null,
     "parity_outputs": [],
     "parity_grads": null,
+    "graph_facts_from": null,
+    "phase_seconds": {},
     "traced": null,
     "runtime_events": []
 }""")
@@ -1506,6 +1722,9 @@ class Run:
         self.classifier = FrameClassifier(None, request.get("file"))
         self.phase = "factory"
         self.trace_facts = TraceFacts()
+        self.graph_facts_recorded = False
+        self.initial_state = None
+        self.reference64 = None
 
     # -- bookkeeping
 
@@ -1560,6 +1779,28 @@ class Run:
     def note(self, text):
         self.result["notes"].append(truncate(text, MESSAGE_LIMIT))
 
+    # -- where the case's wall time goes (phase_seconds)
+
+    @contextlib.contextmanager
+    def timed(self, phase):
+        """Adds the wall seconds of the block to result["phase_seconds"][phase] (also when it raises)."""
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            seconds = self.result.setdefault("phase_seconds", {})
+            seconds[phase] = round(seconds.get(phase, 0.0) + time.perf_counter() - started, 4)
+
+    def record_interpreter_start(self):
+        """Interpreter start-up until the harness module ran: Rust passes the spawn time (epoch seconds)."""
+        spawned = os.environ.get("GRAPHBREAK_SPAWNED_AT")
+        try:
+            seconds = HARNESS_LOADED_AT - float(spawned)
+        except (TypeError, ValueError):
+            return
+        if 0.0 <= seconds < 3600.0:
+            self.result.setdefault("phase_seconds", {})["interpreter_start"] = round(seconds, 4)
+
     def fail(self, status, error, phase):
         if self.torch is not None and is_out_of_memory(self.torch, error):
             status = "oom"
@@ -1569,8 +1810,10 @@ class Run:
     # -- phases
 
     def execute(self):
+        self.record_interpreter_start()
         self.checkpoint("factory")
-        torch, torch_error = import_torch()
+        with self.timed("torch_import"):
+            torch, torch_error = import_torch(with_dynamo=True)
         if torch is None:
             self.result["status"] = "no_torch"
             self.result["error"] = {
@@ -1581,7 +1824,9 @@ class Run:
             return
         self.torch = torch
         self.classifier = FrameClassifier(torch, self.request.get("file"))
-        environment = environment_info(torch, None)
+        with self.timed("device_init"):
+            environment = environment_info(torch, None)
+            initialize_device(torch, self.request.get("device"), environment)
         self.result["torch_version"] = environment["torch_version"]
         device = self.request.get("device") or "auto"
         if device == "auto":
@@ -1606,6 +1851,8 @@ class Run:
         self.result["environment"] = environment
 
         # factory
+        build_clock = self.timed("model_build")
+        build_clock.__enter__()
         try:
             # Same weights and inputs on every run of the case, so results compare across runs/versions.
             torch.manual_seed(0)
@@ -1614,6 +1861,7 @@ class Run:
             made = factory(**(self.request.get("params") or {}))
             case = normalize_case(made)
         except BaseException as error:  # noqa: BLE001 - SystemExit in user code is a factory error too
+            build_clock.__exit__(None, None, None)
             if isinstance(error, KeyboardInterrupt):
                 raise
             self.fail("factory_error", error, "factory")
@@ -1628,11 +1876,14 @@ class Run:
         try:
             self.prepare(case, device)
             stepper = Stepper(torch, case, device)
+            stepper.synchronize()
         except BaseException as error:  # noqa: BLE001
             if isinstance(error, KeyboardInterrupt):
                 raise
             self.fail("factory_error", error, "factory")
             return
+        finally:
+            build_clock.__exit__(None, None, None)
         self.run_case(case, stepper, effective, warmup, steps)
 
     def prepare(self, case, device):
@@ -1651,13 +1902,14 @@ class Run:
             case["inputs"] = [(move(args), move(kwargs)) for args, kwargs in case["inputs"]]
 
     def run_case(self, case, stepper, effective, warmup, steps):
-        """eager → compile over the shape schedule → parity + timings → explain.
+        """eager reference (+ float64 reference) → compile over the shape schedule → parity → timings.
 
-        explain() runs last: on older torch (seen on 2.4) Dynamo keeps automatic-dynamic state per code
-        object across torch._dynamo.reset(), so an earlier explain() changes how the real compile
-        specializes (fewer recompiles than a fresh training process sees). Measured facts come first,
-        from a pristine Dynamo; each phase checkpoints the result file, so a crash or timeout in a later
-        phase keeps what an earlier one recorded."""
+        Graph count and breaks come from the compile's own Dynamo counters and graph_breaks log (no
+        second trace). torch._dynamo.explain runs only when those cannot answer (the compile failed, or
+        this torch logs breaks in a form not parsed here), and then last: on older torch (seen on 2.4)
+        Dynamo keeps automatic-dynamic state per code object across torch._dynamo.reset(), so an earlier
+        explain() would change how the real compile specializes. Each phase checkpoints the result file,
+        so a crash or timeout in a later phase keeps what an earlier one recorded."""
         torch = self.torch
         result = self.result
         measure = bool(self.request.get("measure", True))
@@ -1665,12 +1917,16 @@ class Run:
         schedule = case.get("inputs") or [(args, kwargs), (args, kwargs)]
         result["distinct_input_shapes"] = len({shape_signature(torch, a, k) for a, k in schedule})
 
-        eager = self.phase_eager(case, stepper, measure, warmup, steps)
+        eager = self.phase_eager(case, stepper, measure)
         if eager is None:
             return
         compiled = self.phase_compile(case, stepper, effective, schedule, measure, warmup, steps, eager)
         failed_status = None if compiled is not None else result["status"]
-        self.phase_explain(case, stepper, failed_status)
+        if failed_status is not None and measure:
+            self.time_eager_alone(case, stepper, warmup, steps)
+        if failed_status is not None or not self.graph_facts_recorded:
+            with self.timed("explain"):
+                self.phase_explain(case, stepper, failed_status)
         if failed_status is not None:
             result["status"] = failed_status
             return
@@ -1681,32 +1937,33 @@ class Run:
                 result["payback_steps"] = result["compile_seconds"] * 1000.0 / (eager_ms - compiled_ms)
         result["status"] = "parity_fail" if result["parity_ok"] is False else "ok"
 
-    def phase_eager(self, case, stepper, measure, warmup, steps):
-        """Returns (reference outputs, reference grads), or None after recording an eager_error."""
+    def phase_eager(self, case, stepper, measure):
+        """The eager reference step (and the float64 one). Returns (reference outputs, reference grads),
+        or None after recording an eager_error. Eager is timed later, interleaved with compiled."""
         torch = self.torch
         result = self.result
         model, args, kwargs = case["model"], case["args"], case["kwargs"]
         cuda = stepper.device == "cuda"
         self.checkpoint("eager")
         try:
-            # Every checked run (eager, float64, compiled) starts from these parameter/buffer values.
-            self.initial_state = ModuleState(torch, stepper.modules) if measure else None
-            reset_seeds(torch)
-            if cuda:
-                torch.cuda.reset_peak_memory_stats()
-            before = rng_states(torch, stepper.device)
-            outputs, loss = stepper.step(model, args, kwargs)
-            result["step_uses_rng"] = draws_random_numbers(torch, before, rng_states(torch, stepper.device))
-            reference = to_cpu(torch, (outputs, loss))
-            grads = to_cpu(torch, stepper.grads(args, kwargs)) if stepper.training else {}
-            if case.get("metric") is not None and measure:
-                result["metric_eager"] = float(case["metric"](outputs))
-            del outputs, loss
+            with self.timed("eager_step"):
+                # Every checked run (eager, float64, compiled) starts from these parameter/buffer values.
+                self.initial_state = ModuleState(torch, stepper.modules) if measure else None
+                reset_seeds(torch)
+                if cuda:
+                    torch.cuda.reset_peak_memory_stats()
+                before = rng_states(torch, stepper.device)
+                outputs, loss = stepper.step(model, args, kwargs)
+                stepper.synchronize()
+                result["step_uses_rng"] = draws_random_numbers(torch, before, rng_states(torch, stepper.device))
+                reference = to_cpu(torch, (outputs, loss))
+                grads = to_cpu(torch, stepper.grads(args, kwargs)) if stepper.training else {}
+                if case.get("metric") is not None and measure:
+                    result["metric_eager"] = float(case["metric"](outputs))
+                del outputs, loss
             if measure:
-                self.float64_reference(case, stepper)
-                samples = time_steps(stepper, model, args, kwargs, warmup, steps)
-                result["eager_ms_stats"] = timing_stats(samples)
-                result["eager_ms"] = result["eager_ms_stats"]["median"] if samples else None
+                with self.timed("float64_reference"):
+                    self.float64_reference(case, stepper)
             if cuda:
                 result["peak_memory_eager_mb"] = torch.cuda.max_memory_allocated() / 2**20
         except BaseException as error:  # noqa: BLE001
@@ -1715,6 +1972,17 @@ class Run:
             self.fail("eager_error", error, "eager")
             return None
         return reference, grads
+
+    def time_eager_alone(self, case, stepper, warmup, steps):
+        """Compile failed: eager ms/step is still worth reporting (what the case costs today)."""
+        self.checkpoint("eager_timing")
+        try:
+            with self.timed("eager_timing"):
+                samples = time_steps(stepper, case["model"], case["args"], case["kwargs"], warmup, steps)
+            self.result["eager_ms_stats"] = timing_stats(samples)
+            self.result["eager_ms"] = self.result["eager_ms_stats"]["median"] if samples else None
+        except Exception as error:  # noqa: BLE001 - the compile error is the finding; this is extra
+            self.note("eager timing after the compile error failed: %s: %s" % (type(error).__name__, first_line(error)))
 
     def phase_compile(self, case, stepper, effective, schedule, measure, warmup, steps, eager):
         """Compiles, runs the schedule (recompiles), then parity and timings. Returns the compiled
@@ -1725,7 +1993,10 @@ class Run:
         cuda = stepper.device == "cuda"
         self.checkpoint("compile")
         reset_dynamo(torch)
-        result["compile_cache"] = inductor_cache_state(torch, effective.get("backend")) if measure else None
+        # Counted as compile (not as graphbreak's): the cache check imports torch._inductor, which the
+        # first compiled call would import anyway.
+        with self.timed("compile"):
+            result["compile_cache"] = inductor_cache_state(torch, effective.get("backend")) if measure else None
         limit_name, limit_value = recompile_limit_name(torch)
         phase = "compile"
         counted = None
@@ -1733,7 +2004,8 @@ class Run:
             effective
         ), self.trace_facts.recording(torch, recorder):
             try:
-                compiled = torch.compile(model, **compile_kwargs(effective))
+                with self.timed("compile"):
+                    compiled = torch.compile(model, **compile_kwargs(effective))
                 if effective.get("mode") == "reduce-overhead" and hasattr(
                     getattr(torch, "compiler", None), "cudagraph_mark_step_begin"
                 ):
@@ -1743,34 +2015,41 @@ class Run:
                 first_args, first_kwargs = schedule[0]
                 stepper.synchronize()
                 cache_counts_before = compile_cache_counts(torch)
-                started = time.perf_counter()
-                stepper.step(compiled, first_args, first_kwargs)
-                stepper.synchronize()
-                result["compile_seconds"] = time.perf_counter() - started
+                graph_counts_before = dynamo_graph_counts(torch)
+                with self.timed("compile"):
+                    started = time.perf_counter()
+                    stepper.step(compiled, first_args, first_kwargs)
+                    stepper.synchronize()
+                    result["compile_seconds"] = time.perf_counter() - started
+                # The first call's graphs and breaks are what explain() would report for these inputs.
+                self.record_graph_facts(recorder, graph_counts_before, dynamo_graph_counts(torch))
                 if measure:
                     result["compile_cache"] = compile_cache_verdict(
                         cache_counts_before, compile_cache_counts(torch), result["compile_cache"]
                     )
                 phase = "compiled_run"
-                for call_args, call_kwargs in schedule[1:]:
-                    stepper.step(compiled, call_args, call_kwargs)
+                with self.timed("recompile_schedule"):
+                    for call_args, call_kwargs in schedule[1:]:
+                        stepper.step(compiled, call_args, call_kwargs)
+                    stepper.synchronize()
                 self.record_recompiles(recorder, limit_name, limit_value)
                 counted = recorder.snapshot()
                 if not measure:
                     return compiled
                 phase = "parity"
                 self.checkpoint("parity")
-                self.initial_state.restore()
-                reset_seeds(torch)
-                outputs, loss = stepper.step(compiled, args, kwargs)
-                self.compare(case, stepper, eager[0], eager[1], outputs, loss, args, kwargs)
-                del outputs, loss
+                with self.timed("parity"):
+                    self.initial_state.restore()
+                    reset_seeds(torch)
+                    outputs, loss = stepper.step(compiled, args, kwargs)
+                    self.compare(case, stepper, eager[0], eager[1], outputs, loss, args, kwargs)
+                    del outputs, loss
                 phase = "compiled_run"
                 self.checkpoint("compiled_run")
-                eager_samples, compiled_samples = time_interleaved(
-                    stepper, model, compiled, args, kwargs, warmup, steps
-                )
-                # The interleaved eager samples replace the eager-phase ones: same conditions as compiled.
+                with self.timed("timing"):
+                    eager_samples, compiled_samples = time_interleaved(
+                        stepper, model, compiled, args, kwargs, warmup, steps
+                    )
                 for side, samples in (("eager", eager_samples), ("compiled", compiled_samples)):
                     result[side + "_ms_stats"] = timing_stats(samples)
                     result[side + "_ms"] = result[side + "_ms_stats"]["median"] if samples else None
@@ -1785,6 +2064,12 @@ class Run:
                 self.trace_facts.compile_error = error
                 self.fail("compile_error", error, phase)
                 self.refine_error_location(error, recorder)
+                # Breaks Dynamo logged before the failure; explain (which runs next) replaces them if it can.
+                logged = recorder.parsed_graph_breaks(self.classifier)
+                if logged:
+                    result["graph_breaks"] = logged
+                    result["graph_break_count"] = len(logged)
+                    result["graph_facts_from"] = "compile"
                 return None
             later = recorder.snapshot()
             if later[0] > counted[0]:
@@ -1793,6 +2078,26 @@ class Run:
                 result["cache_limit_hit"] = True
                 self.note("Dynamo hit %s=%s during the timing steps" % (limit_name, limit_value))
         return compiled
+
+    def record_graph_facts(self, recorder, counts_before, counts_after):
+        """graph_count / graph_break_count / graph_breaks from the compile itself: Dynamo's counters
+        (unique_graphs, graph_break) over the first compiled call, and the graph_breaks log records it
+        emitted. Leaves graph_facts_recorded False (→ explain) when this torch cannot answer that way."""
+        result = self.result
+        self.graph_facts_recorded = False
+        if counts_before is None or counts_after is None or not recorder.logging_enabled:
+            return
+        graphs = counts_after[0] - counts_before[0]
+        counted_breaks = counts_after[1] - counts_before[1]
+        breaks = recorder.parsed_graph_breaks(self.classifier)
+        if counted_breaks > 0 and not breaks:
+            return  # breaks happened but their log records were not understood: let explain describe them
+        result["graph_count"] = graphs
+        result["graph_breaks"] = breaks
+        # Dynamo logs a break once per source location; the counter counts every occurrence.
+        result["graph_break_count"] = max(counted_breaks, len(breaks))
+        result["graph_facts_from"] = "compile"
+        self.graph_facts_recorded = True
 
     def phase_explain(self, case, stepper, failed_status):
         """Graph count and breaks from torch._dynamo.explain (forward only, Dynamo's capture backend)."""
@@ -1813,6 +2118,7 @@ class Run:
             # explain() reports graph_count - 1, which misses a break whose resumed code has no tensor
             # ops (no second graph); every break reason is a break, so count those.
             result["graph_break_count"] = max(int(explained.graph_break_count), len(result["graph_breaks"]))
+            result["graph_facts_from"] = "explain"
         except BaseException as error:  # noqa: BLE001
             if isinstance(error, KeyboardInterrupt):
                 raise
@@ -1821,14 +2127,20 @@ class Run:
         reset_dynamo(torch)
 
     def refine_error_location(self, error, recorder):
-        """Older torch (seen on 2.4) runs Dynamo-rewritten bytecode whose line table points at the `def`
-        line; the graph_breaks log of the same compile names the real line inside that function."""
+        """Older torch (seen on 2.4 and 2.5) runs Dynamo-rewritten bytecode whose line table points at the
+        `def` line. First choice: map the failing instruction back through Dynamo's original code (exact).
+        Fallback: the graph_breaks log of the same compile names a line inside that function."""
         described = self.result["error"]
         frame = innermost_user_traceback_frame(error, self.classifier)
         if frame is None:
             return
         filename, line, first_line_number, last_line_number = frame
         if described.get("line") != line or line != first_line_number:
+            return
+        statement = statement_in_rewritten_frame(self.torch, error, self.classifier)
+        if statement is not None:
+            described["filename"], described["line"] = statement
+            self.note("error line recovered from Dynamo's rewritten bytecode (the traceback points at the def line)")
             return
         inside = [
             location
@@ -2019,4 +2331,11 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    exit_code = main(sys.argv)
+    if len(sys.argv) > 1 and sys.argv[1] == "run":
+        # The result file is written. Interpreter teardown with torch loaded (module finalizers, compile
+        # worker pools) took seconds of every case's wall time; Rust kills whatever the case left running.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(exit_code)
+    sys.exit(exit_code)

@@ -221,6 +221,31 @@ pub struct CaseResult {
     /// Rust: the static scan's findings on the traced lines vs the runtime events (src/check/cross_check.rs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cross_check: Option<super::cross_check::CrossCheck>,
+    /// Where graph_count/graph_breaks came from: `compile` (the compile's own Dynamo counters and
+    /// graph_breaks log: no second trace) or `explain` (torch._dynamo.explain, when those cannot answer).
+    #[serde(default)]
+    pub graph_facts_from: Option<String>,
+    /// Wall seconds per phase of the case's subprocess (harness side); Rust adds `process_other`.
+    #[serde(default)]
+    pub phase_seconds: Option<PhaseSeconds>,
+    /// Rust: seconds of the subprocess not spent building the model or compiling it (interpreter, torch
+    /// import, device init, reference runs, parity, timing, explain, exit): what graphbreak adds.
+    #[serde(default)]
+    pub graphbreak_seconds: Option<f64>,
+    /// Rust: graphbreak_seconds / wall_seconds.
+    #[serde(default)]
+    pub graphbreak_share: Option<f64>,
+    /// Rust: interpreter start + torch import (with torch._dynamo) + device init: what any fresh process
+    /// that compiles this case pays, graphbreak's subprocess included.
+    #[serde(default)]
+    pub process_start_seconds: Option<f64>,
+    /// Rust: graphbreak_seconds - process_start_seconds: the work graphbreak adds to get its facts (reference
+    /// steps, parity, timing, explain when needed, exit).
+    #[serde(default)]
+    pub checking_seconds: Option<f64>,
+    /// Rust: checking_seconds / wall_seconds.
+    #[serde(default)]
+    pub checking_share: Option<f64>,
     /// Rust: wall time of the whole subprocess.
     #[serde(default)]
     pub wall_seconds: Option<f64>,
@@ -276,6 +301,72 @@ pub struct ErrorInfo {
     pub cause_message: Option<String>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
+}
+
+/// Wall seconds per phase of one case's subprocess. Absent = the phase did not run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhaseSeconds {
+    /// Process spawn until the harness module ran (Python start-up, site imports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interpreter_start: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torch_import: Option<f64>,
+    /// torch.cuda probing and the CUDA context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_init: Option<f64>,
+    /// Importing the case file, the factory, moving to the device (the user's own code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_build: Option<f64>,
+    /// The eager reference step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eager_step: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub float64_reference: Option<f64>,
+    /// The first compiled call (= compile_seconds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compile: Option<f64>,
+    /// The rest of the shape schedule (recompiles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recompile_schedule: Option<f64>,
+    /// The compiled parity step and the comparison.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parity: Option<f64>,
+    /// Interleaved eager and compiled warm-up + timed steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<f64>,
+    /// Eager timed alone (only after a compile error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eager_timing: Option<f64>,
+    /// torch._dynamo.explain (only when the compile's own logs cannot give the breaks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<f64>,
+    /// Rust: wall seconds the phases above do not cover (harness exit, result writing, tails).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_other: Option<f64>,
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+impl PhaseSeconds {
+    /// Sum of every phase the harness timed (known fields and unknown ones alike), without Rust's own.
+    pub fn harness_total(&self) -> f64 {
+        let known = [
+            self.interpreter_start,
+            self.torch_import,
+            self.device_init,
+            self.model_build,
+            self.eager_step,
+            self.float64_reference,
+            self.compile,
+            self.recompile_schedule,
+            self.parity,
+            self.timing,
+            self.eager_timing,
+            self.explain,
+        ];
+        known.iter().flatten().sum::<f64>()
+            + self.extra.values().filter_map(Value::as_f64).sum::<f64>()
+    }
 }
 
 /// The verdict on one compared tensor. Errors are RMSE against the float64 reference.
@@ -459,8 +550,17 @@ mod tests {
     use super::*;
 
     /// Fields Rust adds after the harness finished; the harness's template does not carry them.
-    const RUST_ONLY_FIELDS: &[&str] =
-        &["wall_seconds", "stdout_tail", "stderr_tail", "cross_check"];
+    const RUST_ONLY_FIELDS: &[&str] = &[
+        "wall_seconds",
+        "stdout_tail",
+        "stderr_tail",
+        "graphbreak_seconds",
+        "graphbreak_share",
+        "process_start_seconds",
+        "checking_seconds",
+        "checking_share",
+        "cross_check",
+    ];
 
     /// The harness's `RESULT_TEMPLATE = json.loads("""...""")` block, parsed.
     fn harness_template() -> serde_json::Map<String, Value> {

@@ -232,6 +232,9 @@ fn findings(result: &CaseResult, cwd: &Path) -> Vec<String> {
     if let Some(line) = cost_line(result) {
         lines.push(line);
     }
+    if let Some(line) = wall_line(result) {
+        lines.push(line);
+    }
     // The harness's own caveats (unstable timings, a busy machine, limits hit during timing).
     for note in &result.notes {
         lines.push(format!("note: {}", first_line(note)));
@@ -277,6 +280,74 @@ fn parity_line(result: &CaseResult) -> Option<String> {
         line.push_str("; fallback_random (the step draws random numbers)");
     }
     Some(line)
+}
+
+/// Where the case's wall time went: its own work (model build, compile) and graphbreak's share, by phase.
+fn wall_line(result: &CaseResult) -> Option<String> {
+    let phases = result.phase_seconds.as_ref()?;
+    let wall = result.wall_seconds?;
+    let added = result.graphbreak_seconds?;
+    let mut own = Vec::new();
+    for (name, value) in [
+        ("model build", phases.model_build),
+        ("compile", phases.compile),
+        ("recompiles", phases.recompile_schedule),
+    ] {
+        if let Some(seconds) = value.filter(|s| *s >= 0.005) {
+            own.push(format!("{name} {seconds:.2} s"));
+        }
+    }
+    let mut parts = Vec::new();
+    for (name, value) in [
+        ("eager step", phases.eager_step),
+        ("float64 run", phases.float64_reference),
+        ("parity", phases.parity),
+        ("timing", phases.timing),
+        ("eager timing", phases.eager_timing),
+        ("explain", phases.explain),
+        ("other", phases.process_other),
+    ] {
+        if let Some(seconds) = value.filter(|s| *s >= 0.005) {
+            parts.push(format!("{name} {seconds:.2}"));
+        }
+    }
+    for (name, value) in &phases.extra {
+        if let Some(seconds) = value.as_f64().filter(|s| *s >= 0.005) {
+            parts.push(format!("{} {seconds:.2}", name.replace('_', " ")));
+        }
+    }
+    let percent = |share: Option<f64>| {
+        share
+            .map(|s| format!(" ({:.0}%)", s * 100.0))
+            .unwrap_or_default()
+    };
+    let start = match (
+        phases.interpreter_start,
+        phases.torch_import,
+        phases.device_init,
+    ) {
+        (interpreter, Some(import), device) => format!(
+            " · process start {:.2} s (interpreter {:.2}, torch import {import:.2}, device init {:.2})",
+            result.process_start_seconds.unwrap_or(0.0),
+            interpreter.unwrap_or(0.0),
+            device.unwrap_or(0.0)
+        ),
+        _ => String::new(),
+    };
+    let checking = result
+        .checking_seconds
+        .map(|c| format!(" · checking {c:.2} s{}", percent(result.checking_share)))
+        .unwrap_or_default();
+    Some(format!(
+        "wall {wall:.2} s: {}{start}{checking}: {} · graphbreak in all {added:.2} s{}",
+        if own.is_empty() {
+            "no compile".to_owned()
+        } else {
+            own.join(", ")
+        },
+        parts.join(", "),
+        percent(result.graphbreak_share)
+    ))
 }
 
 /// What compiling costs and when it pays back: the figure a team needs before turning compile on.
