@@ -19,7 +19,11 @@ then
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "${PY_PINS[@]}"
 fi
-export GRAPHBREAK_PYTHON="$PWD/$VENV/bin/python"
+# GRAPHBREAK_TEST_VENV may be absolute (an existing venv elsewhere) or relative to the repo root.
+case "$VENV" in
+  /*) export GRAPHBREAK_PYTHON="$VENV/bin/python" ;;
+  *) export GRAPHBREAK_PYTHON="$PWD/$VENV/bin/python" ;;
+esac
 # The check tests skip without torch only on a bare developer machine; here a missing torch must fail them.
 export GRAPHBREAK_REQUIRE_TORCH=1
 # Keep the check harness's compile caches inside the tree so runs never touch the user's cache.
