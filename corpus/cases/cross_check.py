@@ -62,3 +62,29 @@ def case_inlined_helper_then_break():
         "args": (torch.randn(4, 8),),
         "compile": {"backend": "eager"},
     }
+
+
+class BreaksInsideALoop(nn.Module):
+    """A tensor `if` inside a loop over a Python list (torchvision's degenerate-box check). torch 2.11 logs the
+    break ("Failed to handle graph break gracefully"); torch 2.2 skips the whole frame and says so only in an
+    INFO record. Either way the line is a runtime event."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x, boxes_list):
+        for boxes in boxes_list:
+            degenerate = boxes[:, 2:] <= boxes[:, :2]
+            if degenerate.any():  # LINE: loop_branch
+                raise ValueError("degenerate box")
+        return self.proj(x)
+
+
+def case_break_inside_loop():
+    boxes = torch.tensor([[10.0, 12.0, 70.0, 90.0]])
+    return {
+        "model": BreaksInsideALoop(),
+        "args": (torch.randn(2, 4), [boxes, boxes + 1.0]),
+        "compile": {"backend": "eager"},
+    }

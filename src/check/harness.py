@@ -1699,6 +1699,8 @@ TRACE_STARTS_LINE = re.compile(r"TRACE starts_line (.+):(\d+) in \S+")
 RECOMPILE_HEADER = re.compile(r"Recompiling function \S+ in (.+):(\d+)")
 # A guard failure names the source line that installed the guard, its path cut to the last characters:
 # "- 0/0: self.n == 0   # self.n += 1  # mp/h4/t2.py:6 in forward" (2.2 and 2.11).
+FRAME_SKIPPED_IN_LOOP = "Skipping frame because there is a graph break in a for/while loop"
+FRAME_SUMMARY = re.compile(r"<FrameSummary file (.+), line (\d+) in ")
 LOGGED_BREAK_RECORD = re.compile(r"Graph break(:| in user code at | \(user stack suppressed)")
 LOGGED_BREAK_AT = re.compile(r"in user code at (.+):(\d+)\s*$")
 GUARD_ORIGIN = re.compile(r"#\s(?:.*\s)?#\s(\S+):(\d+) in \S+")
@@ -1752,6 +1754,7 @@ class TraceRecorder(logging.Handler):
         super().__init__(level=logging.DEBUG)
         self.torch = torch
         self.lines = {}  # abs filename -> set of line numbers
+        self.skipped_frames = []  # (file, line) of torch 2.2's frame skips for a break inside a loop
         self.available = None
         self.saved = []
 
@@ -1763,6 +1766,10 @@ class TraceRecorder(logging.Handler):
         match = TRACE_STARTS_LINE.match(message)
         if match:
             self.lines.setdefault(os.path.abspath(match.group(1)), set()).add(int(match.group(2)))
+        elif message.startswith(FRAME_SKIPPED_IN_LOOP):
+            where = FRAME_SUMMARY.search(message)
+            if where:
+                self.skipped_frames.append((os.path.abspath(where.group(1)), int(where.group(2))))
 
     def logger_names(self):
         try:
@@ -1783,6 +1790,14 @@ class TraceRecorder(logging.Handler):
             self.saved.append((logger, logger.level, logger.propagate))
             logger.setLevel(logging.DEBUG)
             logger.propagate = False
+            logger.addHandler(self)
+        # torch 2.2 reports a break inside a for/while loop only as an INFO record of this logger ("Skipping
+        # frame because there is a graph break in a for/while loop"): the whole function then runs eagerly.
+        if names:
+            logger = logging.getLogger("torch._dynamo.symbolic_convert")
+            self.saved.append((logger, logger.level, logger.propagate))
+            if logger.getEffectiveLevel() > logging.INFO:
+                logger.setLevel(logging.INFO)
             logger.addHandler(self)
         try:
             yield self
@@ -1883,7 +1898,7 @@ def logged_breaks(messages, files):
     return found
 
 
-def runtime_events(result, recompile_messages, compile_error, files, break_messages=None):
+def runtime_events(result, recompile_messages, compile_error, files, break_messages=None, skipped_frames=None):
     """One entry per runtime event: graph breaks, the compile crash, recompiles. Repeats at the same (kind,
     file, line, reason) are one entry with a count.
 
@@ -1897,6 +1912,9 @@ def runtime_events(result, recompile_messages, compile_error, files, break_messa
     for filename, line, gb_code, reason, frames in logged:
         events.append(("break", filename, line, gb_code, reason))
         logged_frames |= frames
+    for filename, line in skipped_frames or []:
+        if (filename, line) not in logged_frames and files.is_user(filename):
+            events.append(("break", filename, line, None, "graph break in a for/while loop: the frame was skipped"))
     for graph_break in result.get("graph_breaks") or []:
         filename, line = innermost_traced_frame(graph_break.get("frames"), files)
         if filename is None:
@@ -1957,7 +1975,9 @@ class TraceFacts:
         limit_hits = len(self.compile_log.limit_messages) if self.compile_log is not None else 0
         messages = messages[: max(0, len(messages) - limit_hits)]
         breaks = list(self.compile_log.graph_break_messages) if self.compile_log is not None else []
-        result["runtime_events"] = runtime_events(result, messages, self.compile_error, files, breaks)
+        result["runtime_events"] = runtime_events(
+            result, messages, self.compile_error, files, breaks, self.recorder.skipped_frames
+        )
 
 
 # --------------------------------------------------------------------------------------------

@@ -92,6 +92,7 @@ pub fn run(options: &ScanOptions) -> Result<ScanResult, String> {
                     } else {
                         floor_origin
                     },
+                    roots_configured: !root_spec.is_empty(),
                 };
                 checker::analyze_path(&file.path, &ctx)
             })

@@ -341,6 +341,7 @@ impl<'a> Project<'a> {
             let info = &self.files[caller.0 as usize].functions[caller.1 as usize];
             let caller_is_root = self.root_funcs.contains(&caller);
             for call in &info.calls {
+                let Some(args) = &call.args else { continue };
                 if !flagged_names.contains(call.sym.last_segment()) {
                     continue;
                 }
@@ -352,8 +353,8 @@ impl<'a> Project<'a> {
                     None => true,
                     Some(name) => caller_is_root && own.as_deref() == Some(name.as_str()),
                 };
-                let star_empty = spread_is_empty(&call.args.star, &info.vararg);
-                let double_star_empty = spread_is_empty(&call.args.double_star, &info.kwarg);
+                let star_empty = spread_is_empty(&args.star, &info.vararg);
+                let double_star_empty = spread_is_empty(&args.double_star, &info.kwarg);
                 for target in self.resolve_sym(&call.sym, caller.0) {
                     let Target::Function(callee) = target else {
                         continue;
@@ -371,11 +372,10 @@ impl<'a> Project<'a> {
                     let entry = passed.entry(callee).or_default();
                     for (name, position) in flags {
                         let by_position = position.is_some_and(|p| {
-                            !star_empty || call.args.positional.get(p as usize).is_some_and(passes)
+                            !star_empty || args.positional.get(p as usize).is_some_and(passes)
                         });
                         let by_keyword = !double_star_empty
-                            || call
-                                .args
+                            || args
                                 .keywords
                                 .iter()
                                 .any(|(keyword, value)| keyword == name && passes(value));

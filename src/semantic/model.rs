@@ -33,6 +33,9 @@ pub struct FileContext<'a> {
     pub torch_floor: Option<TorchVersion>,
     /// Where the floor came from, for messages ("pyproject.toml: torch>=2.2").
     pub torch_floor_origin: &'a str,
+    /// Compile roots are configured: record what only roots use (flag parameters, call
+    /// arguments); without roots that work and memory are skipped.
+    pub roots_configured: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -731,8 +734,14 @@ impl<'a> SemanticModel<'a> {
                 .parameters
                 .vararg
                 .as_ref()
+                .filter(|_| self.ctx.roots_configured)
                 .map(|p| p.name.id.to_string()),
-            kwarg: def.parameters.kwarg.as_ref().map(|p| p.name.id.to_string()),
+            kwarg: def
+                .parameters
+                .kwarg
+                .as_ref()
+                .filter(|_| self.ctx.roots_configured)
+                .map(|p| p.name.id.to_string()),
         });
         self.summary.function_by_name.insert(qual.clone(), idx);
         if let Some(frame) = self.function_frame_mut() {
@@ -779,24 +788,28 @@ impl<'a> SemanticModel<'a> {
             locals.insert(variadic.name.id.to_string(), TensorKind::NotTensor);
         }
         let offset = usize::from(self_name.is_some());
-        let flag_params: Vec<(String, Option<u32>)> = params
-            .posonlyargs
-            .iter()
-            .chain(params.args.iter())
-            .enumerate()
-            .skip(offset)
-            .map(|(position, param)| (param, Some((position - offset) as u32)))
-            .chain(params.kwonlyargs.iter().map(|param| (param, None)))
-            .filter(|(param, _)| {
-                matches!(
-                    param.default.as_deref(),
-                    Some(Expr::BooleanLiteral(b)) if !b.value
-                ) || matches!(param.default.as_deref(), Some(Expr::NoneLiteral(_)))
-                    || matches!(param.default.as_deref(), Some(Expr::NumberLiteral(n))
+        let flag_params: Vec<(String, Option<u32>)> = if !self.ctx.roots_configured {
+            Vec::new()
+        } else {
+            params
+                .posonlyargs
+                .iter()
+                .chain(params.args.iter())
+                .enumerate()
+                .skip(offset)
+                .map(|(position, param)| (param, Some((position - offset) as u32)))
+                .chain(params.kwonlyargs.iter().map(|param| (param, None)))
+                .filter(|(param, _)| {
+                    matches!(
+                        param.default.as_deref(),
+                        Some(Expr::BooleanLiteral(b)) if !b.value
+                    ) || matches!(param.default.as_deref(), Some(Expr::NoneLiteral(_)))
+                        || matches!(param.default.as_deref(), Some(Expr::NumberLiteral(n))
                         if matches!(&n.value, ast::Number::Int(i) if i.as_u8() == Some(0)))
-            })
-            .map(|(param, position)| (param.parameter.name.id.to_string(), position))
-            .collect();
+                })
+                .map(|(param, position)| (param.parameter.name.id.to_string(), position))
+                .collect()
+        };
         self.summary.functions[idx as usize].flag_params = flag_params;
 
         self.frames.push(Frame {
@@ -1210,7 +1223,10 @@ impl<'a> SemanticModel<'a> {
             Some(sym) => sym.clone(),
         };
         let path = self.path.as_slice().into();
-        let args = call_args(&call.arguments);
+        let args = self
+            .ctx
+            .roots_configured
+            .then(|| Box::new(call_args(&call.arguments)));
         self.summary.functions[func as usize].calls.push(CallEdge {
             sym: edge,
             path,
@@ -1236,6 +1252,20 @@ impl<'a> SemanticModel<'a> {
     /// The file's summary, with module-level imports and predicate aliases filled in.
     pub(crate) fn finish(self) -> FileSummary {
         let mut summary = self.summary;
+        // Attribute types serve compile targets only (`torch.compile(self.model)`): keep those.
+        let targets: HashSet<(&str, &str)> = summary
+            .compile_roots
+            .iter()
+            .filter_map(|target| match &target.sym {
+                Sym::SelfAttr { class, attr } => Some((class.as_str(), attr.as_str())),
+                _ => None,
+            })
+            .collect();
+        let kept: HashMap<(String, String), Sym> = std::mem::take(&mut summary.self_attr_types)
+            .into_iter()
+            .filter(|((class, attr), _)| targets.contains(&(class.as_str(), attr.as_str())))
+            .collect();
+        summary.self_attr_types = kept;
         for (name, binding) in self.module_bindings {
             match binding {
                 Binding::Import(target) => {

@@ -54,7 +54,8 @@ pub struct CallArgs {
 pub struct CallEdge {
     pub sym: Sym,
     pub path: Box<[PathStep]>,
-    pub args: CallArgs,
+    /// Recorded only with roots (default flags); boxed so an edge stays small without.
+    pub args: Option<Box<CallArgs>>,
 }
 
 #[derive(Debug, Default)]

@@ -38,3 +38,13 @@ def test_repeated_recompiles_at_one_guard_line_are_one_event(tmp_path):
     assert len(events) == 1, events
     assert events[0]["line"] == marker_line("hazards.py", "calls")
     assert events[0]["count"] == result["recompiles"] >= 2
+
+
+def test_a_break_inside_a_loop_is_an_event_on_every_torch(tmp_path):
+    """torch 2.2 skips the frame and logs it only at INFO; 2.11 logs the break. Both are the same event."""
+    result = run_harness(tmp_path, "cross_check.py", "case_break_inside_loop")
+    assert result["status"] == "ok", result["error"]
+    line = marker_line("cross_check.py", "loop_branch")
+    assert line in result["traced"][CROSS_CHECK]
+    events = [(e["kind"], e["filename"], e["line"]) for e in result["runtime_events"]]
+    assert ("break", CROSS_CHECK, line) in events, result["runtime_events"]
