@@ -19,8 +19,25 @@ then
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "${PY_PINS[@]}"
 fi
-export GRAPHBREAK_PYTHON="$PWD/$VENV/bin/python"
-case "$VENV" in /*) export GRAPHBREAK_PYTHON="$VENV/bin/python" ;; esac
+# The HTML report is tested in a real headless browser (tests/check_html.rs): Debian's chromium.
+if ! command -v "${GRAPHBREAK_CHROMIUM:-chromium}" >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "==> installing chromium (apt-get)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "chromium is missing: apt-get install chromium (as root), or set GRAPHBREAK_CHROMIUM" >&2
+    exit 1
+  fi
+fi
+export GRAPHBREAK_REQUIRE_BROWSER=1
+# GRAPHBREAK_TEST_VENV may be absolute (an existing venv elsewhere) or relative to the repo root.
+case "$VENV" in
+  /*) export GRAPHBREAK_PYTHON="$VENV/bin/python" ;;
+  *) export GRAPHBREAK_PYTHON="$PWD/$VENV/bin/python" ;;
+esac
+# The check tests skip without torch only on a bare developer machine; here a missing torch must fail them.
+export GRAPHBREAK_REQUIRE_TORCH=1
 
 # The packaging and report tests (tests/tooling) drive real tools: a second venv with their pins,
 # so the torch venv above keeps exactly CI's pins.

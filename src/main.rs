@@ -39,6 +39,9 @@ enum Command {
     /// Write a starter `[tool.graphbreak]` (torch floor and roots from the project) and a
     /// `compile_cases.py` template for `check`; never overwrites existing configuration.
     Init(init::InitArgs),
+    /// Work with `check` reports.
+    #[command(subcommand)]
+    Report(ReportCommand),
     /// List every rule: code, name, family, fix, torch versions, summary.
     Rules,
     /// Show the documentation of one rule.
@@ -46,12 +49,30 @@ enum Command {
         /// Rule code, e.g. CR001.
         code: String,
     },
+    /// Recompute the cross-check of a check report (JSON or JSONL) with this build's rules; Dynamo's facts
+    /// stay as recorded.
+    #[command(hide = true)]
+    Recheck {
+        report: PathBuf,
+        #[arg(long)]
+        output: PathBuf,
+    },
     /// Write `rules/<CODE>.md` and `rules/README.md` from the rule declarations.
     #[command(hide = true)]
     GenerateDocs {
         #[arg(default_value = "rules")]
         dir: PathBuf,
     },
+}
+
+#[derive(Subcommand, Debug)]
+enum ReportCommand {
+    /// Combine JSON reports (the shards of `check --shard K/N`, or per-job reports) into one, and
+    /// optionally gate it against a baseline. Exit status as `check`'s.
+    Merge(check::merge::MergeArgs),
+    /// Compare the facts of two reports (statuses, graphs, breaks and their lines, recompiles, errors, parity),
+    /// leaving out timings, load readings and GPU placement. Exit 0 same, 1 different.
+    Diff(check::merge::DiffArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -93,6 +114,10 @@ struct ScanArgs {
     /// Exit 0 even when there are findings (errors in usage or configuration still exit 2).
     #[arg(long)]
     exit_zero: bool,
+    /// Use a `graphbreak check` report's trace map (JSON report or JSONL stream) as the region: exactly the
+    /// lines Dynamo traced. Findings say whether the report saw their event. Default paths: the traced files.
+    #[arg(long, value_name = "REPORT.json", conflicts_with_all = ["fix", "diff"])]
+    traced: Option<PathBuf>,
     /// What the project compiles: a glob over qualified names (`pkg.models.*`, `pkg.mod.Class`,
     /// `pkg.mod.func`; `*` stays within a dotted segment, `**` spans segments). Repeatable; adds to
     /// `roots = [...]` in [tool.graphbreak]. With roots, only code they (and the project's own
@@ -119,6 +144,8 @@ fn main() -> ExitCode {
         Command::Scan(args) => run_scan(args),
         Command::Check(args) => check::run(args),
         Command::Init(args) => init::run(&args),
+        Command::Report(ReportCommand::Merge(args)) => check::merge::run(args),
+        Command::Report(ReportCommand::Diff(args)) => check::merge::diff(args),
         Command::Rules => {
             print_rules();
             ExitCode::SUCCESS
@@ -133,6 +160,21 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Command::Recheck { report, output } => {
+            match check::cross_check::recheck(&report, &output) {
+                Ok(count) => {
+                    eprintln!(
+                        "graphbreak: {count} result(s) rechecked into {}",
+                        output.display()
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(err) => {
+                    eprintln!("graphbreak: error: {err}");
+                    ExitCode::from(2)
+                }
+            }
+        }
         Command::GenerateDocs { dir } => match generate_docs(&dir) {
             Ok(()) => ExitCode::SUCCESS,
             Err(err) => {
@@ -167,8 +209,22 @@ fn run_scan(args: ScanArgs) -> ExitCode {
             }
         },
     };
+    let report_trace = match args.traced.as_deref().map(check::trace::load_report) {
+        None => None,
+        Some(Ok(trace)) => Some(trace),
+        Some(Err(message)) => return fail(message),
+    };
+    let mut paths = args.paths;
+    if let Some(trace) = &report_trace
+        && paths.is_empty()
+    {
+        paths = trace.existing_files();
+        if paths.is_empty() {
+            return fail("the report's traced files no longer exist here".to_owned());
+        }
+    }
     let options = scan::ScanOptions {
-        paths: args.paths,
+        paths,
         select: args.select,
         ignore: args.ignore,
         exclude: args.exclude,
@@ -176,7 +232,10 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         include_stubs: args.include_stubs,
         no_config: args.no_config,
         config_file: args.config,
-        region: scan::RegionSource::Computed,
+        region: match &report_trace {
+            Some(trace) => check::cross_check::region_of(&trace.region),
+            None => scan::RegionSource::Computed,
+        },
         roots: args.roots,
         show_roots: args.show_roots,
     };
@@ -185,6 +244,9 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         Err(message) => return fail(message),
     };
     let mut diagnostics = result.diagnostics;
+    let cross_check = report_trace
+        .as_ref()
+        .map(|trace| check::cross_check::mark_confirmed(&mut diagnostics, trace));
     let mut stdout = std::io::stdout().lock();
     if args.show_roots {
         return print_roots(&mut stdout, &result.roots, fail);
@@ -238,6 +300,10 @@ fn run_scan(args: ScanArgs) -> ExitCode {
     } else {
         output::write(&mut stdout, args.output_format, &diagnostics, &summary)
     };
+    let written = written.and_then(|()| match (&cross_check, args.output_format, args.quiet) {
+        (Some(summary), output::OutputFormat::Text, false) => write!(stdout, "{summary}"),
+        _ => Ok(()),
+    });
     if let Err(err) = written.and_then(|()| stdout.flush())
         && err.kind() != std::io::ErrorKind::BrokenPipe
     {

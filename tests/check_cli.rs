@@ -52,16 +52,34 @@ fn python_with_torch() -> Option<&'static Path> {
         .as_deref()
 }
 
+/// Skipping is allowed only on a developer machine without torch. In CI (`CI=true`) or when the test script
+/// asks for it (`GRAPHBREAK_REQUIRE_TORCH=1`, set by scripts/test.sh) a missing torch is a failure: a run
+/// with no usable interpreter must not report these tests as passed.
 macro_rules! require_torch {
     () => {
         match python_with_torch() {
             Some(python) => python,
             None => {
+                if torch_required() {
+                    panic!(
+                        "no Python with torch (GRAPHBREAK_PYTHON={:?}), and torch is required here \
+                         (CI or GRAPHBREAK_REQUIRE_TORCH=1)",
+                        std::env::var_os("GRAPHBREAK_PYTHON")
+                    );
+                }
                 skip_notice();
                 return;
             }
         }
     };
+}
+
+fn torch_required() -> bool {
+    let set = |name: &str| {
+        std::env::var(name)
+            .is_ok_and(|v| matches!(v.trim(), "1" | "true" | "TRUE" | "True" | "yes"))
+    };
+    set("CI") || set("GRAPHBREAK_REQUIRE_TORCH")
 }
 
 /// Written straight to the process's stderr: the test harness captures `eprintln!` of passing tests, and a
@@ -583,6 +601,34 @@ measure = false
         "an unchanged run is not a regression"
     );
     assert!(stdout(&unchanged).contains("no regressions against baseline baseline.json"));
+    assert_eq!(
+        baseline["schema_version"], 2,
+        "baselines carry the schema version"
+    );
+    assert_eq!(baseline["results"][0]["schema_version"], 2);
+
+    // A baseline that promises a fact this run cannot produce (parity, measured in the baseline; this run is
+    // --no-measure): not a silent pass, not a regression, its own verdict and exit code.
+    let mut promising = baseline.clone();
+    promising["results"][0]["parity_ok"] = Value::Bool(true);
+    std::fs::write(
+        project.join("promising.json"),
+        serde_json::to_string(&promising).unwrap(),
+    )
+    .unwrap();
+    let unchecked = run_check(project, Some(python), &["--baseline", "promising.json"]);
+    assert_eq!(
+        unchecked.status.code(),
+        Some(3),
+        "a comparison left unchecked exits 3: {}",
+        stdout(&unchecked)
+    );
+    assert!(
+        stdout(&unchecked).contains("UNCHECKED cases.py::build[size=nano]")
+            && stdout(&unchecked).contains("parity_ok not compared: missing in this run"),
+        "{}",
+        stdout(&unchecked)
+    );
 
     let edited = BASELINE_CASE.replace(
         "        return y * 2\n",
@@ -835,5 +881,75 @@ fn scan_predicts_the_lines_check_measures() {
     assert_eq!(
         predicted, measured,
         "scan's lines vs check's lines on corpus/cases/hazards.py"
+    );
+}
+
+#[test]
+fn profile_on_cpu_records_the_phase_split_and_says_the_rest_needs_cuda() {
+    let python = require_torch!();
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("r.jsonl");
+    let output = run_check(
+        repo(),
+        Some(python),
+        &[
+            "corpus/cases/step_profile.py::case_sync_sites",
+            "--profile",
+            "--device",
+            "cpu",
+            "--backend",
+            "eager",
+            "--warmup",
+            "1",
+            "--steps",
+            "2",
+            "--jsonl",
+            jsonl.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("--profile measures CUDA kernels, GPU busy share and host-device syncs; no CUDA here (device cpu)"),
+        "{}",
+        stderr(&output)
+    );
+    let text = stdout(&output);
+    assert!(
+        text.contains("  profile (cpu, 2 steps per pass; eager → compiled):"),
+        "{text}"
+    );
+    let phases = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("phases eager: "))
+        .unwrap_or_else(|| panic!("no eager phase line in:\n{text}"));
+    for phase in ["forward", "loss", "backward", "optimizer"] {
+        assert!(phases.contains(&format!("{phase} ")), "{phases}");
+    }
+    let results = read_jsonl(&jsonl);
+    let profile = &results[0]["profile"];
+    assert_eq!(profile["device"], "cpu");
+    assert_eq!(profile["optimizer"], true);
+    assert!(
+        profile["unavailable"]
+            .as_str()
+            .unwrap()
+            .contains("need CUDA")
+    );
+    assert!(profile["eager"]["kernels_per_step"].is_null());
+    assert_eq!(profile["compiled"]["phases"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn profile_with_no_measure_is_a_usage_error() {
+    let output = run_check(
+        repo(),
+        None,
+        &["corpus/cases/clean.py", "--profile", "--no-measure"],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("--profile measures steps; it cannot run with --no-measure"),
+        "{}",
+        stderr(&output)
     );
 }

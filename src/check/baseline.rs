@@ -7,14 +7,25 @@
 //! recompile limit newly hit, parity newly failing, or compiled ms/step slower than the threshold (only when
 //! the device and torch version match, since timings from different hardware are not comparable).
 //! Cases present on one side only are not regressions.
+//!
+//! A comparison whose value is missing on one side (a torch that cannot count recompiles, a baseline written
+//! with --no-measure, a result from an older graphbreak) is never skipped silently: it is listed as
+//! *unchecked*, and a run whose only problem is unchecked comparisons exits 3, not 0.
 
 use std::path::Path;
 
 use serde_json::Value;
 
+use super::record::{CaseResult, GraphBreak, ReportDocument, SCHEMA_VERSION, Status};
 use super::report::{self, Document};
 
-pub fn load(path: &Path) -> Result<Value, String> {
+pub struct Baseline {
+    pub document: ReportDocument,
+    /// What the loader wants said (a baseline from a newer schema).
+    pub notes: Vec<String>,
+}
+
+pub fn load(path: &Path) -> Result<Baseline, String> {
     let text =
         std::fs::read_to_string(path).map_err(|e| format!("--baseline {}: {e}", path.display()))?;
     let value: Value = serde_json::from_str(&text).map_err(|e| {
@@ -29,23 +40,52 @@ pub fn load(path: &Path) -> Result<Value, String> {
             path.display()
         ));
     }
-    Ok(value)
+    let document: ReportDocument = serde_json::from_value(value).map_err(|e| {
+        format!(
+            "--baseline {}: a result does not match the result schema: {e}",
+            path.display()
+        )
+    })?;
+    let mut notes = Vec::new();
+    if let Some(version) = document.schema_version
+        && version > SCHEMA_VERSION
+    {
+        notes.push(format!(
+            "baseline schema_version {version} is newer than this graphbreak's ({SCHEMA_VERSION}): \
+             fields it does not know are not compared"
+        ));
+    }
+    Ok(Baseline { document, notes })
 }
 
 pub fn render(document: &Document) -> String {
     let mut value = report::to_json(document);
+    let portable: Vec<CaseResult> = document
+        .results
+        .iter()
+        .map(|result| {
+            let mut result = result.clone();
+            result.stdout_tail = None;
+            result.stderr_tail = None;
+            for graph_break in &mut result.graph_breaks {
+                if let Some(file) = &graph_break.filename {
+                    graph_break.filename = Some(portable_path(file, document.cwd));
+                }
+            }
+            if let Some(error) = &mut result.error
+                && let Some(file) = &error.filename
+            {
+                error.filename = Some(portable_path(file, document.cwd));
+            }
+            result
+        })
+        .collect();
+    value["results"] = serde_json::to_value(&portable).unwrap_or_default();
+    // Tails are stripped, not written as null: a baseline stays small and diffable.
     for result in value["results"].as_array_mut().into_iter().flatten() {
         if let Some(map) = result.as_object_mut() {
             map.remove("stdout_tail");
             map.remove("stderr_tail");
-        }
-        for graph_break in result["graph_breaks"].as_array_mut().into_iter().flatten() {
-            if let Some(file) = graph_break["filename"].as_str() {
-                graph_break["filename"] = Value::from(portable_path(file, document.cwd));
-            }
-        }
-        if let Some(file) = result["error"]["filename"].as_str() {
-            result["error"]["filename"] = Value::from(portable_path(file, document.cwd));
         }
     }
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
@@ -65,23 +105,24 @@ fn portable_path(file: &str, cwd: &Path) -> String {
 }
 
 /// Worse is larger. Anything that did not produce a compiled result ranks above a parity failure.
-fn status_rank(status: &str) -> u8 {
+fn status_rank(status: &Status) -> u8 {
     match status {
-        "ok" => 0,
-        "parity_fail" => 1,
-        "compile_error" => 2,
+        Status::Ok => 0,
+        Status::ParityFail => 1,
+        Status::CompileError => 2,
         _ => 3,
     }
 }
 
-fn case_of(result: &Value) -> &str {
-    result["case"].as_str().unwrap_or("")
+fn case_of(result: &CaseResult) -> &str {
+    result.case.as_deref().unwrap_or("")
 }
 
-fn torch_of(result: &Value) -> &str {
-    result["torch_version"]
-        .as_str()
-        .or(result["python_executable"].as_str())
+fn torch_of(result: &CaseResult) -> &str {
+    result
+        .torch_version
+        .as_deref()
+        .or(result.python_executable.as_deref())
         .unwrap_or("")
 }
 
@@ -91,35 +132,82 @@ fn release(torch: &str) -> &str {
 }
 
 /// Timings are comparable only from the same hardware and the same torch build.
-fn same_machine(old: &Value, new: &Value) -> bool {
-    let same = |key: &str| old[key] == new[key];
-    let same_env = |key: &str| old["environment"][key] == new["environment"][key];
-    old["device"].is_string()
-        && same("device")
-        && same("torch_version")
-        && same_env("gpu_name")
-        && same_env("platform")
+fn same_machine(old: &CaseResult, new: &CaseResult) -> bool {
+    let env_field =
+        |result: &CaseResult, pick: fn(&super::record::ResultEnvironment) -> &Option<String>| {
+            result.environment.as_ref().and_then(|e| pick(e).clone())
+        };
+    old.device.is_some()
+        && old.device == new.device
+        && old.torch_version == new.torch_version
+        && env_field(old, |e| &e.gpu_name) == env_field(new, |e| &e.gpu_name)
+        && env_field(old, |e| &e.platform) == env_field(new, |e| &e.platform)
 }
 
 pub struct Comparison {
     pub regressions: Vec<String>,
+    /// Comparisons the gate could not make because a value is missing on one side: never a silent pass.
+    pub unchecked: Vec<String>,
     /// Things the gate could not check (cases missing from the baseline, a different torch release).
     pub notes: Vec<String>,
 }
 
+impl Comparison {
+    pub fn empty() -> Self {
+        Comparison {
+            regressions: Vec::new(),
+            unchecked: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+}
+
+/// Both values, or a line for `unchecked` saying which side lacks it (None when neither side has one:
+/// nothing was promised, nothing is lost).
+fn both<T: std::fmt::Display + Copy>(
+    who: &str,
+    key: &str,
+    old: Option<T>,
+    new: Option<T>,
+    new_status: &Status,
+    unchecked: &mut Vec<String>,
+) -> Option<(T, T)> {
+    match (old, new) {
+        (Some(before), Some(after)) => Some((before, after)),
+        (Some(before), None) => {
+            let why = if new_status.is_ok() {
+                String::new()
+            } else {
+                format!(", the case ended {new_status}")
+            };
+            unchecked.push(format!(
+                "{who}: {key} not compared: missing in this run{why} (baseline {before})"
+            ));
+            None
+        }
+        (None, Some(after)) => {
+            unchecked.push(format!(
+                "{who}: {key} not compared: missing in the baseline (this run {after})"
+            ));
+            None
+        }
+        (None, None) => None,
+    }
+}
+
 pub fn compare(
-    baseline: &Value,
-    results: &[Value],
+    baseline: &ReportDocument,
+    results: &[CaseResult],
     threshold_percent: f64,
     cwd: &Path,
 ) -> Comparison {
-    let empty = Vec::new();
-    let old_results = baseline["results"].as_array().unwrap_or(&empty);
+    let old_results = &baseline.results;
     let mut regressions = Vec::new();
+    let mut unchecked = Vec::new();
     let mut notes = Vec::new();
     for new in results {
         let (case, torch) = (case_of(new), torch_of(new));
-        let same_case: Vec<&Value> = old_results
+        let same_case: Vec<&CaseResult> = old_results
             .iter()
             .filter(|old| case_of(old) == case)
             .collect();
@@ -151,42 +239,53 @@ pub fn compare(
             }
         };
         let who = format!("{case} · torch {torch}");
-        let old_status = old["status"].as_str().unwrap_or("?");
-        let new_status = new["status"].as_str().unwrap_or("?");
-        if status_rank(new_status) > status_rank(old_status) {
-            let why = new["error"]["type"]
-                .as_str()
-                .map(|t| {
-                    let message = new["error"]["message"].as_str().unwrap_or("");
-                    format!(" ({t}: {})", message.lines().next().unwrap_or(""))
+        if status_rank(&new.status) > status_rank(&old.status) {
+            let why = new
+                .error
+                .as_ref()
+                .and_then(|e| {
+                    let message = e.message.as_deref().unwrap_or("");
+                    e.error_type
+                        .as_deref()
+                        .map(|t| format!(" ({t}: {})", message.lines().next().unwrap_or("")))
                 })
                 .unwrap_or_default();
-            regressions.push(format!("{who}: status {old_status} → {new_status}{why}"));
+            regressions.push(format!(
+                "{who}: status {} → {}{why}",
+                old.status, new.status
+            ));
         }
+        // A failing run is already a regression (or a failure of its own): the facts it could not
+        // produce are not listed again as unchecked.
+        let explained = status_rank(&new.status) > status_rank(&old.status);
+        let mut missing = Vec::new();
+        let status = &new.status;
 
-        let old_breaks = old["graph_break_count"].as_u64();
-        let new_breaks = new["graph_break_count"].as_u64();
-        if let (Some(before), Some(after)) = (old_breaks, new_breaks)
+        let breaks = both(
+            &who,
+            "graph_break_count",
+            old.graph_break_count,
+            new.graph_break_count,
+            status,
+            &mut missing,
+        );
+        if let Some((before, after)) = breaks
             && after > before
         {
             regressions.push(format!("{who}: graph breaks {before} → {after}"));
         }
-        if old_breaks.is_some() {
-            let mut unmatched: Vec<(String, String)> = old["graph_breaks"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|b| break_key(b, cwd))
-                .collect();
-            for graph_break in new["graph_breaks"].as_array().into_iter().flatten() {
+        if breaks.is_some() {
+            let mut unmatched: Vec<(String, String)> =
+                old.graph_breaks.iter().map(|b| break_key(b, cwd)).collect();
+            for graph_break in &new.graph_breaks {
                 let key = break_key(graph_break, cwd);
                 match unmatched.iter().position(|old_key| *old_key == key) {
                     Some(index) => {
                         unmatched.swap_remove(index);
                     }
                     None => {
-                        let line = graph_break["line"]
-                            .as_u64()
+                        let line = graph_break
+                            .line
                             .map(|l| format!(":{l}"))
                             .unwrap_or_default();
                         regressions
@@ -196,35 +295,61 @@ pub fn compare(
             }
         }
 
-        if let (Some(before), Some(after)) =
-            (old["recompiles"].as_u64(), new["recompiles"].as_u64())
-            && after > before
+        if let Some((before, after)) = both(
+            &who,
+            "recompiles",
+            old.recompiles,
+            new.recompiles,
+            status,
+            &mut missing,
+        ) && after > before
         {
             regressions.push(format!("{who}: recompiles {before} → {after}"));
         }
-        if new["cache_limit_hit"] == true && old["cache_limit_hit"] != true {
+        if new.cache_limit_hit && !old.cache_limit_hit {
             regressions.push(format!(
                 "{who}: recompile cache limit now hit (falls back to eager)"
             ));
         }
-        if new["parity_ok"] == false && old["parity_ok"] != false {
-            let diff = new["max_abs_diff"]
-                .as_f64()
+        if let Some((before, after)) = both(
+            &who,
+            "parity_ok",
+            old.parity_ok,
+            new.parity_ok,
+            status,
+            &mut missing,
+        ) && before
+            && !after
+        {
+            let diff = new
+                .max_abs_diff
                 .map(|d| format!(" (max abs diff {d:.3e})"))
                 .unwrap_or_default();
             regressions.push(format!("{who}: parity now beyond tolerance{diff}"));
         }
-        if let (true, Some(before), Some(after)) = (
-            same_machine(old, new),
-            old["compiled_ms"].as_f64(),
-            new["compiled_ms"].as_f64(),
-        ) && before > 0.0
-            && after > before * (1.0 + threshold_percent / 100.0)
-        {
-            regressions.push(format!(
-                "{who}: compiled {before:.3} → {after:.3} ms/step (+{:.0}%, threshold {threshold_percent}%)",
-                (after / before - 1.0) * 100.0
+        if same_machine(old, new) {
+            if let Some((before, after)) = both(
+                &who,
+                "compiled_ms",
+                old.compiled_ms,
+                new.compiled_ms,
+                status,
+                &mut missing,
+            ) && before > 0.0
+                && after > before * (1.0 + threshold_percent / 100.0)
+            {
+                regressions.push(format!(
+                    "{who}: compiled {before:.3} → {after:.3} ms/step (+{:.0}%, threshold {threshold_percent}%)",
+                    (after / before - 1.0) * 100.0
+                ));
+            }
+        } else if old.compiled_ms.is_some() && new.compiled_ms.is_some() {
+            notes.push(format!(
+                "{who}: compiled ms/step not compared (baseline measured on another device, GPU or torch build)"
             ));
+        }
+        if !explained {
+            unchecked.extend(missing);
         }
     }
     for old in old_results {
@@ -233,16 +358,22 @@ pub fn compare(
         }
     }
     notes.dedup();
-    Comparison { regressions, notes }
+    Comparison {
+        regressions,
+        unchecked,
+        notes,
+    }
 }
 
-fn break_key(graph_break: &Value, cwd: &Path) -> (String, String) {
-    let file = graph_break["filename"]
-        .as_str()
+fn break_key(graph_break: &GraphBreak, cwd: &Path) -> (String, String) {
+    let file = graph_break
+        .filename
+        .as_deref()
         .map(|f| portable_path(f, cwd))
         .unwrap_or_else(|| "<unknown>".into());
-    let reason = graph_break["reason"]
-        .as_str()
+    let reason = graph_break
+        .reason
+        .as_deref()
         .unwrap_or("")
         .lines()
         .next()
@@ -257,13 +388,24 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn doc(value: Value) -> ReportDocument {
+        serde_json::from_value(value).unwrap()
+    }
+
+    fn records(values: &[Value]) -> Vec<CaseResult> {
+        values
+            .iter()
+            .map(|v| serde_json::from_value(v.clone()).unwrap())
+            .collect()
+    }
+
     fn result(
         breaks: &[(&str, u64, &str)],
         recompiles: u64,
         compiled_ms: f64,
         status: &str,
     ) -> Value {
-        json!({
+        json!({"environment": {"platform": "linux"},
             "case": "c.py::case_x", "torch_version": "2.11.0", "device": "cpu", "status": status,
             "graph_break_count": breaks.len(),
             "graph_breaks": breaks.iter().map(|(f, l, r)| json!({"filename": f, "line": l, "reason": r})).collect::<Vec<_>>(),
@@ -276,7 +418,11 @@ mod tests {
         let cwd = Path::new("/p");
         let old = json!({"results": [result(&[("c.py", 10, "item()")], 1, 2.0, "ok")]});
         let new = [result(&[("/p/c.py", 14, "item()")], 1, 2.1, "ok")];
-        assert!(compare(&old, &new, 10.0, cwd).regressions.is_empty());
+        assert!(
+            compare(&doc(old), &records(&new), 10.0, cwd)
+                .regressions
+                .is_empty()
+        );
     }
 
     #[test]
@@ -289,7 +435,7 @@ mod tests {
             3.0,
             "compile_error",
         )];
-        let found = compare(&old, &new, 10.0, cwd).regressions;
+        let found = compare(&doc(old), &records(&new), 10.0, cwd).regressions;
         assert_eq!(found.len(), 5, "{found:#?}");
         assert!(found[0].contains("status ok → compile_error"));
         assert!(found[1].contains("graph breaks 1 → 2"));
@@ -306,9 +452,18 @@ mod tests {
         let baseline = json!({"results": [old]});
         let mut cpu_build = result(&[("/p/c.py", 3, "item()")], 0, 9.0, "ok");
         cpu_build["torch_version"] = json!("2.11.0+cpu");
-        let found = compare(&baseline, &[cpu_build.clone()], 10.0, cwd);
+        let found = compare(
+            &doc(baseline.clone()),
+            &records(&[cpu_build.clone()]),
+            10.0,
+            cwd,
+        );
         assert_eq!(found.regressions.len(), 2, "{:?}", found.regressions);
-        assert!(found.notes.is_empty(), "{:?}", found.notes);
+        assert_eq!(found.notes.len(), 1, "{:?}", found.notes);
+        assert!(
+            found.notes[0].contains("compiled ms/step not compared"),
+            "a skipped timing comparison is said, not silent"
+        );
         assert!(
             !found.regressions.iter().any(|r| r.contains("ms/step")),
             "timings of another torch build are not compared"
@@ -316,13 +471,13 @@ mod tests {
 
         let mut upgraded = cpu_build;
         upgraded["torch_version"] = json!("2.12.0");
-        let found = compare(&baseline, &[upgraded], 10.0, cwd);
+        let found = compare(&doc(baseline.clone()), &records(&[upgraded]), 10.0, cwd);
         assert_eq!(found.regressions.len(), 2);
         assert!(found.notes[0].contains("baseline has torch 2.11.0+cu130, this run torch 2.12.0"));
 
         let mut other_case = result(&[], 0, 1.0, "ok");
         other_case["case"] = json!("c.py::case_new");
-        let found = compare(&baseline, &[other_case], 10.0, cwd);
+        let found = compare(&doc(baseline), &records(&[other_case]), 10.0, cwd);
         assert!(found.regressions.is_empty());
         assert_eq!(found.notes.len(), 2, "{:?}", found.notes);
         assert!(found.notes[0].contains("not in the baseline"));
@@ -335,9 +490,52 @@ mod tests {
         let mut new = result(&[], 0, 5.0, "ok");
         new["device"] = json!("cuda");
         assert!(
-            compare(&old, &[new], 10.0, Path::new("/p"))
+            compare(&doc(old), &records(&[new]), 10.0, Path::new("/p"))
                 .regressions
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn a_value_missing_on_one_side_is_unchecked_not_passed() {
+        let cwd = Path::new("/p");
+        let old = json!({"results": [result(&[], 1, 2.0, "ok")]});
+        // This torch could not count recompiles (None) and the run was --no-measure (no parity, no ms).
+        let mut new = result(&[], 1, 2.0, "ok");
+        new["recompiles"] = Value::Null;
+        new["parity_ok"] = Value::Null;
+        new["compiled_ms"] = Value::Null;
+        let found = compare(&doc(old.clone()), &records(&[new]), 10.0, cwd);
+        assert!(found.regressions.is_empty(), "{:?}", found.regressions);
+        assert_eq!(found.unchecked.len(), 3, "{:?}", found.unchecked);
+        assert!(
+            found.unchecked[0]
+                .contains("recompiles not compared: missing in this run (baseline 1)")
+        );
+        assert!(found.unchecked[1].contains("parity_ok not compared"));
+        assert!(found.unchecked[2].contains("compiled_ms not compared"));
+
+        // The other way round: an old baseline without the value.
+        let mut old_without = result(&[], 0, 2.0, "ok");
+        old_without["graph_break_count"] = Value::Null;
+        let found = compare(
+            &doc(json!({"results": [old_without]})),
+            &records(&[result(&[("/p/c.py", 3, "item()")], 0, 2.0, "ok")]),
+            10.0,
+            cwd,
+        );
+        assert_eq!(found.unchecked.len(), 1, "{:?}", found.unchecked);
+        assert!(
+            found.unchecked[0].contains("graph_break_count not compared: missing in the baseline")
+        );
+
+        // A run that failed outright is a status regression; its missing facts are not listed again.
+        let failed = result(&[], 0, 2.0, "compile_error");
+        let mut failed = failed;
+        failed["compiled_ms"] = Value::Null;
+        failed["recompiles"] = Value::Null;
+        let found = compare(&doc(old), &records(&[failed]), 10.0, cwd);
+        assert_eq!(found.regressions.len(), 1, "{:?}", found.regressions);
+        assert!(found.unchecked.is_empty(), "{:?}", found.unchecked);
     }
 }

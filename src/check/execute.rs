@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
-
 use super::Options;
 use super::provision::fnv1a;
+use super::record::{
+    CaseRequest, CaseResult, CompileRequest, ErrorInfo, ProbeEnvironment, SCHEMA_VERSION, Status,
+};
 use super::runner::{self, Finished};
 use super::targets::Case;
 
@@ -20,31 +21,6 @@ const TAIL_LIMIT: usize = 64 * 1024;
 const OK_TAIL_LIMIT: usize = 4 * 1024;
 /// Importing torch can take a while on a cold disk; a probe slower than this is a broken interpreter.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(180);
-
-/// Fields every result carries, even when Rust synthesises it (crash before the harness wrote anything).
-const RESULT_FIELDS: &[&str] = &[
-    "case",
-    "python",
-    "python_executable",
-    "torch_version",
-    "device",
-    "status",
-    "graph_count",
-    "graph_break_count",
-    "graph_breaks",
-    "recompiles",
-    "recompile_reasons",
-    "cache_limit_hit",
-    "error",
-    "compile_seconds",
-    "eager_ms",
-    "compiled_ms",
-    "speedup",
-    "payback_steps",
-    "max_abs_diff",
-    "max_rel_diff",
-    "parity_ok",
-];
 
 /// Writes the embedded harness under the cache once per harness version and returns its path.
 pub fn install_harness(cache: &Path) -> Result<PathBuf, String> {
@@ -69,14 +45,14 @@ pub struct Interpreter {
     /// As the user named it (`--python`, GRAPHBREAK_PYTHON, a provisioned venv).
     pub path: PathBuf,
     /// The `harness.py env` object, plus `python_arg`.
-    pub environment: Value,
+    pub environment: ProbeEnvironment,
     /// Short name for tables: the torch version, qualified with the Python version when two share it.
     pub label: String,
 }
 
 impl Interpreter {
     pub fn torch_version(&self) -> Option<&str> {
-        self.environment["torch_version"].as_str()
+        self.environment.torch_version.as_deref()
     }
 }
 
@@ -87,16 +63,19 @@ pub fn probe(python: &Path, harness: &Path) -> Result<Interpreter, String> {
     if let Some(environment) = cached
         .as_ref()
         .and_then(|file| std::fs::read_to_string(file).ok())
-        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-        .filter(Value::is_object)
+        .and_then(|text| serde_json::from_str::<ProbeEnvironment>(&text).ok())
     {
         return Ok(interpreter(python, environment));
     }
     let probed = probe_uncached(python, harness)?;
     if let Some(file) = cached {
         // Best effort: a cache that cannot be written only costs the next run its ~2 s.
-        let _ = std::fs::create_dir_all(file.parent().unwrap_or(Path::new(".")))
-            .and_then(|()| std::fs::write(&file, probed.environment.to_string()));
+        let _ = std::fs::create_dir_all(file.parent().unwrap_or(Path::new("."))).and_then(|()| {
+            std::fs::write(
+                &file,
+                serde_json::to_string(&probed.environment).unwrap_or_default(),
+            )
+        });
     }
     Ok(probed)
 }
@@ -143,8 +122,8 @@ fn probe_cache_file(python: &Path, harness: &Path) -> Option<PathBuf> {
     )
 }
 
-fn interpreter(python: &Path, mut environment: Value) -> Interpreter {
-    environment["python_arg"] = Value::from(python.display().to_string());
+fn interpreter(python: &Path, mut environment: ProbeEnvironment) -> Interpreter {
+    environment.python_arg = Some(python.display().to_string());
     Interpreter {
         path: python.to_path_buf(),
         environment,
@@ -170,8 +149,7 @@ fn probe_uncached(python: &Path, harness: &Path) -> Result<Interpreter, String> 
         .lines()
         .rev()
         .find(|line| line.trim_start().starts_with('{'))
-        .and_then(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(Value::is_object);
+        .and_then(|line| serde_json::from_str::<ProbeEnvironment>(line.trim()).ok());
     let Some(environment) = parsed.filter(|_| finished.status.is_some_and(|s| s.success())) else {
         let why = if finished.timed_out {
             format!("no answer within {} s", PROBE_TIMEOUT.as_secs())
@@ -198,7 +176,7 @@ pub fn label_interpreters(interpreters: &mut [Interpreter]) {
                 .count()
                 > 1;
             if shared {
-                let python = interpreter.environment["python"].as_str().unwrap_or("?");
+                let python = interpreter.environment.python.as_deref().unwrap_or("?");
                 format!("torch {torch} (py{python}, {})", interpreter.path.display())
             } else {
                 format!("torch {torch}")
@@ -241,47 +219,60 @@ impl Drop for Scratch {
     }
 }
 
-/// Runs one case on one interpreter. `Ok(None)` = interrupted (the case is not recorded).
+/// Runs one case on one interpreter. `Ok(None)` = interrupted (the case is not recorded). `extra_env` is set
+/// in the case's environment (`--gpus` pins each case with CUDA_VISIBLE_DEVICES).
 pub fn run_case(
     case: &Case,
     interpreter: &Interpreter,
     settings: &RunSettings,
     scratch: &Scratch,
     index: usize,
-) -> Result<Option<Value>, String> {
+    extra_env: &[(&str, String)],
+) -> Result<Option<CaseResult>, String> {
     let options = settings.options;
     if interpreter.torch_version().is_none() {
-        let why = interpreter.environment["torch_error"]
-            .as_str()
+        let why = interpreter
+            .environment
+            .torch_error
+            .as_deref()
             .unwrap_or("torch is not importable");
         let mut result = base_result(case, interpreter, options);
-        result["status"] = Value::from("no_torch");
-        result["error"] = json!({
-            "type": "NoTorch",
-            "message": format!("{} cannot import torch: {why}", interpreter.path.display()),
-            "filename": null, "line": null, "phase": null, "traceback_tail": "",
+        result.status = Status::NoTorch;
+        result.error = Some(ErrorInfo {
+            error_type: Some("NoTorch".into()),
+            message: Some(format!(
+                "{} cannot import torch: {why}",
+                interpreter.path.display()
+            )),
+            traceback_tail: Some(String::new()),
+            ..ErrorInfo::default()
         });
-        result["wall_seconds"] = Value::from(0.0);
+        result.wall_seconds = Some(0.0);
         return Ok(Some(result));
     }
 
-    let request = json!({
-        "node_id": case.node_id,
-        "file": case.file.display().to_string(),
-        "factory": case.factory,
-        "params": case.params,
-        "device": options.device,
-        "compile": {
-            "backend": options.backend, "dynamic": options.dynamic, "mode": options.mode,
-            "fullgraph": options.fullgraph,
+    let request = CaseRequest {
+        schema_version: SCHEMA_VERSION,
+        node_id: case.node_id.clone(),
+        file: case.file.display().to_string(),
+        factory: case.factory.clone(),
+        params: case.params.clone(),
+        device: options.device.clone(),
+        compile: CompileRequest {
+            backend: options.backend.clone(),
+            dynamic: options.dynamic.clone(),
+            mode: options.mode.clone(),
+            fullgraph: options.fullgraph,
         },
-        "warmup": options.warmup,
-        "steps": options.steps,
-        "measure": options.measure,
-    });
+        warmup: options.warmup,
+        steps: options.steps,
+        measure: options.measure,
+        profile: options.profile,
+    };
     let request_path = scratch.dir.join(format!("request-{index}.json"));
     let result_path = scratch.dir.join(format!("result-{index}.json"));
-    std::fs::write(&request_path, request.to_string())
+    let request_text = serde_json::to_string(&request).map_err(|e| e.to_string())?;
+    std::fs::write(&request_path, request_text)
         .map_err(|e| format!("cannot write {}: {e}", request_path.display()))?;
     let _ = std::fs::remove_file(&result_path);
 
@@ -300,7 +291,10 @@ pub fn run_case(
         .current_dir(&case.cwd)
         .env("PYTHONUNBUFFERED", "1")
         .env("TORCHINDUCTOR_CACHE_DIR", torch_dir.join("inductor"))
-        .env("TRITON_CACHE_DIR", torch_dir.join("triton"));
+        .env("TRITON_CACHE_DIR", torch_dir.join("triton"))
+        // The harness subtracts this from its own start to report the interpreter's start-up.
+        .env("GRAPHBREAK_SPAWNED_AT", epoch_seconds())
+        .envs(extra_env.iter().map(|(key, value)| (key, value)));
     let finished = runner::run_bounded(
         &mut command,
         Duration::from_secs_f64(options.timeout),
@@ -312,8 +306,7 @@ pub fn run_case(
     }
     let written = std::fs::read_to_string(&result_path)
         .ok()
-        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-        .filter(Value::is_object);
+        .and_then(|text| read_result(&text));
     Ok(Some(classify(
         case,
         interpreter,
@@ -323,29 +316,36 @@ pub fn run_case(
     )))
 }
 
+/// A result file the harness wrote. One that does not parse as the record (a hand-edited or truncated file)
+/// is treated as no result: the process's fate then decides the status.
+fn read_result(text: &str) -> Option<CaseResult> {
+    serde_json::from_str::<CaseResult>(text).ok()
+}
+
 /// The result of a run: the harness's own when it finished; otherwise the process's fate decides the status,
 /// keeping any facts the harness had already written.
 fn classify(
     case: &Case,
     interpreter: &Interpreter,
-    written: Option<Value>,
+    written: Option<CaseResult>,
     finished: &Finished,
     options: &Options,
-) -> Value {
+) -> CaseResult {
     let had_result = written.is_some();
     let base = base_result(case, interpreter, options);
     let mut result = written.unwrap_or_else(|| base.clone());
     // A result written early (before the harness got far) lacks what the probe already knows.
-    for field in RESULT_FIELDS {
-        if result.get(field).is_none_or(Value::is_null) {
-            result[*field] = base[*field].clone();
-        }
-    }
-    let previous_phase = result["error"]["phase"].clone();
+    result.schema_version = result.schema_version.or(base.schema_version);
+    result.case = result.case.or(base.case);
+    result.python = result.python.or(base.python);
+    result.python_executable = result.python_executable.or(base.python_executable);
+    result.torch_version = result.torch_version.or(base.torch_version);
+    result.device = result.device.or(base.device);
+    let previous_phase = result.error.as_ref().and_then(|e| e.phase.clone());
     let fate = if finished.timed_out {
         Some((
-            "timeout",
-            "Timeout".to_owned(),
+            Status::Timeout,
+            "Timeout",
             format!(
                 "no result within --timeout {} s; the case's process group was killed",
                 options.timeout
@@ -355,14 +355,14 @@ fn classify(
         let name = runner::signal_name(signal);
         if signal == 9 {
             Some((
-                "oom",
-                "Killed".to_owned(),
+                Status::Oom,
+                "Killed",
                 format!("killed by {name} (signal {signal}), most likely the out-of-memory killer"),
             ))
         } else {
             Some((
-                "crash",
-                "Crash".to_owned(),
+                Status::Crash,
+                "Crash",
                 format!("process died of {name} (signal {signal})"),
             ))
         }
@@ -372,8 +372,8 @@ fn classify(
             .and_then(|s| s.code())
             .map_or("unknown".to_owned(), |c| c.to_string());
         Some((
-            "harness_error",
-            "HarnessError".to_owned(),
+            Status::HarnessError,
+            "HarnessError",
             format!(
                 "exited with code {code} without writing a result: {}",
                 last_lines(&finished.stderr_tail, 3)
@@ -385,44 +385,93 @@ fn classify(
     if let Some((status, error_type, message)) = fate {
         // A crash report names the innermost user frame faulthandler printed, when there is one.
         let (filename, line) = faulthandler_frame(&finished.stderr_tail, &case.file).unzip();
-        result["status"] = Value::from(status);
-        result["error"] = json!({
-            "type": error_type, "message": message, "filename": filename, "line": line,
-            "phase": previous_phase, "traceback_tail": last_lines(&finished.stderr_tail, 30),
+        result.status = status;
+        result.error = Some(ErrorInfo {
+            error_type: Some(error_type.to_owned()),
+            message: Some(message),
+            filename,
+            line,
+            phase: previous_phase,
+            traceback_tail: Some(last_lines(&finished.stderr_tail, 30)),
+            ..ErrorInfo::default()
         });
     }
-    let keep = if result["status"] == "ok" {
+    let keep = if result.status.is_ok() {
         OK_TAIL_LIMIT
     } else {
         TAIL_LIMIT
     };
-    result["wall_seconds"] = Value::from((finished.wall_seconds * 1000.0).round() / 1000.0);
-    result["stdout_tail"] = Value::from(tail_chars(&finished.stdout_tail, keep));
-    result["stderr_tail"] = Value::from(tail_chars(&finished.stderr_tail, keep));
+    result.wall_seconds = Some((finished.wall_seconds * 1000.0).round() / 1000.0);
+    account_wall_time(&mut result, finished.wall_seconds);
+    result.stdout_tail = Some(tail_chars(&finished.stdout_tail, keep));
+    result.stderr_tail = Some(tail_chars(&finished.stderr_tail, keep));
     result
 }
 
-fn base_result(case: &Case, interpreter: &Interpreter, options: &Options) -> Value {
-    let env = &interpreter.environment;
-    let mut result = Map::new();
-    for field in RESULT_FIELDS {
-        result.insert((*field).to_owned(), Value::Null);
+/// Splits the subprocess's wall time into the case's own work (building the model, compiling it for each
+/// input of the schedule) and what graphbreak adds around it; `process_other` is what no harness phase covers.
+fn account_wall_time(result: &mut CaseResult, wall_seconds: f64) {
+    let Some(phases) = result.phase_seconds.as_mut() else {
+        return;
+    };
+    let covered = phases.harness_total();
+    phases.process_other = Some(round_ms((wall_seconds - covered).max(0.0)));
+    let own = [
+        phases.model_build,
+        phases.compile,
+        phases.recompile_schedule,
+    ]
+    .iter()
+    .flatten()
+    .sum::<f64>();
+    let added = (wall_seconds - own).max(0.0);
+    let start = [
+        phases.interpreter_start,
+        phases.torch_import,
+        phases.device_init,
+    ]
+    .iter()
+    .flatten()
+    .sum::<f64>();
+    let checking = (added - start).max(0.0);
+    result.graphbreak_seconds = Some(round_ms(added));
+    result.process_start_seconds = Some(round_ms(start));
+    result.checking_seconds = Some(round_ms(checking));
+    if wall_seconds > 0.0 {
+        result.graphbreak_share = Some((added / wall_seconds * 1000.0).round() / 1000.0);
+        result.checking_share = Some((checking / wall_seconds * 1000.0).round() / 1000.0);
     }
-    result.insert("case".into(), Value::from(case.node_id.clone()));
-    result.insert("python".into(), env["python"].clone());
-    result.insert("python_executable".into(), env["python_executable"].clone());
-    result.insert("torch_version".into(), env["torch_version"].clone());
+}
+
+fn round_ms(seconds: f64) -> f64 {
+    (seconds * 1000.0).round() / 1000.0
+}
+
+fn epoch_seconds() -> String {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| format!("{:.6}", d.as_secs_f64()))
+        .unwrap_or_default()
+}
+
+fn base_result(case: &Case, interpreter: &Interpreter, options: &Options) -> CaseResult {
+    let env = &interpreter.environment;
     // The device the harness would have picked: `auto` means cuda when the probe saw one.
     let device = match options.device.as_str() {
-        "auto" if env["cuda_available"] == true => "cuda",
+        "auto" if env.cuda_available => "cuda",
         "auto" => "cpu",
         other => other,
     };
-    result.insert("device".into(), Value::from(device));
-    result.insert("status".into(), Value::from("harness_error"));
-    result.insert("graph_breaks".into(), json!([]));
-    result.insert("recompile_reasons".into(), json!([]));
-    Value::Object(result)
+    CaseResult {
+        schema_version: Some(SCHEMA_VERSION),
+        case: Some(case.node_id.clone()),
+        python: env.python.clone(),
+        python_executable: env.python_executable.clone(),
+        torch_version: env.torch_version.clone(),
+        device: Some(device.to_owned()),
+        status: Status::HarnessError,
+        ..CaseResult::default()
+    }
 }
 
 /// `File "/x/case.py", line 12 in case_segfault` — the first (innermost) frame in the case's file, else the
@@ -492,6 +541,7 @@ fn sanitize(version: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{Map, Value, json};
 
     #[cfg(unix)]
     #[test]
@@ -517,6 +567,7 @@ mod tests {
             write_baseline: None,
             regression_threshold: 10.0,
             fail_on_break: false,
+            profile: false,
         };
         let case = Case {
             node_id: "c.py::case_x".into(),
@@ -527,12 +578,16 @@ mod tests {
         };
         let interpreter = Interpreter {
             path: PathBuf::from("python3"),
-            environment: json!({"python": "3.11.7", "python_executable": "/usr/bin/python3",
-                                "torch_version": "2.11.0", "cuda_available": false}),
+            environment: serde_json::from_value(
+                json!({"python": "3.11.7", "python_executable": "/usr/bin/python3",
+                       "torch_version": "2.11.0", "cuda_available": false}),
+            )
+            .unwrap(),
             label: "torch 2.11.0".into(),
         };
         // Raw wait statuses: a signal number alone = killed by it; `code << 8` = exited with code.
         let fate = |raw: i32, timed_out: bool, written: Option<Value>| {
+            let written = written.map(|value| serde_json::from_value::<CaseResult>(value).unwrap());
             let finished = Finished {
                 status: Some(std::process::ExitStatus::from_raw(raw)),
                 timed_out,
@@ -541,7 +596,8 @@ mod tests {
                 stdout_tail: String::new(),
                 stderr_tail: "  File \"/p/c.py\", line 9 in case_x\n".into(),
             };
-            classify(&case, &interpreter, written, &finished, &options)
+            serde_json::to_value(classify(&case, &interpreter, written, &finished, &options))
+                .unwrap()
         };
         let crash = fate(11, false, None);
         assert_eq!(crash["status"], "crash");

@@ -12,8 +12,10 @@ moved between versions is feature-detected (hasattr / try), never assumed from a
 
 import ast
 import contextlib
+import dis
 import importlib.util
 import json
+import linecache
 import logging
 import math
 import os
@@ -24,7 +26,10 @@ import sys
 import sysconfig
 import time
 import traceback
+import warnings
 
+# When the interpreter got to the harness: minus Rust's GRAPHBREAK_SPAWNED_AT, the interpreter's start-up.
+HARNESS_LOADED_AT = time.time()
 HARNESS_FILE = os.path.abspath(__file__)
 MESSAGE_LIMIT = 2000
 # p90/p10 above this marks a timing as unstable (noise from other processes, throttling, too-short steps).
@@ -131,11 +136,19 @@ def nvidia_driver_version():
     return None
 
 
-def import_torch():
-    """Returns (torch module or None, error string or None). Import chatter goes to stderr."""
+def import_torch(with_dynamo=False):
+    """Returns (torch module or None, error string or None). Import chatter goes to stderr.
+    `with_dynamo`: also import torch._dynamo (seconds of imports that torch itself defers to the first
+    torch.compile / torch._dynamo use: counted as torch_import, not as compile)."""
     try:
         with contextlib.redirect_stdout(sys.stderr):
             import torch  # noqa: PLC0415 - torch may be missing; that is a reportable state
+        if with_dynamo:
+            try:
+                with contextlib.redirect_stdout(sys.stderr):
+                    import torch._dynamo  # noqa: PLC0415, F401
+            except Exception:  # noqa: BLE001 - a torch without Dynamo fails later, at compile, with its error
+                pass
         return torch, None
     except BaseException as error:  # noqa: BLE001 - a broken install can raise anything
         return None, "%s: %s" % (type(error).__name__, truncate(error, MESSAGE_LIMIT))
@@ -172,6 +185,17 @@ def environment_info(torch, torch_error):
     except Exception as error:  # noqa: BLE001 - a broken CUDA setup is a fact, not a crash
         info["torch_error"] = "CUDA probe failed: %s: %s" % (type(error).__name__, truncate(error, 500))
     return info
+
+
+def initialize_device(torch, requested, environment):
+    """Creates the CUDA context now, so its seconds count as device_init rather than as the first step's."""
+    if requested == "cpu" or not environment.get("cuda_available"):
+        return
+    try:
+        torch.zeros(1, device="cuda")
+        torch.cuda.synchronize()
+    except Exception:  # noqa: BLE001 - a broken CUDA setup surfaces in the case's own steps
+        pass
 
 
 def env_command():
@@ -297,6 +321,75 @@ def innermost_user_traceback_frame(error, classifier):
     return code.co_filename, innermost.tb_lineno, code.co_firstlineno, last
 
 
+RESUME_NAME = re.compile(r"__resume_at_(\d+)_\d+")
+
+
+def original_code_map(torch):
+    """Dynamo's map from the bytecode it rewrote to the user's original code (torch 2.0+)."""
+    dynamo_utils = getattr(getattr(torch, "_dynamo", None), "utils", None)
+    return getattr(dynamo_utils, "orig_code_map", None)
+
+
+def line_of_offset(code, offset):
+    """Source line of the instruction at `offset` in `code` (the last line start at or before it)."""
+    line = None
+    for start, start_line in dis.findlinestarts(code):
+        if start > offset:
+            break
+        if start_line is not None:
+            line = start_line
+    return line
+
+
+def statement_in_rewritten_frame(torch, error, classifier):
+    """(filename, line) of the statement that raised inside bytecode Dynamo rewrote, or None.
+
+    After a graph break Dynamo runs a rewritten copy of the user's function: a call of the compiled graph,
+    then the unsupported instruction itself, then a call of `__resume_at_<offset>_<n>` (the rest of the
+    function, from original offset <offset>). On torch ≤ 2.5 that copy's line table holds only the
+    function's first line, so an error raised by the unsupported instruction (a TypeError from a
+    torch.Size passed to torch.stack, say) points at the `def`. The instruction that raised sits between
+    the graph call and the resume call; in the original code it is the instruction just before
+    <offset>, whose line is the statement. Dynamo keeps the original code (torch._dynamo.utils.
+    orig_code_map), also for resume functions, whose own lines are the user's."""
+    code_map = original_code_map(torch)
+    if code_map is None:
+        return None
+    innermost = None
+    entry = error.__traceback__
+    while entry is not None:
+        if classifier.is_user(entry.tb_frame.f_code.co_filename):
+            innermost = entry
+        entry = entry.tb_next
+    if innermost is None:
+        return None
+    rewritten = innermost.tb_frame.f_code
+    if innermost.tb_lineno != rewritten.co_firstlineno:
+        return None  # the traceback already names a statement
+    try:
+        original = code_map[rewritten]
+    except (KeyError, TypeError):
+        return None
+    failed_at = innermost.tb_lasti
+    resume_offset = None
+    for instruction in dis.get_instructions(rewritten):
+        if instruction.offset <= failed_at:
+            continue
+        found = RESUME_NAME.search(str(instruction.argval))
+        if found:
+            resume_offset = int(found.group(1))
+            break
+    if resume_offset is None:
+        return None
+    before = [instruction.offset for instruction in dis.get_instructions(original) if instruction.offset < resume_offset]
+    if not before:
+        return None
+    line = line_of_offset(original, before[-1])
+    if line is None:
+        return None
+    return original.co_filename, line
+
+
 def describe_error(error, phase, classifier):
     filename, line = locate_error(error, classifier)
     formatted = "".join(traceback.format_exception(type(error), error, error.__traceback__))
@@ -374,7 +467,9 @@ def as_call(entry):
     return (entry,), {}
 
 
-KNOWN_CASE_KEYS = {"model", "args", "kwargs", "loss", "inputs", "compile", "metric", "dtype", "atol", "rtol"}
+KNOWN_CASE_KEYS = {
+    "model", "args", "kwargs", "loss", "inputs", "compile", "metric", "dtype", "atol", "rtol", "optimizer",
+}
 
 
 def normalize_case(made):
@@ -417,6 +512,9 @@ def normalize_case(made):
     for key in ("loss", "metric"):
         if case.get(key) is not None and not callable(case[key]):
             raise CaseError("%r must be callable" % key)
+    optimizer = case.get("optimizer")
+    if optimizer is not None and not callable(getattr(optimizer, "step", None)):
+        raise CaseError("'optimizer' must have a step() method (a torch.optim.Optimizer); got %s" % type(optimizer).__name__)
     return case
 
 
@@ -483,10 +581,6 @@ def shape_signature(torch, args, kwargs):
     )
 
 
-def detach_copy(torch, value):
-    return map_tensors(torch, value, lambda tensor: tensor.detach().clone())
-
-
 # --------------------------------------------------------------------------------------------
 # running steps
 
@@ -506,22 +600,31 @@ class Stepper:
             if not isinstance(dtype, torch.dtype):
                 raise CaseError("unknown dtype %r (expected e.g. 'bfloat16')" % (dtype_name,))
             self.autocast_dtype = dtype
-        module = case["model"] if isinstance(case["model"], torch.nn.Module) else None
-        self.module = module
+        # The modules whose parameters get gradients: the model, or those a wrapper callable reaches.
+        self.modules = find_modules(torch, case["model"])
         self.cudagraph_callable = None
+        # True during the float64 reference run: no autocast there.
+        self.float64 = False
+        # --profile's hook: called with "forward" / "loss" / "backward" as each part of a step starts.
+        self.mark_phase = None
 
     def context(self):
         stack = contextlib.ExitStack()
         if not self.training:
             stack.enter_context(self.torch.no_grad())
-        if self.autocast_dtype is not None:
+        if self.autocast_dtype is not None and not self.float64:
             stack.enter_context(self.torch.autocast(device_type=self.device, dtype=self.autocast_dtype))
         return stack
 
     def leaves(self, args, kwargs):
-        if self.module is not None:
-            return [(name, p) for name, p in self.module.named_parameters() if p.requires_grad]
         found = []
+        seen = set()
+        for position, module in enumerate(self.modules):
+            prefix = "" if position == 0 else "module%d." % position
+            for name, parameter in module.named_parameters():
+                if parameter.requires_grad and id(parameter) not in seen:
+                    seen.add(id(parameter))
+                    found.append((prefix + name, parameter))
         for index, tensor in enumerate(iter_tensors(self.torch, (args, kwargs))):
             if tensor.requires_grad and tensor.is_leaf:
                 found.append(("input%d" % index, tensor))
@@ -537,12 +640,17 @@ class Stepper:
             # CUDA graphs (mode="reduce-overhead") reuse output memory between replays; a training loop
             # must mark each step so the previous step's tensors are not overwritten under it.
             self.torch.compiler.cudagraph_mark_step_begin()
+        mark = self.mark_phase or (lambda phase: None)
+        mark("forward")
         if self.training:
             self.zero_grads(args, kwargs)
         with self.context():
             outputs = function(*args, **kwargs)
+            if self.training:
+                mark("loss")
             loss = self.case["loss"](outputs) if self.training else None
         if loss is not None:
+            mark("backward")
             loss.backward()
         return outputs, loss
 
@@ -621,71 +729,646 @@ def default_tolerances(torch, outputs, autocast_dtype):
     return chosen
 
 
-class Comparison:
-    def __init__(self, atol, rtol):
+# Parity, the way PyTorch's dynamo benchmark runner checks accuracy (benchmarks/dynamo/common.py,
+# torch._dynamo.utils.same): a float64 run of the same step is the reference; the compiled result fails
+# only when its error against that reference is clearly larger than eager's own error (a multiplier),
+# because bf16/fp16 eager is itself far from exact and GPU backward passes are not bitwise repeatable.
+# Without a float64 reference (a model that hard-codes float32), cosine similarity decides.
+
+# Outputs this small are noise-dominated: the runner allows a larger multiplier for them.
+SMALL_TENSOR_NUMEL = 1000
+COSINE_THRESHOLD = 0.99
+PARITY_ENTRY_LIMIT = 32
+WORST_GRADS_SHOWN = 5
+
+
+def reset_seeds(torch):
+    """Same random numbers for every run of the checked step (torch CPU+CUDA, Python, NumPy if loaded)."""
+    import random  # noqa: PLC0415 - only needed here
+
+    torch.manual_seed(0)
+    random.seed(0)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        try:
+            numpy.random.seed(0)
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def rng_states(torch, device):
+    states = [torch.get_rng_state()]
+    if device == "cuda":
+        try:
+            states.extend(torch.cuda.get_rng_state_all())
+        except Exception:  # noqa: BLE001
+            pass
+    return states
+
+
+def draws_random_numbers(torch, before, after):
+    """True when a generator moved between two rng_states() snapshots: the step drew random numbers
+    (dropout, rand*), so eager and Inductor must share an RNG for outputs to be comparable."""
+    if len(before) != len(after):
+        return True
+    return any(not torch.equal(left, right) for left, right in zip(before, after))
+
+
+def find_modules(torch, function, depth=0):
+    """The nn.Modules a case's callable runs: the model itself, or the modules a wrapper function, bound
+    method, functools.partial or plain object reaches through its closure, globals it names, and
+    attributes. A training case wrapped in `def step(x): return net(x)` has parameters too: without
+    them, no gradient is compared (this is how a bf16 training case reported grad_max_abs_diff 0.0)."""
+    Module = torch.nn.Module
+    if isinstance(function, Module):
+        return [function]
+    if depth > 2 or function is None:
+        return []
+    found = []
+
+    def add(candidates):
+        for candidate in candidates:
+            for module in find_modules(torch, candidate, depth + 1):
+                if all(module is not existing for existing in found):
+                    found.append(module)
+
+    bound_self = getattr(function, "__self__", None)
+    if bound_self is not None and not isinstance(bound_self, type(sys)):
+        add([bound_self])
+    inner = getattr(function, "func", None)  # functools.partial
+    if inner is not None:
+        add([inner, *getattr(function, "args", ()), *(getattr(function, "keywords", None) or {}).values()])
+    code = getattr(function, "__code__", None)
+    if code is not None:
+        cells = []
+        for cell in getattr(function, "__closure__", None) or ():
+            try:
+                cells.append(cell.cell_contents)
+            except ValueError:  # an empty cell
+                pass
+        add(cells)
+        module_globals = getattr(function, "__globals__", {}) or {}
+        add([module_globals[name] for name in code.co_names if name in module_globals])
+    elif not callable(function) or depth > 0:
+        return found
+    else:
+        add([value for value in getattr(function, "__dict__", {}).values() if isinstance(value, Module)])
+    # Keep only the outermost modules (a submodule's parameters come with its parent).
+    return [m for m in found if not any(m is not other and any(m is sub for sub in other.modules()) for other in found)]
+
+
+def module_tensors(modules):
+    """(owner module, kind, key, tensor) for every parameter and buffer slot of the modules."""
+    slots = []
+    for module in modules:
+        for owner in module.modules():
+            for key, tensor in owner._parameters.items():
+                if tensor is not None:
+                    slots.append((owner, "parameter", key, tensor))
+            for key, tensor in owner._buffers.items():
+                if tensor is not None:
+                    slots.append((owner, "buffer", key, tensor))
+    return slots
+
+
+class ModuleState:
+    """Values of every parameter and buffer, restored in place (same tensor objects, same storage, so
+    compiled graphs and their guards are untouched). Each checked run starts from the same state even
+    when timing steps or a user-stepped optimizer changed it in between."""
+
+    def __init__(self, torch, modules):
+        self.torch = torch
+        with torch.no_grad():
+            self.saved = [(tensor, tensor.detach().clone()) for _, _, _, tensor in module_tensors(modules)]
+
+    def restore(self):
+        with self.torch.no_grad():
+            for tensor, value in self.saved:
+                if tensor.shape == value.shape and tensor.dtype == value.dtype:
+                    tensor.copy_(value)
+
+
+@contextlib.contextmanager
+def float64_modules(torch, modules):
+    """Casts the modules to float64 in place for one run, then puts every original tensor back (the same
+    objects: nothing compiled later sees a difference)."""
+    slots = module_tensors(modules)
+    originals = [(owner, kind, key, tensor, tensor.data) for owner, kind, key, tensor in slots]
+    # Plain attributes too: modules cache tensors outside parameters/buffers and rebuild them for the
+    # input's dtype (torchvision's AnchorGenerator.cell_anchors). Left as float64, they made the later
+    # compile guard on Double and recompile on the first bf16 call (seen on Faster R-CNN, H200).
+    attributes = []
+    for module in modules:
+        for owner in module.modules():
+            state = {key: value for key, value in vars(owner).items() if key not in MODULE_SLOT_DICTS}
+            attributes.append((owner, state))
+    try:
+        for module in modules:
+            module.double()
+        yield
+    finally:
+        for owner, state in attributes:
+            for key in [key for key in vars(owner) if key not in MODULE_SLOT_DICTS and key not in state]:
+                delattr(owner, key)
+            for key, value in state.items():
+                if vars(owner).get(key) is not value:
+                    object.__setattr__(owner, key, value)
+        for owner, kind, key, tensor, data in originals:
+            if kind == "parameter":
+                parameter = owner._parameters.get(key)
+                if parameter is not None:
+                    parameter.data = data
+                    parameter.grad = None
+            else:
+                owner._buffers[key] = tensor
+
+
+MODULE_SLOT_DICTS = ("_parameters", "_buffers", "_modules")
+
+
+def as_float64(torch, value):
+    def convert(tensor):
+        if not tensor.is_floating_point():
+            return tensor
+        converted = tensor.detach().to(torch.float64)
+        return converted.requires_grad_(tensor.requires_grad) if tensor.is_leaf else converted
+
+    return map_tensors(torch, value, convert)
+
+
+def to_cpu(torch, value):
+    """Detached copies on the CPU (a copy even for CPU tensors: later steps must not change them)."""
+    return map_tensors(torch, value, lambda tensor: tensor.detach().to("cpu", copy=True))
+
+
+def rmse(torch, reference, candidate):
+    return float(torch.sqrt(torch.mean(torch.square(reference - candidate))))
+
+
+def cosine(torch, left, right):
+    left, right = left.flatten(), right.flatten()
+    if torch.allclose(left, right):
+        return 1.0
+    return float(torch.nn.functional.cosine_similarity(left, right, dim=0, eps=1e-12))
+
+
+def finite_or_none(value):
+    return value if value is not None and math.isfinite(value) else None
+
+
+class ParityCheck:
+    """Walks eager, compiled and (when there is one) float64 results side by side and gives every tensor
+    a verdict: `allclose` (eager and compiled agree within atol/rtol), `within_multiplier` (compiled's
+    RMSE against float64 ≤ multiplier × eager's + atol/10), `cosine` (no float64 reference: cosine
+    similarity ≥ 0.99 and norms within rtol), else `worse` / `mismatch` (shape, type, keys)."""
+
+    def __init__(self, torch, atol, rtol, low_precision):
+        self.torch = torch
         self.atol = atol
         self.rtol = rtol
-        self.max_abs = 0.0
-        self.max_rel = 0.0
-        self.ok = True
-        self.problems = []
+        self.low_precision = low_precision
+        self.entries = []
+        self.max_abs = None
+        self.max_rel = None
 
-    def compare(self, torch, expected, actual, where="output"):
-        if isinstance(expected, torch.Tensor) or isinstance(actual, torch.Tensor):
-            if not (isinstance(expected, torch.Tensor) and isinstance(actual, torch.Tensor)):
-                self.fail("%s: tensor vs %s" % (where, type(actual if isinstance(expected, torch.Tensor) else expected).__name__))
+    def multiplier(self, eager, numel):
+        if numel < SMALL_TENSOR_NUMEL:
+            return 3.0
+        low = self.low_precision or eager.dtype in (self.torch.float16, self.torch.bfloat16)
+        return 3.0 if low else 2.0
+
+    def mismatch(self, name, why):
+        self.entries.append({"name": name, "ok": False, "verdict": "mismatch", "detail": why})
+
+    def walk(self, name, eager, compiled, reference):
+        torch = self.torch
+        if isinstance(eager, torch.Tensor) or isinstance(compiled, torch.Tensor):
+            if not (isinstance(eager, torch.Tensor) and isinstance(compiled, torch.Tensor)):
+                self.mismatch(name, "tensor vs %s" % type(compiled if isinstance(eager, torch.Tensor) else eager).__name__)
                 return
-            if expected.shape != actual.shape:
-                self.fail("%s: shape %s vs %s" % (where, tuple(expected.shape), tuple(actual.shape)))
-                return
-            if expected.numel() == 0:
-                return
-            reference = expected.detach().to("cpu", torch.float64)
-            candidate = actual.detach().to("cpu", torch.float64)
-            both_nan = torch.isnan(reference) & torch.isnan(candidate)
-            difference = (reference - candidate).abs()
-            difference = torch.where(both_nan, torch.zeros_like(difference), difference)
-            # A NaN on one side only is an infinite difference.
-            difference = torch.where(torch.isnan(difference), torch.full_like(difference, float("inf")), difference)
-            same_inf = torch.isinf(reference) & (reference == candidate)
-            difference = torch.where(same_inf, torch.zeros_like(difference), difference)
-            magnitude = reference.abs().clamp_min(self.atol)
-            self.max_abs = max(self.max_abs, float(difference.max()))
-            self.max_rel = max(self.max_rel, float((difference / magnitude).max()))
-            if not bool((difference <= self.atol + self.rtol * reference.abs()).all()):
-                self.fail("%s: max abs diff %.3g exceeds atol=%g rtol=%g" % (where, float(difference.max()), self.atol, self.rtol))
+            if not isinstance(reference, torch.Tensor) or reference.shape != eager.shape:
+                reference = None
+            self.tensor(name, eager, compiled, reference)
             return
-        if isinstance(expected, dict) and isinstance(actual, dict):
-            if set(expected) != set(actual):
-                self.fail("%s: dict keys differ" % where)
+        if isinstance(eager, dict) and isinstance(compiled, dict):
+            if set(eager) != set(compiled):
+                self.mismatch(name, "dict keys differ")
                 return
-            for key in expected:
-                self.compare(torch, expected[key], actual[key], "%s[%r]" % (where, key))
+            for key in eager:
+                child_reference = reference.get(key) if isinstance(reference, dict) else None
+                self.walk("%s[%r]" % (name, key), eager[key], compiled[key], child_reference)
             return
-        if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
-            if len(expected) != len(actual):
-                self.fail("%s: length %d vs %d" % (where, len(expected), len(actual)))
+        if isinstance(eager, (list, tuple)) and isinstance(compiled, (list, tuple)):
+            if len(eager) != len(compiled):
+                self.mismatch(name, "length %d vs %d" % (len(eager), len(compiled)))
                 return
-            for index, (left, right) in enumerate(zip(expected, actual)):
-                self.compare(torch, left, right, "%s[%d]" % (where, index))
+            references = reference if isinstance(reference, (list, tuple)) and len(reference) == len(eager) else [None] * len(eager)
+            for index, (left, right, ref) in enumerate(zip(eager, compiled, references)):
+                self.walk("%s[%d]" % (name, index), left, right, ref)
             return
-        if isinstance(expected, float) and isinstance(actual, (int, float)):
-            difference = abs(expected - actual)
-            self.max_abs = max(self.max_abs, difference)
-            if not difference <= self.atol + self.rtol * abs(expected):
-                self.fail("%s: %r vs %r" % (where, expected, actual))
+        if isinstance(eager, float) and isinstance(compiled, (int, float)):
+            as_tensor = lambda v: torch.tensor(float(v), dtype=torch.float64)  # noqa: E731
+            ref = as_tensor(reference) if isinstance(reference, (int, float)) else None
+            self.tensor(name, as_tensor(eager), as_tensor(compiled), ref)
             return
         try:
-            equal = bool(expected == actual)
+            equal = bool(eager == compiled)
         except Exception:  # noqa: BLE001 - objects without a usable ==: not comparable, not a failure
             return
         if not equal:
-            self.fail("%s: %r vs %r" % (where, truncate(expected, 80), truncate(actual, 80)))
+            self.mismatch(name, "%s vs %s" % (truncate(eager, 80), truncate(compiled, 80)))
 
-    def fail(self, problem):
-        self.ok = False
-        if len(self.problems) < 5:
-            self.problems.append(problem)
+    def tensor(self, name, eager, compiled, reference):
+        torch = self.torch
+        entry = {"name": name, "dtype": str(eager.dtype).replace("torch.", ""), "numel": int(eager.numel())}
+        if eager.shape != compiled.shape:
+            entry.update(ok=False, verdict="mismatch", detail="shape %s vs %s" % (tuple(eager.shape), tuple(compiled.shape)))
+            self.entries.append(entry)
+            return
+        if eager.numel() == 0:
+            entry.update(ok=True, verdict="allclose")
+            self.entries.append(entry)
+            return
+        floating = eager.is_floating_point() or eager.is_complex()
+        left = eager.detach().to("cpu", torch.float64)
+        right = compiled.detach().to("cpu", torch.float64)
+        ref = reference.detach().to("cpu", torch.float64) if reference is not None else None
+        both_nan = torch.isnan(left) & torch.isnan(right)
+        difference = torch.where(both_nan, torch.zeros_like(left), (left - right).abs())
+        difference = torch.where(torch.isnan(difference), torch.full_like(difference, float("inf")), difference)
+        difference = torch.where(torch.isinf(left) & (left == right), torch.zeros_like(difference), difference)
+        max_abs = float(difference.max())
+        max_rel = float((difference / left.abs().clamp_min(self.atol)).max())
+        entry["max_abs_diff"] = finite_or_none(max_abs)
+        self.max_abs = max(self.max_abs or 0.0, max_abs)
+        self.max_rel = max(self.max_rel or 0.0, max_rel)
+        if not floating:
+            # Integer/bool outputs (labels, masks): the error is the fraction of differing elements.
+            mismatched = float((left != right).double().mean())
+            if ref is not None:
+                eager_error = float((left != ref).double().mean())
+                compiled_error = float((right != ref).double().mean())
+                entry.update(eager_error=eager_error, compiled_error=compiled_error)
+                ok = compiled_error <= eager_error
+            else:
+                ok = mismatched == 0.0
+            entry.update(ok=ok, verdict="allclose" if mismatched == 0.0 else ("within_multiplier" if ok else "worse"))
+            self.entries.append(entry)
+            return
+        if bool((difference <= self.atol + self.rtol * left.abs()).all()):
+            entry.update(ok=True, verdict="allclose")
+        if ref is not None and torch.isfinite(ref).all():
+            eager_error = rmse(torch, ref, left)
+            compiled_error = rmse(torch, ref, right)
+            multiplier = self.multiplier(eager, eager.numel())
+            entry.update(
+                eager_error=finite_or_none(eager_error),
+                compiled_error=finite_or_none(compiled_error),
+                multiplier=multiplier,
+                ratio=finite_or_none(compiled_error / eager_error) if eager_error > 0 else None,
+                cosine=finite_or_none(cosine(torch, ref, right)),
+            )
+            if "ok" not in entry:
+                within = compiled_error <= multiplier * eager_error + self.atol / 10.0
+                entry.update(ok=bool(within), verdict="within_multiplier" if within else "worse")
+        elif "ok" not in entry:
+            similarity = cosine(torch, left, right)
+            norm_left, norm_right = float(left.norm()), float(right.norm())
+            norms_agree = abs(norm_right - norm_left) <= max(self.rtol, 0.01) * max(norm_left, 1e-12)
+            within = similarity >= COSINE_THRESHOLD and norms_agree
+            entry.update(cosine=finite_or_none(similarity), ok=bool(within), verdict="cosine" if within else "worse")
+        self.entries.append(entry)
+
+    @property
+    def ok(self):
+        return all(entry["ok"] for entry in self.entries)
+
+    def problems(self):
+        for entry in self.entries:
+            if entry["ok"]:
+                continue
+            if entry["verdict"] == "mismatch":
+                yield "%s: %s" % (entry["name"], entry.get("detail", "mismatch"))
+            elif entry.get("compiled_error") is not None and entry.get("eager_error") is not None:
+                yield "%s: compiled error vs float64 %.3g > %.1f x eager's %.3g (max abs diff %.3g)" % (
+                    entry["name"], entry["compiled_error"], entry.get("multiplier") or 0.0,
+                    entry["eager_error"], entry.get("max_abs_diff") or 0.0)
+            else:
+                yield "%s: max abs diff %.3g beyond atol=%g rtol=%g (cosine %s)" % (
+                    entry["name"], entry.get("max_abs_diff") or float("inf"), self.atol, self.rtol, entry.get("cosine"))
+
+
+def summarize_grad_parity(check):
+    """Gradients: a count and the worst few (by compiled/eager error ratio), not one entry per parameter."""
+    entries = check.entries
+    failed = [entry for entry in entries if not entry["ok"]]
+
+    def badness(entry):
+        if not entry["ok"]:
+            return (1, entry.get("ratio") or float("inf"))
+        return (0, entry.get("ratio") or 0.0)
+
+    worst = sorted(entries, key=badness, reverse=True)[:WORST_GRADS_SHOWN]
+    ratios = [entry["ratio"] for entry in entries if entry.get("ratio") is not None]
+    return {
+        "compared": len(entries),
+        "failed": len(failed),
+        "max_ratio": max(ratios) if ratios else None,
+        "max_abs_diff": finite_or_none(check.max_abs) if entries else None,
+        "worst": worst,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# --profile: where the step time goes (request "profile": true; runs after parity and timing)
+#
+# Three passes of `steps` steps per side (eager, then compiled), each apart so one's overhead does not
+# distort another's figures: (1) phases: CUDA events (CPU: perf_counter) at the start of forward, loss,
+# backward and optimizer; (2) kernels: torch.profiler (Kineto/CUPTI) device activity inside each step's
+# range, busy time divided by pass 1's unprofiled step; (3) syncs: torch.cuda.set_sync_debug_mode("warn"),
+# each warning attributed to the Python line that caused it. The case's `optimizer` (if any) steps only here, after
+# every comparison, so parity and timings are unaffected by changing weights.
+
+PROFILE_STEP_RANGE = "graphbreak_profile_step"
+SYNC_WARNING_TEXT = "called a synchronizing CUDA operation"
+# GPU busy for less than this share of the step: the host (Python, launches, syncs) sets the pace.
+HOST_BOUND_BUSY_SHARE = 0.5
+SYNC_SITES_KEPT = 20
+PROFILE_PHASES = ("forward", "loss", "backward", "optimizer")
+
+
+def profiled_step(stepper, function, args, kwargs, optimizer, mark):
+    """One training/inference step with `mark(phase)` at each phase start and `mark(None)` at the end."""
+    stepper.mark_phase = mark
+    try:
+        stepper.step(function, args, kwargs)
+        if optimizer is not None and stepper.training:
+            mark("optimizer")
+            optimizer.step()
+        mark(None)
+    finally:
+        stepper.mark_phase = None
+
+
+def profile_phase_times(torch, stepper, function, args, kwargs, optimizer, steps):
+    """Mean ms per step and per phase. CUDA: events on the current stream (the GPU timeline, idle gaps
+    included, so phases add up to the step); CPU: perf_counter."""
+    cuda = stepper.device == "cuda"
+    totals = {}
+    step_total = 0.0
+    for _ in range(steps):
+        marks = []
+
+        def mark(phase, marks=marks):
+            if cuda:
+                event = torch.cuda.Event(enable_timing=True)
+                event.record()
+                marks.append((phase, event))
+            else:
+                marks.append((phase, time.perf_counter()))
+
+        profiled_step(stepper, function, args, kwargs, optimizer, mark)
+        if cuda:
+            marks[-1][1].synchronize()
+        for (phase, started), (_, ended) in zip(marks, marks[1:]):
+            elapsed = float(started.elapsed_time(ended)) if cuda else (ended - started) * 1000.0
+            totals[phase] = totals.get(phase, 0.0) + elapsed
+            step_total += elapsed
+    step_ms = step_total / steps
+    phases = [
+        {"name": name, "ms": totals[name] / steps, "share": (totals[name] / step_total) if step_total > 0 else None}
+        for name in PROFILE_PHASES
+        if name in totals
+    ]
+    return step_ms, phases
+
+
+def is_device_copy(name):
+    return name.startswith("Memcpy") or name.startswith("Memset")
+
+
+def interval_union_length(intervals):
+    """Total length covered by (start, end) intervals (kernels on several streams can overlap)."""
+    covered = 0.0
+    current_start = current_end = None
+    for start, end in sorted(intervals):
+        if current_end is None or start > current_end:
+            if current_end is not None:
+                covered += current_end - current_start
+            current_start, current_end = start, end
+        else:
+            current_end = max(current_end, end)
+    if current_end is not None:
+        covered += current_end - current_start
+    return covered
+
+
+def recorded_events(torch, profiler):
+    """(name, on CUDA, user annotation, start µs, end µs) of each event a finished torch.profiler
+    session holds. The raw Kineto results when this torch exposes them (no event-tree building, which
+    takes seconds on a long step), else the parsed FunctionEvents; one clock for host and device."""
+    from torch.autograd import DeviceType  # noqa: PLC0415
+
+    results = getattr(getattr(profiler, "profiler", None), "kineto_results", None)
+    if results is not None and hasattr(results, "events"):
+        for event in results.events():
+            annotation = getattr(event, "is_user_annotation", None)
+            yield (
+                event.name(), event.device_type() == DeviceType.CUDA, bool(annotation and annotation()),
+                event.start_ns() / 1000.0, event.end_ns() / 1000.0,
+            )
+        return
+    for event in profiler.events():
+        yield (
+            event.name, event.device_type == DeviceType.CUDA, bool(getattr(event, "is_user_annotation", False)),
+            event.time_range.start, event.time_range.end,
+        )
+
+
+def profile_kernels(torch, stepper, function, args, kwargs, optimizer, steps, trace_path=None):
+    """Kernels, copies and GPU busy time per step from torch.profiler's device activity (CUPTI).
+
+    A step's window is its record_function range on the host clock (Kineto puts host and device
+    events on one clock); the range ends after a synchronize, so every kernel the step launched ends
+    inside it. Busy time = union of the device intervals in the window (kernels on several streams
+    may overlap). The profiler slows the host (on the H200, a host-bound detection transformer's step
+    went from 75 to 124 ms under it), so its own step is reported apart: `profile_side` divides the
+    busy time by the unprofiled step."""
+    from torch.profiler import ProfilerActivity, profile, record_function  # noqa: PLC0415
+
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as profiler:
+        # One step outside any range, so not counted: a session's first step pays the profiler's own
+        # start-up (on the H200 it read 80% busy for a GPU-bound step that key_averages, after
+        # torch.profiler's documented wait/warmup schedule, put at 92%).
+        profiled_step(stepper, function, args, kwargs, optimizer, lambda phase: None)
+        torch.cuda.synchronize()
+        for _ in range(steps):
+            with record_function(PROFILE_STEP_RANGE):
+                profiled_step(stepper, function, args, kwargs, optimizer, lambda phase: None)
+                torch.cuda.synchronize()
+    if trace_path:
+        profiler.export_chrome_trace(trace_path)
+    windows = []
+    device_events = []
+    for name, on_device, annotation, started, ended in recorded_events(torch, profiler):
+        if name == PROFILE_STEP_RANGE:
+            if not on_device:
+                windows.append((started, ended))
+        elif on_device and not annotation:
+            device_events.append((started, ended, is_device_copy(name)))
+    windows.sort()
+    if len(windows) != steps:
+        raise RuntimeError("the profiler recorded %d of %d step ranges" % (len(windows), steps))
+    device_events.sort()
+    kernels = copies = 0
+    busy_us = 0.0
+    for window_start, window_end in windows:
+        inside = [event for event in device_events if window_start <= event[0] < window_end]
+        copies += sum(1 for event in inside if event[2])
+        kernels += len(inside) - sum(1 for event in inside if event[2])
+        busy_us += interval_union_length([(event[0], min(event[1], window_end)) for event in inside])
+    window_us = sum(window_end - window_start for window_start, window_end in windows)
+    busy_ms = busy_us / 1000.0
+    return {
+        "kernels_per_step": kernels / steps,
+        "copies_per_step": copies / steps,
+        "gpu_busy_ms_per_step": busy_ms / steps,
+        "profiled_step_ms": window_us / 1000.0 / steps,
+        # What torch.profiler's own timeline shows: busy time over its (slowed) step.
+        "gpu_busy_share_profiled": (busy_us / window_us) if window_us > 0 else None,
+        # Busy time over kernels and copies per kernel: what "tiny kernels" means in the report.
+        "mean_kernel_us": (busy_us / kernels) if kernels else None,
+    }
+
+
+class SyncRecorder:
+    """Catches torch's sync-debug warnings ("called a synchronizing CUDA operation") and attributes each
+    to the innermost frame outside torch, the harness and the stdlib (the user's or a model library's
+    line); a sync with no such frame (inside autograd's backward, an optimizer) keeps its innermost
+    torch frame, marked as outside user code."""
+
+    def __init__(self, torch, classifier):
+        self.torch = torch
+        self.classifier = classifier
+        self.torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+        paths = sysconfig.get_paths()
+        self.stdlib_dirs = tuple(
+            os.path.abspath(paths[key]) + os.sep for key in ("stdlib", "platstdlib") if paths.get(key)
+        )
+        self.package_dirs = tuple(
+            os.path.abspath(paths[key]) + os.sep for key in ("purelib", "platlib") if paths.get(key)
+        )
+        self.phase = "forward"
+        self.sites = {}
+        self.total = 0
+        self.forward_warning = warnings.showwarning
+
+    def mark(self, phase):
+        if phase is not None:
+            self.phase = phase
+
+    def is_library_frame(self, filename):
+        if not filename or filename.startswith("<"):
+            return True
+        path = os.path.abspath(filename)
+        # A venv that is a whole Python (seen on the H200 image: /opt/torch/.venv) keeps site-packages
+        # under its stdlib directory: a model library there is not the stdlib.
+        in_stdlib = path.startswith(self.stdlib_dirs) and not path.startswith(self.package_dirs) and (
+            "site-packages" not in path.split(os.sep) and "dist-packages" not in path.split(os.sep)
+        )
+        return (
+            path == HARNESS_FILE
+            or path.startswith(self.torch_dir)
+            or in_stdlib
+            # Inductor's generated modules (torchinductor_<user>/.../*.py in the cache dir).
+            or "torchinductor" in path
+        )
+
+    def attribute(self, frame):
+        """(filename, line, function, context) for the frame chain starting at `frame` (innermost)."""
+        fallback = None
+        while frame is not None:
+            code = frame.f_code
+            filename = code.co_filename
+            if not self.is_library_frame(filename):
+                context = None
+                if not self.classifier.is_user(filename):
+                    # A model library's line: also name the user's line that led there.
+                    outer = frame.f_back
+                    while outer is not None:
+                        if self.classifier.is_user(outer.f_code.co_filename) and not self.is_library_frame(outer.f_code.co_filename):
+                            context = "%s:%d" % (outer.f_code.co_filename, outer.f_lineno)
+                            break
+                        outer = outer.f_back
+                return filename, frame.f_lineno, code.co_name, context
+            if fallback is None and filename.startswith(self.torch_dir):
+                fallback = (filename, frame.f_lineno, code.co_name, None)
+            frame = frame.f_back
+        return fallback or (None, None, None, None)
+
+    def on_warning(self, message, category, filename, lineno, file=None, line=None):
+        if SYNC_WARNING_TEXT not in str(message):
+            self.forward_warning(message, category, filename, lineno, file, line)
+            return
+        self.total += 1
+        where = self.attribute(sys._getframe(1))
+        key = where + (self.phase,)
+        self.sites[key] = self.sites.get(key, 0) + 1
+
+    def run(self, steps, step_function):
+        torch = self.torch
+        previous_mode = torch.cuda.get_sync_debug_mode()
+        with warnings.catch_warnings():
+            warnings.filterwarnings("always", message=".*" + SYNC_WARNING_TEXT)
+            self.forward_warning = warnings.showwarning
+            warnings.showwarning = self.on_warning
+            torch.cuda.set_sync_debug_mode("warn")
+            try:
+                for _ in range(steps):
+                    self.phase = "forward"
+                    step_function(self.mark)
+            finally:
+                torch.cuda.set_sync_debug_mode(previous_mode)
+        torch.cuda.synchronize()
+
+    def summary(self, steps):
+        ranked = sorted(self.sites.items(), key=lambda item: (-item[1], str(item[0])))
+        sites = []
+        for (filename, line, function, context, phase), count in ranked[:SYNC_SITES_KEPT]:
+            code = linecache.getline(filename, line).strip() if filename and line else ""
+            sites.append({
+                "filename": filename, "line": line, "function": function, "code": truncate(code, 200),
+                "phase": phase, "per_step": count / steps,
+                "in_user_code": bool(filename) and self.classifier.is_user(filename), "via": context,
+            })
+        return {"syncs_per_step": self.total / steps, "sync_sites": sites,
+                "sync_sites_total": len(self.sites)}
+
+
+def profile_side(torch, stepper, function, args, kwargs, optimizer, steps, classifier, trace_path=None):
+    """Every --profile figure for one side (eager or compiled)."""
+    # One uncounted step first: the case's optimizer steps for the first time here (AdamW allocates its
+    # state then), which is no step of a running training loop.
+    profiled_step(stepper, function, args, kwargs, optimizer, lambda phase: None)
+    stepper.synchronize()
+    step_ms, phases = profile_phase_times(torch, stepper, function, args, kwargs, optimizer, steps)
+    side = {"step_ms": step_ms, "phases": phases, "kernels_per_step": None, "copies_per_step": None,
+            "gpu_busy_ms_per_step": None, "profiled_step_ms": None, "gpu_busy_share": None,
+            "gpu_busy_share_profiled": None, "mean_kernel_us": None, "syncs_per_step": None, "sync_sites": [],
+            "sync_sites_total": None, "host_bound": None}
+    if stepper.device != "cuda":
+        return side
+    side.update(profile_kernels(torch, stepper, function, args, kwargs, optimizer, steps, trace_path))
+    if step_ms > 0:
+        # Kernel durations barely change under the profiler; the host does. Busy time over the
+        # unprofiled step is the share a training loop sees (capped: the two passes are apart).
+        side["gpu_busy_share"] = min(1.0, side["gpu_busy_ms_per_step"] / step_ms)
+    recorder = SyncRecorder(torch, classifier)
+    recorder.run(steps, lambda mark: profiled_step(stepper, function, args, kwargs, optimizer, mark))
+    side.update(recorder.summary(steps))
+    if side["gpu_busy_share"] is not None:
+        side["host_bound"] = side["gpu_busy_share"] < HOST_BOUND_BUSY_SHARE
+    return side
 
 
 # --------------------------------------------------------------------------------------------
@@ -762,6 +1445,10 @@ class DynamoLogRecorder(logging.Handler):
         if message.startswith("Recompiling function"):
             self.recompile_messages.append(message)
         elif message.startswith("Graph break"):
+            # torch ≤ 2.5 logs the reason only as the record's exception (exc_info), not in the text.
+            exception = record.exc_info[1] if record.exc_info else None
+            if exception is not None and "Graph Break Reason:" not in message:
+                message += "\n%s %s" % (GRAPH_BREAK_EXCEPTION_MARKER, first_line(exception))
             self.graph_break_messages.append(message)
         elif LIMIT_HIT_PATTERN.search(message) or "cache_size_limit reached" in message:
             self.limit_messages.append(message)
@@ -809,6 +1496,30 @@ class DynamoLogRecorder(logging.Handler):
         found = (self.graph_break_location(message) for message in self.graph_break_messages)
         return [location for location in found if location is not None]
 
+    def parsed_graph_breaks(self, classifier):
+        """One result entry per logged graph break, in log order, deduplicated by location (some torch
+        versions log a break twice: a hint and the structured record)."""
+        entries = {}
+        for message in self.graph_break_messages:
+            parsed = parse_graph_break_message(message, classifier)
+            if parsed is None:
+                continue
+            key = parsed.pop("key")
+            known = entries.get(key)
+            # Prefer the record with a reason code, a reason and a stack over a bare hint.
+            if known is None or break_record_quality(parsed) > break_record_quality(known):
+                entries[key] = parsed
+        # A hint record (no reason) whose header names an outer frame duplicates a full record that
+        # ends in the same frame.
+        explained = {(entry["filename"], entry["line"]) for entry in entries.values() if entry["reason"]}
+        kept = [
+            entry for entry in entries.values()
+            if entry["reason"] or (entry["filename"], entry["line"]) not in explained
+        ]
+        for entry in kept:
+            entry["reason"] = entry["reason"] or "graph break"
+        return kept
+
     def graph_break_details(self):
         """{(filename, line): (reason line, gb_code)} from the graph_breaks artifact."""
         details = {}
@@ -827,6 +1538,84 @@ class DynamoLogRecorder(logging.Handler):
             code = GB_CODE_PATTERN.search(message)
             details.setdefault(location, (reason_line, ("GB" + code.group(1)) if code else None))
         return details
+
+
+def break_record_quality(entry):
+    return (entry["gb_code"] is not None, entry["reason"] is not None, len(entry["frames"]))
+
+
+# Object addresses in reasons (`<built-in method stack of type object at 0x7f0b...>`) differ every run:
+# a baseline would see a "new" break each time.
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def dynamo_graph_counts(torch):
+    """(graphs compiled, graph breaks) so far, from torch._dynamo.utils.counters; None without them."""
+    counters = getattr(getattr(getattr(torch, "_dynamo", None), "utils", None), "counters", None)
+    if counters is None:
+        return None
+    try:
+        return int(counters["stats"]["unique_graphs"]), int(sum(counters["graph_break"].values()))
+    except Exception:  # noqa: BLE001
+        return None
+
+
+GRAPH_BREAK_EXCEPTION_MARKER = "Graph break exception:"
+FRAME_LINE = re.compile(r'^\s*File "([^"]+)", line (\d+)', re.MULTILINE)
+
+
+def parse_graph_break_message(message, classifier):
+    """A `graph_breaks` log record → result entry (+ "key" for deduplication), or None. Formats:
+    2.6+: 'Graph break in user code at FILE:LINE\nGraph Break Reason: ...\nUser code traceback:\n  File ...'
+    2.2-2.5: 'Graph break: REASON from user code at:\n  File "FILE", line LINE, in fn' (also the form a
+    2.11 hint uses: 'Graph break from `Tensor.item()`, ...\nGraph break: from user code at: ...')."""
+    location = DynamoLogRecorder.graph_break_location(message)
+    if location is None:
+        return None
+    reason = None
+    marker = message.find("Graph Break Reason:")
+    if marker >= 0:
+        lines = [line.strip() for line in message[marker + len("Graph Break Reason:"):].splitlines() if line.strip()]
+        lines = [line for line in lines if not line.startswith("Encountered graph break")]
+        if lines:
+            reason = lines[0]
+            # "Failed to handle graph break gracefully. Skipping the function and falling back to eager.
+            # Graph break encountered:" is a header; the cause is on the next line.
+            if reason.endswith("Graph break encountered:") and len(lines) > 1:
+                reason = lines[1]
+    elif GRAPH_BREAK_EXCEPTION_MARKER in message:
+        reason = first_line(message[message.rfind(GRAPH_BREAK_EXCEPTION_MARKER) + len(GRAPH_BREAK_EXCEPTION_MARKER):])
+    else:
+        match = re.match(r"Graph break:\s*(.*?)\s*from user code at:", message, re.DOTALL)
+        if match and match.group(1).strip():
+            reason = first_line(match.group(1))
+    stack_start = message.find("User code traceback:")
+    if stack_start < 0:
+        stack_start = message.find("from user code at:")
+    frames = []
+    if stack_start >= 0:
+        frames = [(name, int(line)) for name, line in FRAME_LINE.findall(message[stack_start:])]
+    # Newer torch prints the whole Python stack: keep what is inside the harness's call of the case,
+    # from the first user frame on (torch's nn.Module call plumbing in between says nothing).
+    harness_frames = [index for index, frame in enumerate(frames) if os.path.abspath(frame[0]) == HARNESS_FILE]
+    if harness_frames:
+        frames = frames[harness_frames[-1] + 1:]
+    first_user = next((index for index, frame in enumerate(frames) if classifier.is_user(frame[0])), 0)
+    frames = frames[first_user:]
+    summaries = [traceback.FrameSummary(name, line, "") for name, line in frames] or [
+        traceback.FrameSummary(location[0], location[1], "")
+    ]
+    filename, line, in_user = innermost_user_frame(summaries, classifier)
+    code = GB_CODE_PATTERN.search(message)
+    return {
+        "key": location,
+        "reason": truncate(ADDRESS.sub("", reason), REASON_LIMIT) if reason else None,
+        "filename": filename,
+        "line": line,
+        "gb_code": ("GB" + code.group(1)) if code else None,
+        "in_user_code": in_user,
+        "frames": ["%s:%s" % frame for frame in frames],
+    }
 
 
 def recompile_reason(message):
@@ -902,19 +1691,350 @@ def inductor_cache_state(torch, backend):
 
 
 # --------------------------------------------------------------------------------------------
+# trace map and runtime events (what Dynamo traced, where it broke, crashed or recompiled)
+
+TRACE_SOURCE_ARTIFACT = "trace_source"
+# torch 2.2 through 2.11: "TRACE starts_line /abs/file.py:12 in forward (forward) (inline depth: 1)\n    <source>"
+TRACE_STARTS_LINE = re.compile(r"TRACE starts_line (.+):(\d+) in \S+")
+RECOMPILE_HEADER = re.compile(r"Recompiling function \S+ in (.+):(\d+)")
+# A guard failure names the source line that installed the guard, its path cut to the last characters:
+# "- 0/0: self.n == 0   # self.n += 1  # mp/h4/t2.py:6 in forward" (2.2 and 2.11).
+FRAME_SKIPPED_IN_LOOP = "Skipping frame because there is a graph break in a for/while loop"
+FRAME_SUMMARY = re.compile(r"<FrameSummary file (.+), line (\d+) in ")
+LOGGED_BREAK_RECORD = re.compile(r"Graph break(:| in user code at | \(user stack suppressed)")
+LOGGED_BREAK_AT = re.compile(r"in user code at (.+):(\d+)\s*$")
+GUARD_ORIGIN = re.compile(r"#\s(?:.*\s)?#\s(\S+):(\d+) in \S+")
+
+
+class TracedFiles:
+    """Which traced files are the user's: every file but torch's own (torch, functorch), the standard library
+    and the harness. Third-party libraries in site-packages stay: their authors are users of torch.compile."""
+
+    def __init__(self, torch):
+        torch_dirs = []
+        if torch is not None:
+            torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
+            torch_dirs = [torch_dir + os.sep, os.path.join(os.path.dirname(torch_dir), "functorch") + os.sep]
+        paths = sysconfig.get_paths()
+        self.torch_dirs = tuple(torch_dirs)
+        self.stdlib_dirs = tuple(
+            os.path.abspath(paths[key]) + os.sep for key in ("stdlib", "platstdlib") if paths.get(key)
+        )
+        # A system or pyenv interpreter keeps site-packages inside its stdlib directory.
+        self.site_dirs = tuple(
+            os.path.abspath(paths[key]) + os.sep for key in ("purelib", "platlib") if paths.get(key)
+        )
+        self.cache = {}
+
+    def is_user(self, filename):
+        known = self.cache.get(filename)
+        if known is None:
+            known = self.classify(filename)
+            self.cache[filename] = known
+        return known
+
+    def classify(self, filename):
+        if not filename or filename.startswith("<"):
+            return False
+        path = os.path.abspath(filename)
+        if path == HARNESS_FILE or path.startswith(self.torch_dirs):
+            return False
+        if path.startswith(self.site_dirs):
+            return True
+        return not path.startswith(self.stdlib_dirs)
+
+
+class TraceRecorder(logging.Handler):
+    """Every source line Dynamo traced, from the `trace_source` log artifact (a logging.Handler on its
+    logger, not stderr scraping). The artifact logger is switched on directly and kept from propagating,
+    so a large model's tens of thousands of TRACE lines are recorded without being printed; other
+    artifacts enabled through set_logs are left alone."""
+
+    def __init__(self, torch):
+        super().__init__(level=logging.DEBUG)
+        self.torch = torch
+        self.lines = {}  # abs filename -> set of line numbers
+        self.skipped_frames = []  # (file, line) of torch 2.2's frame skips for a break inside a loop
+        self.available = None
+        self.saved = []
+
+    def emit(self, record):
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001
+            return
+        match = TRACE_STARTS_LINE.match(message)
+        if match:
+            self.lines.setdefault(os.path.abspath(match.group(1)), set()).add(int(match.group(2)))
+        elif message.startswith(FRAME_SKIPPED_IN_LOOP):
+            where = FRAME_SUMMARY.search(message)
+            if where:
+                self.skipped_frames.append((os.path.abspath(where.group(1)), int(where.group(2))))
+
+    def logger_names(self):
+        try:
+            from torch._logging._internal import log_registry  # noqa: PLC0415 - torch 2.1+
+            names = [name for name in log_registry.get_artifact_log_qnames() if name.endswith("__" + TRACE_SOURCE_ARTIFACT)]
+        except Exception:  # noqa: BLE001 - no artifact registry on this torch
+            names = []
+        return names
+
+    @contextlib.contextmanager
+    def recording(self):
+        names = self.logger_names()
+        if self.available is None:
+            self.available = bool(names)
+        self.saved = []
+        for name in names:
+            logger = logging.getLogger(name)
+            self.saved.append((logger, logger.level, logger.propagate))
+            logger.setLevel(logging.DEBUG)
+            logger.propagate = False
+            logger.addHandler(self)
+        # torch 2.2 reports a break inside a for/while loop only as an INFO record of this logger ("Skipping
+        # frame because there is a graph break in a for/while loop"): the whole function then runs eagerly.
+        if names:
+            logger = logging.getLogger("torch._dynamo.symbolic_convert")
+            self.saved.append((logger, logger.level, logger.propagate))
+            if logger.getEffectiveLevel() > logging.INFO:
+                logger.setLevel(logging.INFO)
+            logger.addHandler(self)
+        try:
+            yield self
+        finally:
+            for logger, level, propagate in self.saved:
+                logger.removeHandler(self)
+                logger.setLevel(level)
+                logger.propagate = propagate
+            self.saved = []
+
+    def traced(self, files):
+        return {name: sorted(lines) for name, lines in sorted(self.lines.items()) if files.is_user(name)}
+
+
+def innermost_traced_frame(frames, files):
+    """(filename, line) of the innermost frame ("file:line" strings, innermost last) in a user file."""
+    for frame in reversed(frames or []):
+        filename, _, line = str(frame).rpartition(":")
+        if filename and line.isdigit() and files.is_user(filename):
+            return os.path.abspath(filename), int(line)
+    return None, None
+
+
+def recompile_site(message):
+    """(filename, line) of one 'Recompiling function ...' message: the line whose guard failed when the
+    message names it (its path is cut short: matched against the function's file), else the def line."""
+    header = RECOMPILE_HEADER.match(message)
+    if not header:
+        return None, None
+    filename, line = os.path.abspath(header.group(1)), int(header.group(2))
+    for origin in GUARD_ORIGIN.finditer(message):
+        if filename.endswith(origin.group(1).lstrip(".")):
+            return filename, int(origin.group(2))
+    return filename, line
+
+
+def reason_text_start(message):
+    """Where the reason text of a 2.11 graph_breaks record starts (None: older format). A record saying
+    'Failed to handle graph break gracefully. Skipping the function and falling back to eager. Graph break
+    encountered: <the break>' reports the break that made Dynamo give up on the whole frame: its reason and
+    code are the inner ones."""
+    marker = message.find("Graph Break Reason:")
+    if marker < 0:
+        return None
+    skipped = message.find("Graph break encountered:", marker)
+    if skipped >= 0:
+        return skipped + len("Graph break encountered:")
+    return marker + len("Graph Break Reason:")
+
+
+def logged_breaks(messages, files):
+    """Graph breaks of the compile phase from its graph_breaks log, each at the innermost frame of its user
+    code traceback that lies in a user file: [(file, line, gb_code, reason, {(file, line) of every frame})].
+    Formats: 2.11 'Graph break in user code at F:L' + 'Graph Break Reason:' + 'User code traceback:' (a
+    repeat says 'user stack suppressed' and names only F:L); 2.2 'Graph break: REASON from user code at:'."""
+    found = []
+    # A repeat names only the header location ('user stack suppressed'): where its first record landed.
+    chosen = {}
+    for message in messages:
+        # 2.11 also logs a hint ('Graph break from `Tensor.item()`, consider setting: ...') for a break
+        # that has its own record: not a break of its own.
+        if not LOGGED_BREAK_RECORD.match(message):
+            continue
+        marker = max(message.find("User code traceback:"), message.find("from user code at:"))
+        frames = [
+            (os.path.abspath(name), int(line))
+            for name, line in FROM_USER_CODE_FRAME.findall(message[marker:] if marker >= 0 else "")
+        ]
+        user_frames = [frame for frame in frames if files.is_user(frame[0])]
+        header = LOGGED_BREAK_AT.search(first_line(message))
+        header = (os.path.abspath(header.group(1)), int(header.group(2))) if header else None
+        if user_frames:
+            location = user_frames[-1]
+            if header is not None:
+                chosen.setdefault(header, location)
+        elif header is not None and header in chosen:
+            location = chosen[header]
+        elif header is not None and files.is_user(header[0]):
+            location = header
+        else:
+            continue
+        reason = None
+        reason_start = reason_text_start(message)
+        if reason_start is not None:
+            for text in message[reason_start:].splitlines():
+                stripped = text.strip()
+                if stripped and not stripped.startswith("Encountered graph break"):
+                    reason = stripped
+                    break
+        else:
+            old_style = re.match(r"Graph break: (.*?) from user code at:", message, re.DOTALL)
+            if old_style:
+                reason = first_line(old_style.group(1))
+        code = GB_CODE_PATTERN.search(message, reason_start or 0)
+        code = code or GB_CODE_PATTERN.search(message)
+        found.append((location[0], location[1], ("GB" + code.group(1)) if code else None,
+                      truncate(reason or first_line(message), REASON_LIMIT), set(frames) | {location}))
+    return found
+
+
+def runtime_events(result, recompile_messages, compile_error, files, break_messages=None, skipped_frames=None):
+    """One entry per runtime event: graph breaks, the compile crash, recompiles. Repeats at the same (kind,
+    file, line, reason) are one entry with a count.
+
+    Breaks come from the real compile's graph_breaks log (`break_messages`): its traceback reaches the
+    innermost frame, where explain()'s user stack can stop at a caller (gpt2's `loss = self.loss_function(`
+    for a logger.warning_once inside the property, reason 'step_unsupported'). explain()'s breaks are added
+    where no logged break passes through their line (a compile that crashed early logs fewer breaks)."""
+    events = []
+    logged = logged_breaks(break_messages or [], files)
+    logged_frames = set()
+    for filename, line, gb_code, reason, frames in logged:
+        events.append(("break", filename, line, gb_code, reason))
+        logged_frames |= frames
+    for filename, line in skipped_frames or []:
+        if (filename, line) not in logged_frames and files.is_user(filename):
+            events.append(("break", filename, line, None, "graph break in a for/while loop: the frame was skipped"))
+    for graph_break in result.get("graph_breaks") or []:
+        filename, line = innermost_traced_frame(graph_break.get("frames"), files)
+        if filename is None:
+            filename, line = graph_break.get("filename"), graph_break.get("line")
+        if filename is not None and (os.path.abspath(filename), line) in logged_frames:
+            continue
+        events.append(("break", filename, line, graph_break.get("gb_code"), graph_break.get("reason")))
+    if compile_error is not None and result.get("status") == "compile_error":
+        filename, line = locate_error(compile_error, files)
+        if filename is None:
+            error = result.get("error") or {}
+            filename, line = error.get("filename"), error.get("line")
+        text = "%s: %s" % (type(compile_error).__name__, first_line(compile_error))
+        code = GB_CODE_PATTERN.search(str(compile_error))
+        events.append(("crash", filename, line, ("GB" + code.group(1)) if code else None, truncate(text, REASON_LIMIT)))
+    for message in recompile_messages:
+        filename, line = recompile_site(message)
+        # The guard's value changes every time (self.n == 0, == 1, ...): one site, one event.
+        events.append(("recompile", filename, line, None, recompile_reason(message)))
+    merged = {}
+    for kind, filename, line, gb_code, reason in events:
+        if filename is not None:
+            filename = os.path.abspath(filename)
+        key = (kind, filename, line, reason if kind != "recompile" else None)
+        if key in merged:
+            merged[key]["count"] += 1
+        else:
+            merged[key] = {"kind": kind, "filename": filename, "line": line, "gb_code": gb_code,
+                           "reason": reason, "count": 1}
+    return list(merged.values())
+
+
+class TraceFacts:
+    """The run's trace map and runtime events, kept apart from the phases that feed them."""
+
+    def __init__(self):
+        self.recorder = None
+        self.compile_log = None
+        self.compile_error = None
+
+    @contextlib.contextmanager
+    def recording(self, torch, compile_log=None):
+        if self.recorder is None:
+            self.recorder = TraceRecorder(torch)
+        if compile_log is not None:
+            self.compile_log = compile_log
+        with self.recorder.recording():
+            yield
+
+    def attach(self, result, torch, classifier):
+        """Writes `traced` (null when this torch has no trace_source artifact) and `runtime_events`."""
+        if self.recorder is None or torch is None:
+            return
+        files = TracedFiles(torch)
+        result["traced"] = self.recorder.traced(files) if self.recorder.available else None
+        messages = list(self.compile_log.recompile_messages) if self.compile_log is not None else []
+        # A recompile attempt that hits the limit compiles nothing: not an event of its own.
+        limit_hits = len(self.compile_log.limit_messages) if self.compile_log is not None else 0
+        messages = messages[: max(0, len(messages) - limit_hits)]
+        breaks = list(self.compile_log.graph_break_messages) if self.compile_log is not None else []
+        result["runtime_events"] = runtime_events(
+            result, messages, self.compile_error, files, breaks, self.recorder.skipped_frames
+        )
+
+
+# --------------------------------------------------------------------------------------------
 # the run
 
 
-RESULT_TEMPLATE = {
-    "case": None, "python": None, "python_executable": None, "torch_version": None, "device": None,
-    "status": "harness_error", "graph_count": None, "graph_break_count": None, "graph_breaks": [],
-    "recompiles": None, "recompile_reasons": [], "cache_limit_hit": False, "distinct_input_shapes": None,
-    "error": None, "compile_seconds": None, "compile_cache": None, "eager_ms": None, "compiled_ms": None,
-    "eager_ms_stats": None, "compiled_ms_stats": None, "speedup": None, "payback_steps": None,
-    "max_abs_diff": None, "max_rel_diff": None, "parity_ok": None, "atol": None, "rtol": None,
-    "grad_max_abs_diff": None, "metric_eager": None, "metric_compiled": None,
-    "peak_memory_eager_mb": None, "peak_memory_compiled_mb": None, "environment": None, "notes": [], "timing_stable": None,
-}
+# The result record: exactly the harness-written fields of CaseResult in src/check/record.rs (the one schema;
+# a Rust test keeps the two equal). JSON, so that test reads it without Python.
+RESULT_TEMPLATE = json.loads("""{
+    "schema_version": 2,
+    "case": null,
+    "python": null,
+    "python_executable": null,
+    "torch_version": null,
+    "device": null,
+    "status": "harness_error",
+    "graph_count": null,
+    "graph_break_count": null,
+    "graph_breaks": [],
+    "recompiles": null,
+    "recompile_reasons": [],
+    "cache_limit_hit": false,
+    "distinct_input_shapes": null,
+    "error": null,
+    "compile_seconds": null,
+    "compile_cache": null,
+    "eager_ms": null,
+    "compiled_ms": null,
+    "eager_ms_stats": null,
+    "compiled_ms_stats": null,
+    "speedup": null,
+    "payback_steps": null,
+    "max_abs_diff": null,
+    "max_rel_diff": null,
+    "parity_ok": null,
+    "atol": null,
+    "rtol": null,
+    "grad_max_abs_diff": null,
+    "metric_eager": null,
+    "metric_compiled": null,
+    "peak_memory_eager_mb": null,
+    "peak_memory_compiled_mb": null,
+    "environment": null,
+    "notes": [],
+    "timing_stable": null,
+    "step_uses_rng": null,
+    "fallback_random": null,
+    "parity_reference": null,
+    "parity_outputs": [],
+    "parity_grads": null,
+    "graph_facts_from": null,
+    "phase_seconds": {},
+    "profile": null,
+    "traced": null,
+    "runtime_events": []
+}""")
+SCHEMA_VERSION = RESULT_TEMPLATE["schema_version"]
 
 
 class Run:
@@ -928,6 +2048,10 @@ class Run:
         self.torch = None
         self.classifier = FrameClassifier(None, request.get("file"))
         self.phase = "factory"
+        self.graph_facts_recorded = False
+        self.initial_state = None
+        self.reference64 = None
+        self.trace_facts = TraceFacts()
 
     # -- bookkeeping
 
@@ -936,6 +2060,10 @@ class Run:
         The file says harness_error until the run finishes (Rust replaces it with crash/timeout/oom
         when the process dies); a failure already recorded is written as is."""
         self.phase = phase
+        try:
+            self.trace_facts.attach(self.result, self.torch, self.classifier)
+        except Exception:  # noqa: BLE001 - a checkpoint must be written; the final write reports the failure
+            pass
         snapshot = dict(self.result)
         if snapshot["error"] is None:
             snapshot["status"] = "harness_error"
@@ -978,6 +2106,28 @@ class Run:
     def note(self, text):
         self.result["notes"].append(truncate(text, MESSAGE_LIMIT))
 
+    # -- where the case's wall time goes (phase_seconds)
+
+    @contextlib.contextmanager
+    def timed(self, phase):
+        """Adds the wall seconds of the block to result["phase_seconds"][phase] (also when it raises)."""
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            seconds = self.result.setdefault("phase_seconds", {})
+            seconds[phase] = round(seconds.get(phase, 0.0) + time.perf_counter() - started, 4)
+
+    def record_interpreter_start(self):
+        """Interpreter start-up until the harness module ran: Rust passes the spawn time (epoch seconds)."""
+        spawned = os.environ.get("GRAPHBREAK_SPAWNED_AT")
+        try:
+            seconds = HARNESS_LOADED_AT - float(spawned)
+        except (TypeError, ValueError):
+            return
+        if 0.0 <= seconds < 3600.0:
+            self.result.setdefault("phase_seconds", {})["interpreter_start"] = round(seconds, 4)
+
     def fail(self, status, error, phase):
         if self.torch is not None and is_out_of_memory(self.torch, error):
             status = "oom"
@@ -987,8 +2137,10 @@ class Run:
     # -- phases
 
     def execute(self):
+        self.record_interpreter_start()
         self.checkpoint("factory")
-        torch, torch_error = import_torch()
+        with self.timed("torch_import"):
+            torch, torch_error = import_torch(with_dynamo=True)
         if torch is None:
             self.result["status"] = "no_torch"
             self.result["error"] = {
@@ -999,7 +2151,9 @@ class Run:
             return
         self.torch = torch
         self.classifier = FrameClassifier(torch, self.request.get("file"))
-        environment = environment_info(torch, None)
+        with self.timed("device_init"):
+            environment = environment_info(torch, None)
+            initialize_device(torch, self.request.get("device"), environment)
         self.result["torch_version"] = environment["torch_version"]
         device = self.request.get("device") or "auto"
         if device == "auto":
@@ -1024,6 +2178,8 @@ class Run:
         self.result["environment"] = environment
 
         # factory
+        build_clock = self.timed("model_build")
+        build_clock.__enter__()
         try:
             # Same weights and inputs on every run of the case, so results compare across runs/versions.
             torch.manual_seed(0)
@@ -1032,6 +2188,7 @@ class Run:
             made = factory(**(self.request.get("params") or {}))
             case = normalize_case(made)
         except BaseException as error:  # noqa: BLE001 - SystemExit in user code is a factory error too
+            build_clock.__exit__(None, None, None)
             if isinstance(error, KeyboardInterrupt):
                 raise
             self.fail("factory_error", error, "factory")
@@ -1046,11 +2203,14 @@ class Run:
         try:
             self.prepare(case, device)
             stepper = Stepper(torch, case, device)
+            stepper.synchronize()
         except BaseException as error:  # noqa: BLE001
             if isinstance(error, KeyboardInterrupt):
                 raise
             self.fail("factory_error", error, "factory")
             return
+        finally:
+            build_clock.__exit__(None, None, None)
         self.run_case(case, stepper, effective, warmup, steps)
 
     def prepare(self, case, device):
@@ -1069,13 +2229,14 @@ class Run:
             case["inputs"] = [(move(args), move(kwargs)) for args, kwargs in case["inputs"]]
 
     def run_case(self, case, stepper, effective, warmup, steps):
-        """eager → compile over the shape schedule → parity + timings → explain.
+        """eager reference (+ float64 reference) → compile over the shape schedule → parity → timings.
 
-        explain() runs last: on older torch (seen on 2.4) Dynamo keeps automatic-dynamic state per code
-        object across torch._dynamo.reset(), so an earlier explain() changes how the real compile
-        specializes (fewer recompiles than a fresh training process sees). Measured facts come first,
-        from a pristine Dynamo; each phase checkpoints the result file, so a crash or timeout in a later
-        phase keeps what an earlier one recorded."""
+        Graph count and breaks come from the compile's own Dynamo counters and graph_breaks log (no
+        second trace). torch._dynamo.explain runs only when those cannot answer (the compile failed, or
+        this torch logs breaks in a form not parsed here), and then last: on older torch (seen on 2.4)
+        Dynamo keeps automatic-dynamic state per code object across torch._dynamo.reset(), so an earlier
+        explain() would change how the real compile specializes. Each phase checkpoints the result file,
+        so a crash or timeout in a later phase keeps what an earlier one recorded."""
         torch = self.torch
         result = self.result
         measure = bool(self.request.get("measure", True))
@@ -1083,12 +2244,20 @@ class Run:
         schedule = case.get("inputs") or [(args, kwargs), (args, kwargs)]
         result["distinct_input_shapes"] = len({shape_signature(torch, a, k) for a, k in schedule})
 
-        eager = self.phase_eager(case, stepper, measure, warmup, steps)
+        eager = self.phase_eager(case, stepper, measure)
         if eager is None:
             return
         compiled = self.phase_compile(case, stepper, effective, schedule, measure, warmup, steps, eager)
         failed_status = None if compiled is not None else result["status"]
-        self.phase_explain(case, stepper, failed_status)
+        if failed_status is not None and measure:
+            self.time_eager_alone(case, stepper, warmup, steps)
+        if measure and self.request.get("profile"):
+            # Before explain: its dynamo reset would make the compiled side recompile.
+            with self.timed("profile"):
+                self.phase_profile(case, stepper, compiled, steps)
+        if failed_status is not None or not self.graph_facts_recorded:
+            with self.timed("explain"):
+                self.phase_explain(case, stepper, failed_status)
         if failed_status is not None:
             result["status"] = failed_status
             return
@@ -1099,27 +2268,33 @@ class Run:
                 result["payback_steps"] = result["compile_seconds"] * 1000.0 / (eager_ms - compiled_ms)
         result["status"] = "parity_fail" if result["parity_ok"] is False else "ok"
 
-    def phase_eager(self, case, stepper, measure, warmup, steps):
-        """Returns (reference outputs, reference grads), or None after recording an eager_error."""
+    def phase_eager(self, case, stepper, measure):
+        """The eager reference step (and the float64 one). Returns (reference outputs, reference grads),
+        or None after recording an eager_error. Eager is timed later, interleaved with compiled."""
         torch = self.torch
         result = self.result
         model, args, kwargs = case["model"], case["args"], case["kwargs"]
         cuda = stepper.device == "cuda"
         self.checkpoint("eager")
         try:
-            torch.manual_seed(0)
-            if cuda:
-                torch.cuda.reset_peak_memory_stats()
-            outputs, loss = stepper.step(model, args, kwargs)
-            reference = detach_copy(torch, (outputs, loss))
-            grads = stepper.grads(args, kwargs) if stepper.training else {}
-            if case.get("metric") is not None and measure:
-                result["metric_eager"] = float(case["metric"](outputs))
-            del outputs, loss
+            with self.timed("eager_step"):
+                # Every checked run (eager, float64, compiled) starts from these parameter/buffer values.
+                self.initial_state = ModuleState(torch, stepper.modules) if measure else None
+                reset_seeds(torch)
+                if cuda:
+                    torch.cuda.reset_peak_memory_stats()
+                before = rng_states(torch, stepper.device)
+                outputs, loss = stepper.step(model, args, kwargs)
+                stepper.synchronize()
+                result["step_uses_rng"] = draws_random_numbers(torch, before, rng_states(torch, stepper.device))
+                reference = to_cpu(torch, (outputs, loss))
+                grads = to_cpu(torch, stepper.grads(args, kwargs)) if stepper.training else {}
+                if case.get("metric") is not None and measure:
+                    result["metric_eager"] = float(case["metric"](outputs))
+                del outputs, loss
             if measure:
-                samples = time_steps(stepper, model, args, kwargs, warmup, steps)
-                result["eager_ms_stats"] = timing_stats(samples)
-                result["eager_ms"] = result["eager_ms_stats"]["median"] if samples else None
+                with self.timed("float64_reference"):
+                    self.float64_reference(case, stepper)
             if cuda:
                 result["peak_memory_eager_mb"] = torch.cuda.max_memory_allocated() / 2**20
         except BaseException as error:  # noqa: BLE001
@@ -1128,6 +2303,17 @@ class Run:
             self.fail("eager_error", error, "eager")
             return None
         return reference, grads
+
+    def time_eager_alone(self, case, stepper, warmup, steps):
+        """Compile failed: eager ms/step is still worth reporting (what the case costs today)."""
+        self.checkpoint("eager_timing")
+        try:
+            with self.timed("eager_timing"):
+                samples = time_steps(stepper, case["model"], case["args"], case["kwargs"], warmup, steps)
+            self.result["eager_ms_stats"] = timing_stats(samples)
+            self.result["eager_ms"] = self.result["eager_ms_stats"]["median"] if samples else None
+        except Exception as error:  # noqa: BLE001 - the compile error is the finding; this is extra
+            self.note("eager timing after the compile error failed: %s: %s" % (type(error).__name__, first_line(error)))
 
     def phase_compile(self, case, stepper, effective, schedule, measure, warmup, steps, eager):
         """Compiles, runs the schedule (recompiles), then parity and timings. Returns the compiled
@@ -1138,13 +2324,19 @@ class Run:
         cuda = stepper.device == "cuda"
         self.checkpoint("compile")
         reset_dynamo(torch)
-        result["compile_cache"] = inductor_cache_state(torch, effective.get("backend")) if measure else None
+        # Counted as compile (not as graphbreak's): the cache check imports torch._inductor, which the
+        # first compiled call would import anyway.
+        with self.timed("compile"):
+            result["compile_cache"] = inductor_cache_state(torch, effective.get("backend")) if measure else None
         limit_name, limit_value = recompile_limit_name(torch)
         phase = "compile"
         counted = None
-        with DynamoLogRecorder(torch, ("recompiles", "graph_breaks")) as recorder:
+        with DynamoLogRecorder(torch, ("recompiles", "graph_breaks")) as recorder, self.comparable_rng(
+            effective
+        ), self.trace_facts.recording(torch, recorder):
             try:
-                compiled = torch.compile(model, **compile_kwargs(effective))
+                with self.timed("compile"):
+                    compiled = torch.compile(model, **compile_kwargs(effective))
                 if effective.get("mode") == "reduce-overhead" and hasattr(
                     getattr(torch, "compiler", None), "cudagraph_mark_step_begin"
                 ):
@@ -1154,33 +2346,41 @@ class Run:
                 first_args, first_kwargs = schedule[0]
                 stepper.synchronize()
                 cache_counts_before = compile_cache_counts(torch)
-                started = time.perf_counter()
-                stepper.step(compiled, first_args, first_kwargs)
-                stepper.synchronize()
-                result["compile_seconds"] = time.perf_counter() - started
+                graph_counts_before = dynamo_graph_counts(torch)
+                with self.timed("compile"):
+                    started = time.perf_counter()
+                    stepper.step(compiled, first_args, first_kwargs)
+                    stepper.synchronize()
+                    result["compile_seconds"] = time.perf_counter() - started
+                # The first call's graphs and breaks are what explain() would report for these inputs.
+                self.record_graph_facts(recorder, graph_counts_before, dynamo_graph_counts(torch))
                 if measure:
                     result["compile_cache"] = compile_cache_verdict(
                         cache_counts_before, compile_cache_counts(torch), result["compile_cache"]
                     )
                 phase = "compiled_run"
-                for call_args, call_kwargs in schedule[1:]:
-                    stepper.step(compiled, call_args, call_kwargs)
+                with self.timed("recompile_schedule"):
+                    for call_args, call_kwargs in schedule[1:]:
+                        stepper.step(compiled, call_args, call_kwargs)
+                    stepper.synchronize()
                 self.record_recompiles(recorder, limit_name, limit_value)
                 counted = recorder.snapshot()
                 if not measure:
                     return compiled
                 phase = "parity"
                 self.checkpoint("parity")
-                torch.manual_seed(0)
-                outputs, loss = stepper.step(compiled, args, kwargs)
-                self.compare(case, stepper, eager[0], eager[1], outputs, loss, args, kwargs)
-                del outputs, loss
+                with self.timed("parity"):
+                    self.initial_state.restore()
+                    reset_seeds(torch)
+                    outputs, loss = stepper.step(compiled, args, kwargs)
+                    self.compare(case, stepper, eager[0], eager[1], outputs, loss, args, kwargs)
+                    del outputs, loss
                 phase = "compiled_run"
                 self.checkpoint("compiled_run")
-                eager_samples, compiled_samples = time_interleaved(
-                    stepper, model, compiled, args, kwargs, warmup, steps
-                )
-                # The interleaved eager samples replace the eager-phase ones: same conditions as compiled.
+                with self.timed("timing"):
+                    eager_samples, compiled_samples = time_interleaved(
+                        stepper, model, compiled, args, kwargs, warmup, steps
+                    )
                 for side, samples in (("eager", eager_samples), ("compiled", compiled_samples)):
                     result[side + "_ms_stats"] = timing_stats(samples)
                     result[side + "_ms"] = result[side + "_ms_stats"]["median"] if samples else None
@@ -1192,8 +2392,15 @@ class Run:
                     raise
                 if counted is None:
                     self.record_recompiles(recorder, limit_name, limit_value)
+                self.trace_facts.compile_error = error
                 self.fail("compile_error", error, phase)
                 self.refine_error_location(error, recorder)
+                # Breaks Dynamo logged before the failure; explain (which runs next) replaces them if it can.
+                logged = recorder.parsed_graph_breaks(self.classifier)
+                if logged:
+                    result["graph_breaks"] = logged
+                    result["graph_break_count"] = len(logged)
+                    result["graph_facts_from"] = "compile"
                 return None
             later = recorder.snapshot()
             if later[0] > counted[0]:
@@ -1203,6 +2410,56 @@ class Run:
                 self.note("Dynamo hit %s=%s during the timing steps" % (limit_name, limit_value))
         return compiled
 
+    def record_graph_facts(self, recorder, counts_before, counts_after):
+        """graph_count / graph_break_count / graph_breaks from the compile itself: Dynamo's counters
+        (unique_graphs, graph_break) over the first compiled call, and the graph_breaks log records it
+        emitted. Leaves graph_facts_recorded False (→ explain) when this torch cannot answer that way."""
+        result = self.result
+        self.graph_facts_recorded = False
+        if counts_before is None or counts_after is None or not recorder.logging_enabled:
+            return
+        graphs = counts_after[0] - counts_before[0]
+        counted_breaks = counts_after[1] - counts_before[1]
+        breaks = recorder.parsed_graph_breaks(self.classifier)
+        if counted_breaks > 0 and not breaks:
+            return  # breaks happened but their log records were not understood: let explain describe them
+        result["graph_count"] = graphs
+        result["graph_breaks"] = breaks
+        # Dynamo logs a break once per source location; the counter counts every occurrence.
+        result["graph_break_count"] = max(counted_breaks, len(breaks))
+        result["graph_facts_from"] = "compile"
+        self.graph_facts_recorded = True
+
+    def phase_profile(self, case, stepper, compiled, steps):
+        """--profile figures per side; a failure here is a note, never the case's status."""
+        torch = self.torch
+        self.checkpoint("profile")
+        profile = {
+            "device": stepper.device, "steps": steps, "unavailable": None, "eager": None, "compiled": None,
+            "optimizer": case.get("optimizer") is not None and stepper.training,
+        }
+        if stepper.device != "cuda":
+            profile["unavailable"] = (
+                "kernels, GPU busy share and host-device syncs need CUDA (device %s): only the phase "
+                "split was measured" % stepper.device
+            )
+        self.result["profile"] = profile
+        trace_dir = self.request.get("profile_trace_dir")
+        optimizer = case.get("optimizer") if stepper.training else None
+        sides = [("eager", case["model"]), ("compiled", compiled)]
+        for name, function in sides:
+            if function is None:
+                continue
+            trace_path = os.path.join(trace_dir, name + ".trace.json") if trace_dir else None
+            try:
+                profile[name] = profile_side(
+                    torch, stepper, function, case["args"], case["kwargs"], optimizer, steps, self.classifier, trace_path
+                )
+            except BaseException as error:  # noqa: BLE001
+                if isinstance(error, KeyboardInterrupt):
+                    raise
+                self.note("profile (%s) failed: %s: %s" % (name, type(error).__name__, first_line(error)))
+
     def phase_explain(self, case, stepper, failed_status):
         """Graph count and breaks from torch._dynamo.explain (forward only, Dynamo's capture backend)."""
         torch = self.torch
@@ -1210,7 +2467,9 @@ class Run:
         self.checkpoint("explain")
         reset_dynamo(torch)
         try:
-            with DynamoLogRecorder(torch, ("graph_breaks",)) as break_log, stepper.context():
+            with DynamoLogRecorder(torch, ("graph_breaks",)) as break_log, self.trace_facts.recording(
+                torch
+            ), stepper.context():
                 explained = run_explain(torch, case["model"], case["args"], case["kwargs"])
             result["graph_count"] = int(explained.graph_count)
             logged = break_log.graph_break_details()
@@ -1220,6 +2479,7 @@ class Run:
             # explain() reports graph_count - 1, which misses a break whose resumed code has no tensor
             # ops (no second graph); every break reason is a break, so count those.
             result["graph_break_count"] = max(int(explained.graph_break_count), len(result["graph_breaks"]))
+            result["graph_facts_from"] = "explain"
         except BaseException as error:  # noqa: BLE001
             if isinstance(error, KeyboardInterrupt):
                 raise
@@ -1228,14 +2488,20 @@ class Run:
         reset_dynamo(torch)
 
     def refine_error_location(self, error, recorder):
-        """Older torch (seen on 2.4) runs Dynamo-rewritten bytecode whose line table points at the `def`
-        line; the graph_breaks log of the same compile names the real line inside that function."""
+        """Older torch (seen on 2.4 and 2.5) runs Dynamo-rewritten bytecode whose line table points at the
+        `def` line. First choice: map the failing instruction back through Dynamo's original code (exact).
+        Fallback: the graph_breaks log of the same compile names a line inside that function."""
         described = self.result["error"]
         frame = innermost_user_traceback_frame(error, self.classifier)
         if frame is None:
             return
         filename, line, first_line_number, last_line_number = frame
         if described.get("line") != line or line != first_line_number:
+            return
+        statement = statement_in_rewritten_frame(self.torch, error, self.classifier)
+        if statement is not None:
+            described["filename"], described["line"] = statement
+            self.note("error line recovered from Dynamo's rewritten bytecode (the traceback points at the def line)")
             return
         inside = [
             location
@@ -1265,6 +2531,67 @@ class Run:
                 limit_name, limit_value = named.group(1), named.group(2)
             self.note("Dynamo hit %s=%s and fell back to eager for the rest of the calls" % (limit_name, limit_value))
 
+    # -- parity (float64 reference, comparable RNG, eager's own error as the yardstick)
+
+    def float64_reference(self, case, stepper):
+        """Runs the checked step once more with the modules and inputs in float64 (no autocast), from the
+        same state and seeds as eager. Stored as self.reference64 = (outputs, loss, grads) on the CPU, or
+        None with a note when the model cannot run in float64 (it hard-codes float32 somewhere)."""
+        torch = self.torch
+        self.reference64 = None
+        model, args, kwargs = case["model"], case["args"], case["kwargs"]
+        args64, kwargs64 = as_float64(torch, args), as_float64(torch, kwargs)
+        try:
+            self.initial_state.restore()
+            with float64_modules(torch, stepper.modules):
+                stepper.float64 = True
+                try:
+                    reset_seeds(torch)
+                    outputs, loss = stepper.step(model, args64, kwargs64)
+                    grads = stepper.grads(args64, kwargs64) if stepper.training else {}
+                    self.reference64 = to_cpu(torch, (outputs, loss, grads))
+                    del outputs, loss, grads
+                finally:
+                    stepper.float64 = False
+                    stepper.zero_grads(args64, kwargs64)
+        except Exception as error:  # noqa: BLE001 - a model that cannot run in float64 is a fact, not a failure
+            self.note(
+                "no float64 reference (%s: %s): parity falls back to cosine similarity against eager"
+                % (type(error).__name__, first_line(error)[:200])
+            )
+        finally:
+            self.initial_state.restore()
+        self.result["parity_reference"] = "float64" if self.reference64 is not None else "eager"
+
+    @contextlib.contextmanager
+    def comparable_rng(self, effective):
+        """A step that draws random numbers (dropout) gets torch._inductor.config.fallback_random=True for
+        its compile, as PyTorch's benchmark runner does for accuracy checks: Inductor then calls the same
+        RNG ops as eager, so a seeded compiled step draws the same numbers. It is set at compile time and
+        stays for the timed steps (one compile, not two); the note says so."""
+        config = None
+        if self.result.get("step_uses_rng") and effective.get("backend") == "inductor":
+            try:
+                import torch._inductor.config as config  # noqa: PLC0415
+            except Exception:  # noqa: BLE001
+                config = None
+        if config is None or not hasattr(config, "fallback_random"):
+            self.result["fallback_random"] = False if self.result.get("step_uses_rng") else None
+            yield
+            return
+        previous = config.fallback_random
+        config.fallback_random = True
+        self.result["fallback_random"] = True
+        self.note(
+            "the step draws random numbers (dropout, rand): compiled with "
+            "torch._inductor.config.fallback_random=True so eager and compiled draw the same ones "
+            "(also for the timed steps: Inductor's own RNG kernels were not timed)"
+        )
+        try:
+            yield
+        finally:
+            config.fallback_random = previous
+
     def compare(self, case, stepper, eager_reference, eager_grads, compiled_outputs, compiled_loss, args, kwargs):
         torch = self.torch
         result = self.result
@@ -1275,20 +2602,38 @@ class Run:
         if case.get("rtol") is not None:
             rtol = float(case["rtol"])
         result["atol"], result["rtol"] = atol, rtol
-        comparison = Comparison(atol, rtol)
-        comparison.compare(torch, expected_outputs, compiled_outputs)
+        reference64 = getattr(self, "reference64", None)
+        outputs64, loss64, grads64 = reference64 if reference64 is not None else (None, None, None)
+        low_precision = stepper.autocast_dtype in (torch.float16, torch.bfloat16)
+        check = ParityCheck(torch, atol, rtol, low_precision)
+        check.walk("output", expected_outputs, to_cpu(torch, compiled_outputs), outputs64)
         if expected_loss is not None:
-            comparison.compare(torch, expected_loss, compiled_loss, "loss")
-        result["max_abs_diff"] = comparison.max_abs
-        result["max_rel_diff"] = comparison.max_rel
-        parity_ok = comparison.ok
+            check.walk("loss", expected_loss, to_cpu(torch, compiled_loss), loss64)
+        result["max_abs_diff"] = check.max_abs
+        result["max_rel_diff"] = check.max_rel
+        result["parity_outputs"] = check.entries[:PARITY_ENTRY_LIMIT]
+        if len(check.entries) > PARITY_ENTRY_LIMIT:
+            self.note("parity: %d outputs compared, the first %d listed" % (len(check.entries), PARITY_ENTRY_LIMIT))
+        parity_ok = check.ok
+        problems = list(check.problems())
         if stepper.training:
-            compiled_grads = stepper.grads(args, kwargs)
-            grad_comparison = Comparison(atol, rtol)
-            grad_comparison.compare(torch, eager_grads, compiled_grads, "grad")
-            result["grad_max_abs_diff"] = grad_comparison.max_abs
-            parity_ok = parity_ok and grad_comparison.ok
-            comparison.problems.extend(grad_comparison.problems)
+            compiled_grads = to_cpu(torch, stepper.grads(args, kwargs))
+            grad_check = ParityCheck(torch, atol, rtol, low_precision)
+            if set(eager_grads) != set(compiled_grads):
+                grad_check.mismatch("grad", "eager has gradients for %d tensors, compiled for %d"
+                                    % (len(eager_grads), len(compiled_grads)))
+            for name in sorted(set(eager_grads) & set(compiled_grads)):
+                reference = grads64.get(name) if isinstance(grads64, dict) else None
+                grad_check.walk("grad[%s]" % name, eager_grads[name], compiled_grads[name], reference)
+            summary = summarize_grad_parity(grad_check)
+            result["parity_grads"] = summary
+            # None, not 0.0, when nothing was compared: 0.0 would claim identical gradients.
+            result["grad_max_abs_diff"] = summary["max_abs_diff"] if summary["compared"] else None
+            if not eager_grads:
+                self.note("training case without gradients to compare: no parameter requiring grad was "
+                          "found in the model (or the modules its callable uses) nor among the inputs")
+            parity_ok = parity_ok and grad_check.ok
+            problems.extend(grad_check.problems())
         metric_function = case.get("metric")
         if metric_function is not None and result["metric_eager"] is not None:
             metric_compiled = float(metric_function(compiled_outputs))
@@ -1296,9 +2641,9 @@ class Run:
             difference = abs(metric_compiled - result["metric_eager"])
             if not difference <= atol + rtol * abs(result["metric_eager"]):
                 parity_ok = False
-                comparison.problems.append("metric: %r vs %r" % (result["metric_eager"], metric_compiled))
+                problems.append("metric: %r vs %r" % (result["metric_eager"], metric_compiled))
         result["parity_ok"] = parity_ok
-        for problem in comparison.problems[:5]:
+        for problem in problems[:5]:
             self.note("parity: " + problem)
 
 
@@ -1326,6 +2671,10 @@ def run_command(request_path, result_path):
             "type": type(error).__name__, "message": truncate(str(error), MESSAGE_LIMIT), "filename": None,
             "line": None, "phase": run.phase, "traceback_tail": traceback.format_exc()[-TRACEBACK_TAIL_LIMIT:],
         }
+    try:
+        run.trace_facts.attach(run.result, run.torch, run.classifier)
+    except Exception as error:  # noqa: BLE001 - the trace map must never cost the case's own result
+        run.note("trace map failed: %s: %s" % (type(error).__name__, first_line(error)))
     run.write()
     return 0
 
@@ -1343,4 +2692,11 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    exit_code = main(sys.argv)
+    if len(sys.argv) > 1 and sys.argv[1] == "run":
+        # The result file is written. Interpreter teardown with torch loaded (module finalizers, compile
+        # worker pools) took seconds of every case's wall time; Rust kills whatever the case left running.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(exit_code)
+    sys.exit(exit_code)

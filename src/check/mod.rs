@@ -10,15 +10,25 @@
 //! `--fail-on-break`); 1 a case did not run cleanly (compile/eager/factory error, parity failure, crash, timeout,
 //! oom, no torch, harness error), a baseline regression, or a break under `--fail-on-break`; 2 usage or
 //! configuration errors (bad target, unknown pyproject key, missing interpreter, unreadable baseline);
-//! 130 interrupted (results finished so far stay in the JSONL file and are reported).
+//! 3 every case ok and no regression, but a baseline comparison could not be made because a value is missing
+//! on one side (never a silent pass); 130 interrupted (results finished so far stay in the JSONL file and are
+//! reported).
 
 mod baseline;
 mod config;
+pub mod cross_check;
 mod execute;
+mod gpus;
+mod html;
+pub mod merge;
+mod profile;
 mod provision;
+pub mod record;
 mod report;
 mod runner;
+mod shard;
 mod targets;
+pub mod trace;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -28,13 +38,15 @@ use clap::ValueEnum;
 use serde_json::{Value, json};
 
 use config::{CaseEntry, FileOptions};
+use record::CaseResult;
 
 #[derive(clap::Args, Debug)]
 #[command(
     after_help = "Exit status: 0 every case ran (graph breaks and recompiles are findings, not failures, \
 unless --fail-on-break); 1 a case failed to run (compile/eager/factory error, parity failure, crash, timeout, oom, \
-no torch) or a regression against --baseline; 2 usage or configuration error; 130 interrupted (finished results \
-stay in the JSONL file)."
+no torch) or a regression against --baseline; 2 usage or configuration error; 3 no failure and no regression, but \
+a baseline comparison was left unchecked because a value is missing on one side; 130 interrupted (finished \
+results stay in the JSONL file)."
 )]
 pub struct CheckArgs {
     /// Cases: `file.py::factory`, `file.py::factory[k=v,...]`, or `file.py` (every top-level `def case_*`).
@@ -106,6 +118,19 @@ pub struct CheckFlags {
     /// Exit 1 when any case has a graph break.
     #[arg(long)]
     pub fail_on_break: bool,
+    /// Where the step time goes, per case, eager and compiled (CUDA): kernels per step, the share of
+    /// the step the GPU is busy, host-device syncs per step with the lines causing them, and the
+    /// forward/loss/backward/optimizer split. Adds three passes of --steps steps per side after timing.
+    /// Without CUDA only the phase split is measured.
+    #[arg(long)]
+    pub profile: bool,
+    /// Run only shard K of N of the (case, interpreter) list (CI matrices, job arrays); combine the shards'
+    /// JSON reports with `graphbreak report merge`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<shard::Shard>,
+    /// Run cases concurrently, one per GPU, each pinned with CUDA_VISIBLE_DEVICES (needs NVIDIA GPUs).
+    #[arg(long, value_name = "N|all")]
+    pub gpus: Option<gpus::GpuCount>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,6 +160,8 @@ pub enum OutputFormat {
     Text,
     Json,
     Markdown,
+    /// One self-contained page (inline CSS/SVG, no network).
+    Html,
 }
 
 /// Everything a run needs, after merging CLI flags over the pyproject's defaults.
@@ -159,6 +186,7 @@ pub struct Options {
     pub write_baseline: Option<PathBuf>,
     pub regression_threshold: f64,
     pub fail_on_break: bool,
+    pub profile: bool,
 }
 
 impl Options {
@@ -168,7 +196,7 @@ impl Options {
             "device": self.device, "backend": self.backend, "dynamic": self.dynamic, "mode": self.mode,
             "fullgraph": self.fullgraph, "warmup": self.warmup, "steps": self.steps, "timeout": self.timeout,
             "measure": self.measure, "regression_threshold": self.regression_threshold,
-            "fail_on_break": self.fail_on_break,
+            "fail_on_break": self.fail_on_break, "profile": self.profile,
         })
     }
 }
@@ -239,84 +267,183 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
         .map(baseline::load)
         .transpose()?;
 
+    // --gpus: find the GPUs before spending minutes provisioning; a machine without any is a usage error.
+    let workers: Vec<Option<gpus::Gpu>> = match args.flags.gpus {
+        None => vec![None],
+        Some(_) if options.device == "cpu" => {
+            return Err(
+                "--gpus runs cases on GPUs; it cannot be combined with --device cpu".into(),
+            );
+        }
+        Some(count) => gpus::choose(count, gpus::discover()?)?
+            .into_iter()
+            .map(Some)
+            .collect(),
+    };
+
     let cache = cache_dir();
     let harness = execute::install_harness(&cache)?;
 
     // Interpreters: explicit ones first, then one provisioned venv per --torch version.
-    let mut interpreter_paths = options.pythons.clone();
-    if !options.torch.is_empty() {
-        let provisioner = provision::Provisioner {
-            venvs_dir: cache.join("venvs"),
-            project_root: provision::installable_project_root(
-                project_root.as_deref().unwrap_or(&cwd),
-            ),
-            requirements: options.requirements.clone(),
-        };
-        for version in &options.torch {
-            interpreter_paths.push(provisioner.ensure(version)?);
+    enum Spec<'a> {
+        Python(PathBuf),
+        Torch(&'a str),
+    }
+    let mut specs: Vec<Spec> = options.pythons.iter().cloned().map(Spec::Python).collect();
+    specs.extend(options.torch.iter().map(|v| Spec::Torch(v)));
+    if specs.is_empty() {
+        specs.push(Spec::Python(default_python(&cwd)));
+    }
+    let interpreter_keys: Vec<String> = specs
+        .iter()
+        .map(|spec| match spec {
+            Spec::Python(path) => shard::interpreter_key(Some(path), None, &cwd),
+            Spec::Torch(version) => shard::interpreter_key(None, Some(version), &cwd),
+        })
+        .collect();
+    let case_keys: Vec<String> = cases.iter().map(|c| c.node_id.clone()).collect();
+    let all_units = shard::all_units(cases.len(), specs.len());
+    let units = match args.flags.shard {
+        Some(part) => shard::select(&all_units, &case_keys, &interpreter_keys, part),
+        None => all_units.clone(),
+    };
+    let shard_info = args.flags.shard.map(|part| shard::ShardInfo {
+        index: part.index,
+        count: part.count,
+        units: all_units.len(),
+        plan: shard::plan_fingerprint(&case_keys, &interpreter_keys),
+        positions: Vec::new(),
+    });
+    if let Some(part) = args.flags.shard {
+        eprintln!(
+            "graphbreak: shard {part}: {} of {} (case, interpreter) run(s)",
+            units.len(),
+            all_units.len()
+        );
+    }
+
+    // Only the interpreters this shard uses are provisioned and probed.
+    let provisioner = provision::Provisioner {
+        venvs_dir: cache.join("venvs"),
+        project_root: provision::installable_project_root(project_root.as_deref().unwrap_or(&cwd)),
+        requirements: options.requirements.clone(),
+    };
+    let mut probed: Vec<Option<execute::Interpreter>> = specs.iter().map(|_| None).collect();
+    for (index, spec) in specs.iter().enumerate() {
+        if !units.iter().any(|u| u.interpreter == index) {
+            continue;
         }
-    }
-    if interpreter_paths.is_empty() {
-        interpreter_paths.push(default_python(&cwd));
-    }
-    let mut interpreters = Vec::new();
-    for path in &interpreter_paths {
-        let probed = execute::probe(path, &harness);
+        let path = match spec {
+            Spec::Python(path) => path.clone(),
+            Spec::Torch(version) => provisioner.ensure(version)?,
+        };
+        let interpreter = execute::probe(&path, &harness);
         if runner::interrupted() {
             eprintln!("graphbreak: interrupted before any case ran");
             return Ok(ExitCode::from(130));
         }
-        interpreters.push(probed?);
+        probed[index] = Some(interpreter?);
     }
+    let mut interpreters: Vec<execute::Interpreter> = probed.into_iter().flatten().collect();
     execute::label_interpreters(&mut interpreters);
+    if options.profile {
+        let cuda =
+            options.device != "cpu" && interpreters.iter().any(|i| i.environment.cuda_available);
+        if !cuda {
+            eprintln!(
+                "graphbreak: --profile measures CUDA kernels, GPU busy share and host-device syncs; \
+                 no CUDA here (device {}), so only the forward/loss/backward/optimizer split is recorded",
+                options.device
+            );
+        }
+    }
+    // Back from the probed list to each spec's interpreter.
+    let mut interpreter_of: Vec<Option<usize>> = vec![None; specs.len()];
+    let mut next_probed = 0;
+    for (index, slot) in interpreter_of.iter_mut().enumerate() {
+        if units.iter().any(|u| u.interpreter == index) {
+            *slot = Some(next_probed);
+            next_probed += 1;
+        }
+    }
 
     let jsonl = open_jsonl(&options.jsonl)?;
-    let total = cases.len() * interpreters.len();
+    let total = units.len();
     let settings = execute::RunSettings {
         harness: harness.clone(),
         cache: cache.clone(),
         options: &options,
     };
     let scratch = execute::Scratch::new()?;
-    let mut results: Vec<Value> = Vec::new();
-    let mut was_interrupted = false;
-    'cases: for case in &cases {
-        for interpreter in &interpreters {
-            if runner::interrupted() {
-                was_interrupted = true;
-                break 'cases;
+    let jobs: Vec<gpus::Job> = units
+        .iter()
+        .map(|unit| gpus::Job {
+            position: unit.position,
+            case: &cases[unit.case],
+            interpreter: &interpreters[interpreter_of[unit.interpreter].expect("probed")],
+        })
+        .collect();
+    let mut finished: Vec<(usize, CaseResult)> = Vec::new();
+    let was_interrupted = gpus::run_jobs(&jobs, &workers, &settings, &scratch, |event| {
+        match event {
+            gpus::Event::Started(job, None) => {
+                eprint!(
+                    "[{}/{total}] {} · {} … ",
+                    finished.len() + 1,
+                    job.case.node_id,
+                    job.interpreter.label
+                );
+                let _ = std::io::stderr().flush();
             }
-            eprint!(
-                "[{}/{total}] {} · {} … ",
-                results.len() + 1,
-                case.node_id,
-                interpreter.label
-            );
-            let _ = std::io::stderr().flush();
-            let Some(result) =
-                execute::run_case(case, interpreter, &settings, &scratch, results.len())?
-            else {
-                eprintln!("interrupted");
-                was_interrupted = true;
-                break 'cases;
-            };
-            eprintln!("{}", report::progress_summary(&result));
-            append_jsonl(&jsonl, &options.jsonl, &result)?;
-            results.push(result);
+            // Concurrent runs print one line per finished case instead (lines would interleave).
+            gpus::Event::Started(_, Some(_)) => {}
+            gpus::Event::Finished(job, mut result) => {
+                cross_check::attach(&mut result);
+                match &result.gpu {
+                    None => eprintln!("{}", report::progress_summary(&result)),
+                    Some(gpu) => eprintln!(
+                        "[{}/{total}] {} · {} · GPU {} … {}",
+                        finished.len() + 1,
+                        job.case.node_id,
+                        job.interpreter.label,
+                        gpu.index.map_or("?".to_owned(), |i| i.to_string()),
+                        report::progress_summary(&result)
+                    ),
+                }
+                append_jsonl(&jsonl, &options.jsonl, &result)?;
+                finished.push((job.position, *result));
+            }
         }
+        Ok(())
+    })?;
+    if was_interrupted && workers.len() == 1 && finished.len() < total {
+        eprintln!("interrupted");
     }
     drop(scratch);
+    // The report lists results in the sequential order, however the GPUs finished them.
+    finished.sort_by_key(|(position, _)| *position);
+    let shard_info = shard_info.map(|mut info| {
+        info.positions = finished.iter().map(|(position, _)| *position).collect();
+        info
+    });
+    let results: Vec<CaseResult> = finished.into_iter().map(|(_, result)| result).collect();
 
-    let environment: Vec<Value> = interpreters.iter().map(|i| i.environment.clone()).collect();
-    let comparison = match &baseline_document {
-        Some(baseline) if !was_interrupted => {
-            baseline::compare(baseline, &results, options.regression_threshold, &cwd)
-        }
-        _ => baseline::Comparison {
-            regressions: Vec::new(),
-            notes: Vec::new(),
-        },
+    let environment: Vec<record::ProbeEnvironment> =
+        interpreters.iter().map(|i| i.environment.clone()).collect();
+    let mut comparison = match &baseline_document {
+        Some(baseline) if !was_interrupted => baseline::compare(
+            &baseline.document,
+            &results,
+            options.regression_threshold,
+            &cwd,
+        ),
+        _ => baseline::Comparison::empty(),
     };
+    if let Some(baseline) = &baseline_document {
+        comparison
+            .notes
+            .splice(0..0, baseline.notes.iter().cloned());
+    }
     let regressions = comparison.regressions;
     let document = report::Document {
         environment: &environment,
@@ -324,14 +451,17 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
         options: options.to_json(),
         regressions: &regressions,
         baseline_notes: &comparison.notes,
+        baseline_unchecked: &comparison.unchecked,
         baseline: options.baseline.as_deref(),
         interrupted: was_interrupted,
         cwd: &cwd,
+        shard: shard_info.as_ref(),
     };
     let rendered = match options.output_format {
         OutputFormat::Text => report::render_text(&document),
         OutputFormat::Markdown => report::render_markdown(&document),
         OutputFormat::Json => report::render_json(&document),
+        OutputFormat::Html => html::render(&document),
     };
     match &options.output {
         Some(path) => {
@@ -360,10 +490,10 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
         return Ok(ExitCode::from(130));
     }
 
-    let failed = results.iter().filter(|r| r["status"] != "ok").count();
+    let failed = results.iter().filter(|r| !r.status.is_ok()).count();
     let with_breaks = results
         .iter()
-        .filter(|r| r["graph_break_count"].as_u64().unwrap_or(0) > 0)
+        .filter(|r| r.graph_break_count.unwrap_or(0) > 0)
         .count();
     if !regressions.is_empty() {
         eprintln!(
@@ -373,8 +503,16 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
     }
     let exit_one =
         failed > 0 || !regressions.is_empty() || (options.fail_on_break && with_breaks > 0);
+    if !comparison.unchecked.is_empty() {
+        eprintln!(
+            "graphbreak: {} baseline comparison(s) left unchecked (a value is missing on one side)",
+            comparison.unchecked.len()
+        );
+    }
     Ok(if exit_one {
         ExitCode::from(1)
+    } else if !comparison.unchecked.is_empty() {
+        ExitCode::from(3)
     } else {
         ExitCode::SUCCESS
     })
@@ -439,7 +577,7 @@ fn merge_options(
         None => match file.output_format.as_deref() {
             None => OutputFormat::Text,
             Some(text) => OutputFormat::from_str(text, true).map_err(|_| {
-                format!("output-format = \"{text}\": expected text, json or markdown")
+                format!("output-format = \"{text}\": expected text, json, markdown or html")
             })?,
         },
     };
@@ -473,6 +611,12 @@ fn merge_options(
             "--regression-threshold {regression_threshold}: must be a percentage >= 0"
         ));
     }
+    let measure = !args.no_measure && file.measure.unwrap_or(true);
+    if args.profile && !measure {
+        return Err(
+            "--profile measures steps; it cannot run with --no-measure (or measure = false)".into(),
+        );
+    }
     let torch = if args.torch.is_empty() {
         file.torch.clone()
     } else {
@@ -496,7 +640,7 @@ fn merge_options(
         warmup: args.warmup.or(file.warmup).unwrap_or(3),
         steps,
         timeout,
-        measure: !args.no_measure && file.measure.unwrap_or(true),
+        measure,
         output_format,
         output: args
             .output
@@ -514,6 +658,7 @@ fn merge_options(
         write_baseline: args.write_baseline.clone(),
         regression_threshold,
         fail_on_break: args.fail_on_break || file.fail_on_break.unwrap_or(false),
+        profile: args.profile,
     })
 }
 
@@ -595,7 +740,7 @@ fn open_jsonl(path: &Path) -> Result<std::fs::File, String> {
 
 /// One line per finished case, flushed and synced before the next case starts: an interrupt or a crash of
 /// graphbreak itself loses at most the case that was running.
-fn append_jsonl(mut file: &std::fs::File, path: &Path, result: &Value) -> Result<(), String> {
+fn append_jsonl(mut file: &std::fs::File, path: &Path, result: &CaseResult) -> Result<(), String> {
     let mut line = serde_json::to_string(result).map_err(|e| e.to_string())?;
     line.push('\n');
     file.write_all(line.as_bytes())

@@ -7,21 +7,27 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
+use super::record::{CaseResult, ParityEntry, ProbeEnvironment, SCHEMA_VERSION, TimingStats};
+
 pub struct Document<'a> {
     /// One `harness.py env` object per interpreter.
-    pub environment: &'a [Value],
-    pub results: &'a [Value],
+    pub environment: &'a [ProbeEnvironment],
+    pub results: &'a [CaseResult],
     pub options: Value,
     pub regressions: &'a [String],
     /// What the baseline comparison could not check (unmatched cases, another torch release).
     pub baseline_notes: &'a [String],
+    /// Baseline comparisons that could not be made (a value missing on one side): exit 3 on their own.
+    pub baseline_unchecked: &'a [String],
     pub baseline: Option<&'a Path>,
     pub interrupted: bool,
     /// Paths under it are shown relative to it.
     pub cwd: &'a Path,
+    /// `check --shard`: the part of the plan this report holds (written as `shard` in the JSON report).
+    pub shard: Option<&'a super::shard::ShardInfo>,
 }
 
-const HEADERS: [&str; 11] = [
+pub(super) const HEADERS: [&str; 11] = [
     "case",
     "torch",
     "status",
@@ -36,41 +42,34 @@ const HEADERS: [&str; 11] = [
 ];
 
 /// One-line outcome for the progress line on stderr.
-pub fn progress_summary(result: &Value) -> String {
-    let mut parts = vec![result["status"].as_str().unwrap_or("?").to_owned()];
-    if let Some(breaks) = result["graph_break_count"].as_u64() {
+pub fn progress_summary(result: &CaseResult) -> String {
+    let mut parts = vec![result.status.to_string()];
+    if let Some(breaks) = result.graph_break_count {
         parts.push(format!(
             "{breaks} break{}",
             if breaks == 1 { "" } else { "s" }
         ));
     }
-    if let Some(recompiles) = result["recompiles"].as_u64() {
+    if let Some(recompiles) = result.recompiles {
         parts.push(format!(
             "{recompiles} recompile{}",
             if recompiles == 1 { "" } else { "s" }
         ));
     }
-    parts.push(format!(
-        "{:.1} s",
-        result["wall_seconds"].as_f64().unwrap_or(0.0)
-    ));
+    parts.push(format!("{:.1} s", result.wall_seconds.unwrap_or(0.0)));
     parts.join(", ")
 }
 
-fn row(result: &Value) -> [String; 11] {
-    let count = |key: &str| {
-        result[key]
-            .as_u64()
-            .map_or("-".to_owned(), |n| n.to_string())
-    };
-    let mut recompiles = count("recompiles");
-    if result["cache_limit_hit"] == true {
+pub(super) fn row(result: &CaseResult) -> [String; 11] {
+    let count = |value: Option<u64>| value.map_or("-".to_owned(), |n| n.to_string());
+    let mut recompiles = count(result.recompiles);
+    if result.cache_limit_hit {
         recompiles.push_str(" (limit)");
     }
-    let parity = match result["parity_ok"].as_bool() {
+    let parity = match result.parity_ok {
         Some(ok) => {
             let word = if ok { "ok" } else { "FAIL" };
-            match result["max_abs_diff"].as_f64() {
+            match result.max_abs_diff {
                 Some(diff) => format!("{word} {diff:.1e}"),
                 None => word.to_owned(),
             }
@@ -78,18 +77,18 @@ fn row(result: &Value) -> [String; 11] {
         None => "-".to_owned(),
     };
     [
-        result["case"].as_str().unwrap_or("?").to_owned(),
-        result["torch_version"].as_str().unwrap_or("-").to_owned(),
-        result["status"].as_str().unwrap_or("?").to_owned(),
-        count("graph_count"),
-        count("graph_break_count"),
+        result.case.clone().unwrap_or_else(|| "?".into()),
+        result.torch_version.clone().unwrap_or_else(|| "-".into()),
+        result.status.to_string(),
+        count(result.graph_count),
+        count(result.graph_break_count),
         recompiles,
-        result["compile_seconds"]
-            .as_f64()
+        result
+            .compile_seconds
             .map_or("-".to_owned(), |s| format!("{s:.2}")),
-        milliseconds(&result["eager_ms"]),
-        milliseconds(&result["compiled_ms"]),
-        result["speedup"].as_f64().map_or("-".to_owned(), |s| {
+        milliseconds(result.eager_ms),
+        milliseconds(result.compiled_ms),
+        result.speedup.map_or("-".to_owned(), |s| {
             // A compiled step 300x slower (recompiling every call) must not print as "0.00x".
             if s >= 0.1 {
                 format!("{s:.2}x")
@@ -101,8 +100,8 @@ fn row(result: &Value) -> [String; 11] {
     ]
 }
 
-fn milliseconds(value: &Value) -> String {
-    match value.as_f64() {
+pub(super) fn milliseconds(value: Option<f64>) -> String {
+    match value {
         Some(ms) if ms >= 100.0 => format!("{ms:.1}"),
         Some(ms) if ms >= 1.0 => format!("{ms:.2}"),
         Some(ms) => format!("{ms:.3}"),
@@ -110,16 +109,16 @@ fn milliseconds(value: &Value) -> String {
     }
 }
 
-fn show_path(path: &str, cwd: &Path) -> String {
+pub(super) fn show_path(path: &str, cwd: &Path) -> String {
     Path::new(path)
         .strip_prefix(cwd)
         .map(|relative| relative.display().to_string())
         .unwrap_or_else(|_| path.to_owned())
 }
 
-fn location(filename: &Value, line: &Value, cwd: &Path) -> Option<String> {
-    let file = show_path(filename.as_str()?, cwd);
-    Some(match line.as_u64() {
+fn location(filename: Option<&str>, line: Option<u64>, cwd: &Path) -> Option<String> {
+    let file = show_path(filename?, cwd);
+    Some(match line {
         Some(line) => format!("{file}:{line}"),
         None => file,
     })
@@ -132,7 +131,7 @@ fn clip(text: &str, limit: usize) -> String {
     }
 }
 
-fn first_line(text: &str) -> &str {
+pub(super) fn first_line(text: &str) -> &str {
     text.lines()
         .find(|l| !l.trim().is_empty())
         .unwrap_or("")
@@ -140,40 +139,41 @@ fn first_line(text: &str) -> &str {
 }
 
 /// The finding lines of one result (without indentation): breaks, recompiles, error.
-fn findings(result: &Value, cwd: &Path) -> Vec<String> {
+pub(super) fn findings(result: &CaseResult, cwd: &Path) -> Vec<String> {
     let mut lines = Vec::new();
-    for graph_break in result["graph_breaks"].as_array().into_iter().flatten() {
-        let place = location(&graph_break["filename"], &graph_break["line"], cwd)
+    for graph_break in &result.graph_breaks {
+        let place = location(graph_break.filename.as_deref(), graph_break.line, cwd)
             .unwrap_or_else(|| "<unknown>".into());
-        let code = graph_break["gb_code"]
-            .as_str()
+        let code = graph_break
+            .gb_code
+            .as_deref()
             .map(|c| format!("{c} "))
             .unwrap_or_default();
-        let outside = if graph_break["in_user_code"] == false {
+        let outside = if graph_break.in_user_code == Some(false) {
             " (outside user code)"
         } else {
             ""
         };
         lines.push(format!(
             "{place}: {code}graph break: {}{outside}",
-            first_line(graph_break["reason"].as_str().unwrap_or("?"))
+            first_line(graph_break.reason.as_deref().unwrap_or("?"))
         ));
     }
-    let recompiles = result["recompiles"].as_u64().unwrap_or(0);
-    if recompiles > 0 || result["cache_limit_hit"] == true {
-        let limit = if result["cache_limit_hit"] == true {
+    let recompiles = result.recompiles.unwrap_or(0);
+    if recompiles > 0 || result.cache_limit_hit {
+        let limit = if result.cache_limit_hit {
             ", cache limit hit: fell back to eager"
         } else {
             ""
         };
-        let shapes = result["distinct_input_shapes"]
-            .as_u64()
+        let shapes = result
+            .distinct_input_shapes
             .map(|n| format!(" over {n} distinct input shapes"))
             .unwrap_or_default();
         lines.push(format!("recompiles: {recompiles}{shapes}{limit}"));
         let mut seen: Vec<(String, usize)> = Vec::new();
-        for reason in result["recompile_reasons"].as_array().into_iter().flatten() {
-            let reason = first_line(reason.as_str().unwrap_or("?")).to_owned();
+        for reason in &result.recompile_reasons {
+            let reason = first_line(reason).to_owned();
             match seen.iter_mut().find(|(r, _)| *r == reason) {
                 Some((_, n)) => *n += 1,
                 None => seen.push((reason, 1)),
@@ -196,28 +196,25 @@ fn findings(result: &Value, cwd: &Path) -> Vec<String> {
             ));
         }
     }
-    let error = &result["error"];
-    if error.is_object() {
-        let phase = error["phase"]
-            .as_str()
+    if let Some(error) = &result.error {
+        let phase = error
+            .phase
+            .as_deref()
             .map(|p| format!(" [{p}]"))
             .unwrap_or_default();
         let message = format!(
             "{}{phase}: {}: {}",
-            result["status"].as_str().unwrap_or("error"),
-            error["type"].as_str().unwrap_or("Error"),
-            first_line(error["message"].as_str().unwrap_or(""))
+            result.status,
+            error.error_type.as_deref().unwrap_or("Error"),
+            first_line(error.message.as_deref().unwrap_or(""))
         );
-        match location(&error["filename"], &error["line"], cwd) {
+        match location(error.filename.as_deref(), error.line, cwd) {
             Some(place) => lines.push(format!("{place}: {message}")),
             None => lines.push(message),
         }
         // For deaths the harness could not describe, the last output lines are the only clue.
-        if matches!(
-            result["status"].as_str(),
-            Some("crash" | "timeout" | "oom" | "harness_error")
-        ) {
-            let stderr = result["stderr_tail"].as_str().unwrap_or("");
+        if result.status.is_death() {
+            let stderr = result.stderr_tail.as_deref().unwrap_or("");
             // The harness's own frames and faulthandler's module list say nothing about the case.
             let tail: Vec<&str> = stderr
                 .lines()
@@ -231,43 +228,154 @@ fn findings(result: &Value, cwd: &Path) -> Vec<String> {
             }
         }
     }
+    if let Some(line) = parity_line(result) {
+        lines.push(line);
+    }
     if let Some(line) = cost_line(result) {
         lines.push(line);
     }
+    if let Some(line) = wall_line(result) {
+        lines.push(line);
+    }
+    lines.extend(super::profile::report_lines(result.profile.as_ref(), cwd));
     // The harness's own caveats (unstable timings, a busy machine, limits hit during timing).
-    for note in result["notes"].as_array().into_iter().flatten() {
-        if let Some(note) = note.as_str() {
-            lines.push(format!("note: {}", first_line(note)));
-        }
+    for note in &result.notes {
+        lines.push(format!("note: {}", first_line(note)));
     }
     lines
 }
 
-/// What compiling costs and when it pays back: the figure a team needs before turning compile on.
-fn cost_line(result: &Value) -> Option<String> {
-    let eager = result["eager_ms"].as_f64()?;
-    let compiled = result["compiled_ms"].as_f64()?;
-    let spread = |key: &str| {
-        let stats = &result[key];
-        match (stats["p10"].as_f64(), stats["p90"].as_f64()) {
-            (Some(p10), Some(p90)) => format!(" (p10 {} – p90 {})", ms(p10), ms(p90)),
-            _ => String::new(),
+/// How parity was judged: against what, how many tensors, and the worst compiled/eager error ratio.
+fn parity_line(result: &CaseResult) -> Option<String> {
+    let reference = result.parity_reference.as_deref()?;
+    let mut entries: Vec<&ParityEntry> = result.parity_outputs.iter().collect();
+    if let Some(grads) = &result.parity_grads {
+        entries.extend(grads.worst.iter());
+    }
+    let mut line = format!(
+        "parity vs {reference}: {} output(s)",
+        result.parity_outputs.len()
+    );
+    if let Some(grads) = &result.parity_grads {
+        let failed = grads.failed.unwrap_or(0);
+        let failed = if failed > 0 {
+            format!(" ({failed} worse than eager)")
+        } else {
+            String::new()
+        };
+        line.push_str(&format!(
+            ", {} gradient(s){failed}",
+            grads.compared.unwrap_or(0)
+        ));
+    }
+    line.push_str(" compared");
+    let worst = entries
+        .iter()
+        .filter_map(|e| Some((e.ratio?, e)))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    if let Some((ratio, entry)) = worst {
+        line.push_str(&format!(
+            "; worst compiled/eager error ratio {ratio:.2} ({})",
+            entry.name.as_deref().unwrap_or("?")
+        ));
+    }
+    if result.fallback_random == Some(true) {
+        line.push_str("; fallback_random (the step draws random numbers)");
+    }
+    Some(line)
+}
+
+/// Where the case's wall time went: its own work (model build, compile) and graphbreak's share, by phase.
+fn wall_line(result: &CaseResult) -> Option<String> {
+    let phases = result.phase_seconds.as_ref()?;
+    let wall = result.wall_seconds?;
+    let added = result.graphbreak_seconds?;
+    let mut own = Vec::new();
+    for (name, value) in [
+        ("model build", phases.model_build),
+        ("compile", phases.compile),
+        ("recompiles", phases.recompile_schedule),
+    ] {
+        if let Some(seconds) = value.filter(|s| *s >= 0.005) {
+            own.push(format!("{name} {seconds:.2} s"));
         }
+    }
+    let mut parts = Vec::new();
+    for (name, value) in [
+        ("eager step", phases.eager_step),
+        ("float64 run", phases.float64_reference),
+        ("parity", phases.parity),
+        ("timing", phases.timing),
+        ("eager timing", phases.eager_timing),
+        ("explain", phases.explain),
+        ("other", phases.process_other),
+    ] {
+        if let Some(seconds) = value.filter(|s| *s >= 0.005) {
+            parts.push(format!("{name} {seconds:.2}"));
+        }
+    }
+    for (name, value) in &phases.extra {
+        if let Some(seconds) = value.as_f64().filter(|s| *s >= 0.005) {
+            parts.push(format!("{} {seconds:.2}", name.replace('_', " ")));
+        }
+    }
+    let percent = |share: Option<f64>| {
+        share
+            .map(|s| format!(" ({:.0}%)", s * 100.0))
+            .unwrap_or_default()
+    };
+    let start = match (
+        phases.interpreter_start,
+        phases.torch_import,
+        phases.device_init,
+    ) {
+        (interpreter, Some(import), device) => format!(
+            " · process start {:.2} s (interpreter {:.2}, torch import {import:.2}, device init {:.2})",
+            result.process_start_seconds.unwrap_or(0.0),
+            interpreter.unwrap_or(0.0),
+            device.unwrap_or(0.0)
+        ),
+        _ => String::new(),
+    };
+    let checking = result
+        .checking_seconds
+        .map(|c| format!(" · checking {c:.2} s{}", percent(result.checking_share)))
+        .unwrap_or_default();
+    Some(format!(
+        "wall {wall:.2} s: {}{start}{checking}: {} · graphbreak in all {added:.2} s{}",
+        if own.is_empty() {
+            "no compile".to_owned()
+        } else {
+            own.join(", ")
+        },
+        parts.join(", "),
+        percent(result.graphbreak_share)
+    ))
+}
+
+/// What compiling costs and when it pays back: the figure a team needs before turning compile on.
+pub(super) fn cost_line(result: &CaseResult) -> Option<String> {
+    let eager = result.eager_ms?;
+    let compiled = result.compiled_ms?;
+    let spread = |stats: &Option<TimingStats>| match stats.as_ref().map(|s| (s.p10, s.p90)) {
+        Some((Some(p10), Some(p90))) => format!(" (p10 {} – p90 {})", ms(p10), ms(p90)),
+        _ => String::new(),
     };
     let mut line = format!(
         "timing: eager {} ms{} → compiled {} ms{}",
         ms(eager),
-        spread("eager_ms_stats"),
+        spread(&result.eager_ms_stats),
         ms(compiled),
-        spread("compiled_ms_stats")
+        spread(&result.compiled_ms_stats)
     );
-    if let Some(seconds) = result["compile_seconds"].as_f64() {
-        let cache = result["compile_cache"]
-            .as_str()
+    if let Some(seconds) = result.compile_seconds {
+        let cache = result
+            .compile_cache
+            .as_deref()
             .map(|c| format!(", {c} cache"))
             .unwrap_or_default();
         line.push_str(&format!("; first compile {seconds:.2} s{cache}"));
-        match result["payback_steps"].as_f64() {
+        match result.payback_steps {
             Some(steps) => line.push_str(&format!(", pays back after {steps:.0} steps")),
             None if compiled >= eager => {
                 line.push_str(", never pays back (compiled is not faster)")
@@ -279,40 +387,40 @@ fn cost_line(result: &Value) -> Option<String> {
 }
 
 fn ms(value: f64) -> String {
-    milliseconds(&Value::from(value))
+    milliseconds(Some(value))
 }
 
-fn label(result: &Value) -> String {
+fn label(result: &CaseResult) -> String {
     format!(
         "{} · torch {}",
-        result["case"].as_str().unwrap_or("?"),
-        result["torch_version"].as_str().unwrap_or("-")
+        result.case.as_deref().unwrap_or("?"),
+        result.torch_version.as_deref().unwrap_or("-")
     )
 }
 
-fn environment_lines(document: &Document) -> Vec<String> {
+pub(super) fn environment_lines(document: &Document) -> Vec<String> {
     let mut lines = Vec::new();
     for env in document.environment {
-        let field = |key: &str| env[key].as_str().unwrap_or("-").to_owned();
-        let torch = match env["torch_version"].as_str() {
-            Some(v) => v.to_owned(),
-            None => format!("not importable ({})", field("torch_error")),
+        let field = |value: &Option<String>| value.as_deref().unwrap_or("-").to_owned();
+        let torch = match &env.torch_version {
+            Some(v) => v.clone(),
+            None => format!("not importable ({})", field(&env.torch_error)),
         };
         // The device actually used comes from a result of this interpreter (auto → cuda/cpu).
         let device = document
             .results
             .iter()
-            .find(|r| r["python_executable"] == env["python_executable"] && r["device"].is_string())
-            .and_then(|r| r["device"].as_str())
+            .find(|r| r.python_executable == env.python_executable && r.device.is_some())
+            .and_then(|r| r.device.as_deref())
             .unwrap_or_else(|| document.options["device"].as_str().unwrap_or("auto"));
         lines.push(format!(
             "python {} ({}) · torch {torch} · device {device} · CUDA {} · GPU {} · driver {} · {}",
-            field("python"),
-            field("python_executable"),
-            field("cuda_version"),
-            field("gpu_name"),
-            field("driver_version"),
-            field("platform"),
+            field(&env.python),
+            field(&env.python_executable),
+            field(&env.cuda_version),
+            field(&env.gpu_name),
+            field(&env.driver_version),
+            field(&env.platform),
         ));
     }
     let options = &document.options;
@@ -324,7 +432,7 @@ fn environment_lines(document: &Document) -> Vec<String> {
     let timing = document
         .results
         .iter()
-        .find_map(|r| r["environment"]["timing"].as_str())
+        .find_map(|r| r.environment.as_ref()?.timing.as_deref())
         .unwrap_or("perf_counter on CPU, CUDA events on GPU");
     let measure = if options["measure"] == true {
         format!(
@@ -346,17 +454,11 @@ fn environment_lines(document: &Document) -> Vec<String> {
     lines
 }
 
-fn summary_line(document: &Document) -> String {
+pub(super) fn summary_line(document: &Document) -> String {
     let results = document.results;
-    let ok = results.iter().filter(|r| r["status"] == "ok").count();
-    let breaks: u64 = results
-        .iter()
-        .filter_map(|r| r["graph_break_count"].as_u64())
-        .sum();
-    let recompiles: u64 = results
-        .iter()
-        .filter_map(|r| r["recompiles"].as_u64())
-        .sum();
+    let ok = results.iter().filter(|r| r.status.is_ok()).count();
+    let breaks: u64 = results.iter().filter_map(|r| r.graph_break_count).sum();
+    let recompiles: u64 = results.iter().filter_map(|r| r.recompiles).sum();
     let mut line = format!(
         "{} run(s): {ok} ok, {} not ok · {breaks} graph break(s) · {recompiles} recompile(s)",
         results.len(),
@@ -399,7 +501,7 @@ pub fn render_text(document: &Document) -> String {
         render_row(row.each_ref().map(String::as_str));
     }
 
-    let with_findings: Vec<(&Value, Vec<String>)> = document
+    let with_findings: Vec<(&CaseResult, Vec<String>)> = document
         .results
         .iter()
         .map(|r| (r, findings(r, document.cwd)))
@@ -423,11 +525,18 @@ pub fn render_text(document: &Document) -> String {
                 let _ = writeln!(out, "  REGRESSION {regression}");
             }
         }
+        for unchecked in document.baseline_unchecked {
+            let _ = writeln!(out, "  UNCHECKED {unchecked}");
+        }
         for note in document.baseline_notes {
             let _ = writeln!(out, "  note: {note}");
         }
     }
     let _ = writeln!(out, "\n{}", summary_line(document));
+    out.push_str(&super::cross_check::render_text(
+        document.results,
+        document.cwd,
+    ));
     out
 }
 
@@ -456,10 +565,13 @@ pub fn render_markdown(document: &Document) -> String {
             }
             out.push('\n');
         }
+        for unchecked in document.baseline_unchecked {
+            let _ = writeln!(out, "- **unchecked**: {}", markdown_cell(unchecked));
+        }
         for note in document.baseline_notes {
             let _ = writeln!(out, "- note: {}", markdown_cell(note));
         }
-        if !document.baseline_notes.is_empty() {
+        if !document.baseline_notes.is_empty() || !document.baseline_unchecked.is_empty() {
             out.push('\n');
         }
     }
@@ -498,21 +610,30 @@ pub fn render_markdown(document: &Document) -> String {
         let _ = writeln!(out, "<sub>{}</sub><br>", markdown_cell(&line));
     }
     let _ = writeln!(out, "\n{}", summary_line(document));
+    out.push_str(&super::cross_check::render_markdown(
+        document.results,
+        document.cwd,
+    ));
     out
 }
 
 pub fn to_json(document: &Document) -> Value {
     let mut value = json!({
+        "schema_version": SCHEMA_VERSION,
         "graphbreak_version": env!("CARGO_PKG_VERSION"),
         "options": document.options,
         "environment": document.environment,
         "results": document.results,
         "interrupted": document.interrupted,
     });
+    if let Some(shard) = document.shard {
+        value["shard"] = json!(shard);
+    }
     if let Some(path) = document.baseline {
         value["baseline"] = Value::from(path.display().to_string());
         value["regressions"] = json!(document.regressions);
         value["baseline_notes"] = json!(document.baseline_notes);
+        value["baseline_unchecked"] = json!(document.baseline_unchecked);
     }
     value
 }
@@ -529,31 +650,37 @@ mod tests {
 
     #[test]
     fn cost_line_says_when_compile_pays_back() {
-        let faster = json!({"eager_ms": 58.4, "compiled_ms": 54.6, "compile_seconds": 376.0,
-                            "compile_cache": "cold", "payback_steps": 98947.0});
+        let record = |value: Value| serde_json::from_value::<CaseResult>(value).unwrap();
+        let faster = record(
+            json!({"eager_ms": 58.4, "compiled_ms": 54.6, "compile_seconds": 376.0,
+                            "compile_cache": "cold", "payback_steps": 98947.0}),
+        );
         assert_eq!(
             cost_line(&faster).unwrap(),
             "timing: eager 58.40 ms → compiled 54.60 ms; first compile 376.00 s, cold cache, pays back after 98947 steps"
         );
-        let slower = json!({"eager_ms": 1.0, "compiled_ms": 2.0, "compile_seconds": 1.0, "payback_steps": null});
+        let slower = record(
+            json!({"eager_ms": 1.0, "compiled_ms": 2.0, "compile_seconds": 1.0, "payback_steps": null}),
+        );
         assert!(
             cost_line(&slower)
                 .unwrap()
                 .ends_with("never pays back (compiled is not faster)")
         );
-        assert!(cost_line(&json!({"eager_ms": null})).is_none());
+        assert!(cost_line(&record(json!({"eager_ms": null}))).is_none());
     }
 
     #[test]
     fn findings_show_locations_relative_to_cwd() {
-        let result = json!({
+        let result: CaseResult = serde_json::from_value(json!({
             "case": "c.py::case_x", "status": "compile_error", "torch_version": "2.11.0",
             "graph_breaks": [{"reason": "Unsupported Tensor.item() call\nmore", "filename": "/p/c.py", "line": 7,
                               "gb_code": "GB0124", "in_user_code": true}],
             "recompiles": 2, "recompile_reasons": ["size mismatch", "size mismatch"], "cache_limit_hit": false,
             "error": {"type": "TypeError", "message": "expected Tensor\ntrace", "filename": "/p/c.py", "line": 3,
                       "phase": "compile"},
-        });
+        }))
+        .unwrap();
         let lines = findings(&result, Path::new("/p"));
         assert_eq!(
             lines[0],

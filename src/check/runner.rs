@@ -21,8 +21,25 @@ mod sys {
     use super::INTERRUPTED;
     use std::sync::atomic::{AtomicI32, Ordering};
 
-    /// Process group of the case running now (0: none), so a second Ctrl-C can take it down before exiting.
-    pub static RUNNING_GROUP: AtomicI32 = AtomicI32::new(0);
+    /// Process groups of the cases running now (0: free slot), so a second Ctrl-C can take them down before
+    /// exiting. Several slots: `check --gpus N` runs N cases at once.
+    static RUNNING_GROUPS: [AtomicI32; 64] = [const { AtomicI32::new(0) }; 64];
+
+    /// Records a running group; returns its slot (None when all are taken: that group then dies only by the
+    /// parent-death signal of its leader).
+    pub fn register_group(pid: u32) -> Option<usize> {
+        let pid = i32::try_from(pid).ok()?;
+        RUNNING_GROUPS.iter().position(|slot| {
+            slot.compare_exchange(0, pid, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+        })
+    }
+
+    pub fn unregister_group(slot: Option<usize>) {
+        if let Some(slot) = slot {
+            RUNNING_GROUPS[slot].store(0, Ordering::SeqCst);
+        }
+    }
 
     pub const SIGKILL: i32 = 9;
     pub const SIGABRT: i32 = 6;
@@ -55,11 +72,13 @@ mod sys {
     extern "C" fn on_signal(_signum: i32) {
         // A second Ctrl-C means "stop now": results already written stay on disk (each line is flushed).
         if INTERRUPTED.swap(true, Ordering::SeqCst) {
-            let group = RUNNING_GROUP.load(Ordering::SeqCst);
-            // SAFETY: kill and _exit are async-signal-safe.
+            // SAFETY: atomic loads, kill and _exit are async-signal-safe.
             unsafe {
-                if group > 0 {
-                    kill(-group, SIGKILL);
+                for slot in &RUNNING_GROUPS {
+                    let group = slot.load(Ordering::SeqCst);
+                    if group > 0 {
+                        kill(-group, SIGKILL);
+                    }
                 }
                 _exit(130)
             }
@@ -180,7 +199,7 @@ pub fn run_bounded(
     let mut child = command.spawn()?;
     let pid = child.id();
     #[cfg(unix)]
-    sys::RUNNING_GROUP.store(i32::try_from(pid).unwrap_or(0), Ordering::SeqCst);
+    let group_slot = sys::register_group(pid);
 
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let mut tails = Vec::new();
@@ -249,7 +268,7 @@ pub fn run_bounded(
     #[cfg(unix)]
     {
         sys::kill_group(pid, sys::SIGKILL);
-        sys::RUNNING_GROUP.store(0, Ordering::SeqCst);
+        sys::unregister_group(group_slot);
     }
 
     // Both readers normally finish at once; a grandchild that escaped the group could hold a pipe open, so wait

@@ -1,0 +1,28 @@
+"""Errors raised by user code while Dynamo traces it, deep in a forward after an earlier graph break, as in
+a real detector. On torch 2.5 the traceback of such an error points at the `def` line of the frame (Dynamo
+runs rewritten bytecode whose line table has only that line); `check` must still name the statement."""
+
+import torch
+from torch import nn
+
+
+class DetectorHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, kernel_size=3, padding=1)
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, images):
+        features = self.conv(images)
+        scale = float(features.abs().max().item())  # LINE: early_break
+        pooled = features.mean(dim=(2, 3)) / (scale + 1.0)
+        hidden = self.proj(pooled)
+        hidden = torch.relu(hidden)
+        levels = [features, features[:, :, ::2, ::2]]
+        shapes = torch.stack([torch._shape_as_tensor(level)[2:4] for level in levels])  # LINE: crash
+        return hidden, shapes
+
+
+def case_crash_after_break():
+    torch.manual_seed(0)
+    return {"model": DetectorHead(), "args": (torch.randn(2, 3, 16, 16),), "compile": {"backend": "eager"}}
