@@ -13,14 +13,15 @@ Steps (each a subcommand; `all` runs fetch + scan + sample):
             sha256(seed | library | file | code | source line | n-th occurrence)) and write a TSV to judge.
             The key has no line number and no binary in it, so a finding that survives a scanner change
             keeps its place: re-running after a change only brings in the findings that changed.
-            `--previous TSV` carries over verdicts of findings whose key and message are unchanged.
+            `--previous TSV` carries over verdicts of findings whose key and message are unchanged (a finding
+            whose message changed is left unjudged, with the old verdict as a RECHECK hint).
   precision read a judged TSV (verdict column `right`/`wrong`) and print strict precision overall and
             per library.
 
 Usage:
   scripts/realworld/scan_libs.py all --binary target/release/graphbreak --label main
   scripts/realworld/scan_libs.py scan --binary BIN --label LABEL [--no-roots]
-  scripts/realworld/scan_libs.py sample --label LABEL [--total 65] [--previous docs/judged/OLD.tsv] --out FILE
+  scripts/realworld/scan_libs.py sample --label LABEL [--total 75] [--previous docs/judged/OLD.tsv] --out FILE
   scripts/realworld/scan_libs.py precision docs/judged/scan-precision-DATE.tsv
 """
 
@@ -209,14 +210,15 @@ def keyed_findings(lib: dict, label: str, seed: str) -> list[tuple[str, dict]]:
     return keyed
 
 
-def previous_verdicts(path: Path | None) -> dict[tuple, tuple[str, str]]:
+def previous_verdicts(path: Path | None) -> dict[tuple, tuple[str, str, str]]:
+    """(library, file, rule, source line) -> (verdict, reason, message) from an earlier judged TSV."""
     if path is None:
         return {}
     out = {}
     with open(path, newline="") as fh:
         for r in csv.DictReader(fh, delimiter="\t"):
             if r.get("verdict"):
-                out[(r["library"], r["file"], r["rule"], r["source"], r["message"])] = (r["verdict"], r["reason"])
+                out[(r["library"], r["file"], r["rule"], r["source"])] = (r["verdict"], r["reason"], r["message"])
     return out
 
 
@@ -245,10 +247,14 @@ def sample(libs: list[dict], label: str, total: int, seed: str, previous: Path |
         keyed = keyed_by_lib[lib["name"]]
         per_lib = quota[lib["name"]]
         for _, row in sorted(keyed[:per_lib], key=lambda kr: (kr[1]["file"], kr[1]["line"], kr[1]["rule"])):
-            hit = prev.get((row["library"], row["file"], row["rule"], row["source"], row["message"]))
-            if hit:
-                row["verdict"], row["reason"] = hit
+            hit = prev.get((row["library"], row["file"], row["rule"], row["source"]))
+            if hit and hit[2] == row["message"]:
+                row["verdict"], row["reason"] = hit[0], hit[1]
                 carried += 1
+            elif hit:
+                # Same finding, new wording: the verdict may depend on the message, so it is judged again; the
+                # old verdict is left as a hint in the reason column.
+                row["reason"] = f"RECHECK (message changed; was {hit[0]}: {hit[1]})"
             picked.append(row)
         log(f"{lib['name']}: {min(per_lib, len(keyed))} of {len(keyed)} findings sampled")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -298,8 +304,8 @@ def main() -> None:
         if name in ("scan", "sample", "all"):
             p.add_argument("--label", required=True, help="output folder name under bench/.work/realworld/out")
         if name in ("sample", "all"):
-            p.add_argument("--total", type=int, default=65,
-                           help="sample size over all libraries, in equal shares (default 65)")
+            p.add_argument("--total", type=int, default=75,
+                           help="sample size over all libraries, in equal shares (default 75)")
             p.add_argument("--seed", default=DEFAULT_SEED)
             p.add_argument("--previous", type=Path, help="judged TSV whose verdicts carry over")
             p.add_argument("--out", type=Path, help="TSV to write (default: out/<label>/sample.tsv)")
