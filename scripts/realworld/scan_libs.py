@@ -91,11 +91,23 @@ def fetch(libs: list[dict]) -> None:
         spec = f"{lib['name']}=={lib['version']}"
         log(f"downloading {spec}")
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--no-deps",
-             "--only-binary=:all:", *PIP_PLATFORM, "--dest", str(WHEELS), spec],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-deps",
+                "--only-binary=:all:",
+                *PIP_PLATFORM,
+                "--dest",
+                str(WHEELS),
+                spec,
+            ],
             check=True,
         )
-        wheel = sorted(WHEELS.glob(f"{lib['name']}-{lib['version']}-*.whl"))[0]
+        wheel = min(WHEELS.glob(f"{lib['name']}-{lib['version']}-*.whl"))
         if dest.exists():
             subprocess.run(["rm", "-rf", str(dest)], check=True)
         dest.mkdir(parents=True)
@@ -116,7 +128,7 @@ def torch_floor(lib: dict) -> str:
             if not m:
                 continue
             marker = m.group(2) or ""
-            if "extra ==" in marker and "extra == \"torch\"" not in marker:
+            if "extra ==" in marker and 'extra == "torch"' not in marker:
                 continue
             if "sys_platform" in marker or "platform_" in marker:
                 continue
@@ -135,14 +147,13 @@ def scan(libs: list[dict], binary: Path, label: str, use_roots: bool) -> None:
         if not (tree / ".unpacked").exists():
             sys.exit(f"scan_libs.py: {tree} is missing; run `fetch` first")
         floor = torch_floor(lib)
-        cmd = [str(binary), "scan", ".", "--output-format", "json", "--exit-zero", "--quiet",
-               "--torch-version", floor]
+        cmd = [str(binary), "scan", ".", "--output-format", "json", "--exit-zero", "--quiet", "--torch-version", floor]
         if use_roots:
             for pattern in lib["roots"]:
                 cmd += ["--roots", pattern]
         log(f"{lib['name']}: {' '.join(cmd[1:])}")
         start = time.monotonic()
-        proc = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
+        proc = subprocess.run(cmd, check=False, cwd=tree, capture_output=True, text=True)
         seconds = time.monotonic() - start
         if proc.returncode != 0:
             sys.exit(f"scan_libs.py: graphbreak exited {proc.returncode} on {lib['name']}:\n{proc.stderr}")
@@ -162,12 +173,19 @@ def scan(libs: list[dict], binary: Path, label: str, use_roots: bool) -> None:
         by_code: dict[str, int] = {}
         for f in findings:
             by_code[f["code"]] = by_code.get(f["code"], 0) + 1
-        rows.append((lib["name"], lib["version"], floor, len(findings), seconds,
-                     " ".join(f"{c}={n}" for c, n in sorted(by_code.items()))))
+        rows.append(
+            (
+                lib["name"],
+                lib["version"],
+                floor,
+                len(findings),
+                seconds,
+                " ".join(f"{c}={n}" for c, n in sorted(by_code.items())),
+            )
+        )
     with open(outdir / "summary.tsv", "w") as fh:
         fh.write("library\tversion\ttorch_floor\tfindings\tseconds\tby_rule\n")
-        for r in rows:
-            fh.write(f"{r[0]}\t{r[1]}\t{r[2]}\t{r[3]}\t{r[4]:.2f}\t{r[5]}\n")
+        fh.writelines(f"{r[0]}\t{r[1]}\t{r[2]}\t{r[3]}\t{r[4]:.2f}\t{r[5]}\n" for r in rows)
     print((outdir / "summary.tsv").read_text(), end="")
 
 
@@ -187,8 +205,9 @@ def keyed_findings(lib: dict, label: str, seed: str) -> list[tuple[str, dict]]:
     tree = tree_of(lib)
     seen: dict[tuple, int] = {}
     keyed = []
-    for f in sorted(doc["findings"], key=lambda f: (f["filename"], f["location"]["row"],
-                                                     f["location"]["column"], f["code"])):
+    for f in sorted(
+        doc["findings"], key=lambda f: (f["filename"], f["location"]["row"], f["location"]["column"], f["code"])
+    ):
         src = source_line(tree, f["filename"], f["location"]["row"])
         ident = (lib["name"], f["filename"], f["code"], src)
         nth = seen.get(ident, 0)
@@ -304,8 +323,9 @@ def main() -> None:
         if name in ("scan", "sample", "all"):
             p.add_argument("--label", required=True, help="output folder name under bench/.work/realworld/out")
         if name in ("sample", "all"):
-            p.add_argument("--total", type=int, default=75,
-                           help="sample size over all libraries, in equal shares (default 75)")
+            p.add_argument(
+                "--total", type=int, default=75, help="sample size over all libraries, in equal shares (default 75)"
+            )
             p.add_argument("--seed", default=DEFAULT_SEED)
             p.add_argument("--previous", type=Path, help="judged TSV whose verdicts carry over")
             p.add_argument("--out", type=Path, help="TSV to write (default: out/<label>/sample.tsv)")
