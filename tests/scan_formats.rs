@@ -61,7 +61,7 @@ fn full_format_shows_the_source_line_with_a_caret_under_the_range() {
     );
     assert_eq!(output.status.code(), Some(1));
     // The flagged line is indented with tabs: the caret line keeps them so it lines up.
-    let expected = "models.py:7:6: BR001 branch on a tensor value: Dynamo breaks the graph here (data-dependent jump) and the host waits for the device
+    let expected = "models.py:7:6: BR001 branch on a tensor value: Dynamo breaks the graph here (data-dependent jump); on an accelerator the host also waits for the device
   |
 5 | class Net(nn.Module):
 6 | \tdef forward(self, x):
