@@ -102,6 +102,10 @@ pub struct Project<'a> {
     modules: HashMap<&'a str, Vec<FileId>>,
     module_classes: HashSet<ClassRef>,
     subclasses: HashMap<ClassRef, Vec<ClassRef>>,
+    /// Per file, per class: its bases that resolve to project classes. Resolved once at link
+    /// time: method lookup walks bases for every `self.m()` / `super().m()` call site, and
+    /// resolving them again each time was a large share of the scan's CPU.
+    class_bases: Vec<Vec<Vec<ClassRef>>>,
     pub in_region: HashSet<FuncRef>,
     /// Names of the project's `compiler.disable`d functions: a call whose callee's last name is
     /// not among them cannot reach one (spares resolving every call site again).
@@ -139,6 +143,7 @@ impl<'a> Project<'a> {
             modules,
             module_classes: HashSet::new(),
             subclasses: HashMap::new(),
+            class_bases: Vec::new(),
             in_region: HashSet::new(),
             disabled_names: files
                 .iter()
@@ -318,6 +323,17 @@ impl<'a> Project<'a> {
     }
 
     fn project_bases(&self, class: ClassRef) -> Vec<ClassRef> {
+        if let Some(bases) = self
+            .class_bases
+            .get(class.0 as usize)
+            .and_then(|file| file.get(class.1 as usize))
+        {
+            return bases.clone();
+        }
+        self.resolve_bases(class)
+    }
+
+    fn resolve_bases(&self, class: ClassRef) -> Vec<ClassRef> {
         let info = &self.files[class.0 as usize].classes[class.1 as usize];
         info.bases
             .iter()
@@ -506,7 +522,9 @@ impl<'a> Project<'a> {
     fn find_module_classes(&mut self) {
         let mut direct: Vec<ClassRef> = Vec::new();
         let mut subclasses: HashMap<ClassRef, Vec<ClassRef>> = HashMap::new();
+        let mut class_bases = Vec::with_capacity(self.files.len());
         for (file_id, file) in self.files.iter().enumerate() {
+            let mut file_bases = Vec::with_capacity(file.classes.len());
             for (class_idx, class) in file.classes.iter().enumerate() {
                 let me = (file_id as FileId, class_idx as u32);
                 for base in &class.bases {
@@ -515,14 +533,16 @@ impl<'a> Project<'a> {
                     {
                         direct.push(me);
                     }
-                    for target in self.resolve_sym(base, file_id as FileId) {
-                        if let Target::Class(parent) = target {
-                            subclasses.entry(parent).or_default().push(me);
-                        }
-                    }
                 }
+                let bases = self.resolve_bases(me);
+                for &parent in &bases {
+                    subclasses.entry(parent).or_default().push(me);
+                }
+                file_bases.push(bases);
             }
+            class_bases.push(file_bases);
         }
+        self.class_bases = class_bases;
         let mut queue: VecDeque<ClassRef> = direct.into();
         while let Some(class) = queue.pop_front() {
             if self.module_classes.insert(class) {
