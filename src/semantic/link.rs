@@ -953,6 +953,18 @@ impl<'a> Project<'a> {
     /// The function a call to `sym` (from `file`) reaches when Dynamo never traces it
     /// (`@torch.compiler.disable`, not `recursive=False`): its qualified name, file and line.
     pub fn disabled_callee(&self, sym: &Sym, file: FileId) -> Option<(String, &'a Path, u32)> {
+        // Whatever `sym` resolves to, a disabled target's name is among `disabled_names`.
+        if self.disabled_names.is_empty() {
+            return None;
+        }
+        // `instance(...)` runs the class's `__call__` or, for a Module, its `forward`.
+        if let Sym::Instance { method, .. } = sym
+            && method == "__call__"
+            && !self.disabled_names.contains("__call__")
+            && !self.disabled_names.contains("forward")
+        {
+            return None;
+        }
         let last = match sym {
             Sym::Dotted(name) | Sym::Local(name) => name.rsplit('.').next(),
             Sym::SelfAttr { attr, .. } | Sym::SuperAttr { attr, .. } => attr.rsplit('.').next(),
