@@ -396,12 +396,11 @@ impl<'a> Project<'a> {
     /// project subclass — Dynamo traces whichever the instance has.
     fn methods_named(&self, class: ClassRef, name: &str) -> Vec<FuncRef> {
         let mut found: Vec<FuncRef> = self.lookup_method(class, name, 0).into_iter().collect();
-        let mut queue: VecDeque<ClassRef> = self
-            .subclasses
-            .get(&class)
-            .cloned()
-            .unwrap_or_default()
-            .into();
+        // Most classes have no project subclass: spare the queue and the seen set.
+        let Some(direct) = self.subclasses.get(&class) else {
+            return found;
+        };
+        let mut queue: VecDeque<ClassRef> = direct.iter().copied().collect();
         let mut seen = HashSet::new();
         while let Some(sub) = queue.pop_front() {
             if !seen.insert(sub) {
