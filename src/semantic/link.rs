@@ -939,6 +939,15 @@ impl<'a> Project<'a> {
         }
     }
 
+    /// False only when nothing in function `func` can be traced: a cheap filter before costly
+    /// work on a candidate (`is_traced` still decides).
+    pub fn may_trace(&self, file: FileId, func: FuncIdx) -> bool {
+        match self.region_source {
+            RegionSource::Computed => self.in_region.contains(&(file, func)),
+            RegionSource::Lines(_) => true,
+        }
+    }
+
     /// Is a guard at `row` of function `func` in traced code?
     pub fn guard_traced(&self, file: FileId, func: FuncIdx, row: u32) -> bool {
         match self.region_source {
