@@ -66,6 +66,9 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
     let summary = &project.files[file as usize];
     let mut out = Vec::new();
     for site in &summary.call_sites {
+        if !project.may_trace(file, site.func) {
+            continue;
+        }
         let edge = &summary.functions[site.func as usize].calls[site.call as usize];
         let Some((name, path, line)) = project.disabled_callee(&edge.sym, file) else {
             continue;

@@ -65,13 +65,14 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
     };
     let mut out = Vec::new();
     for (guard_idx, guard) in summary.guards.iter().enumerate() {
-        let Some(export) = guard.cond.export_predicate(&resolve, 0) else {
-            continue;
-        };
+        // The cheap tests first: resolving the condition's calls is the costly part.
         let Some(func) = guard.func else { continue };
         if !project.guard_traced(file, func, guard.location.row) {
             continue;
         }
+        let Some(export) = guard.cond.export_predicate(&resolve, 0) else {
+            continue;
+        };
         let taken = match guard.cond.eval(&assume) {
             Truth::True => Branch::WhenTrue,
             Truth::False => Branch::WhenFalse,

@@ -102,6 +102,10 @@ pub struct Project<'a> {
     modules: HashMap<&'a str, Vec<FileId>>,
     module_classes: HashSet<ClassRef>,
     subclasses: HashMap<ClassRef, Vec<ClassRef>>,
+    /// Per file, per class: its bases that resolve to project classes. Resolved once at link
+    /// time: method lookup walks bases for every `self.m()` / `super().m()` call site, and
+    /// resolving them again each time was a large share of the scan's CPU.
+    class_bases: Vec<Vec<Vec<ClassRef>>>,
     pub in_region: HashSet<FuncRef>,
     /// Names of the project's `compiler.disable`d functions: a call whose callee's last name is
     /// not among them cannot reach one (spares resolving every call site again).
@@ -139,6 +143,7 @@ impl<'a> Project<'a> {
             modules,
             module_classes: HashSet::new(),
             subclasses: HashMap::new(),
+            class_bases: Vec::new(),
             in_region: HashSet::new(),
             disabled_names: files
                 .iter()
@@ -318,6 +323,17 @@ impl<'a> Project<'a> {
     }
 
     fn project_bases(&self, class: ClassRef) -> Vec<ClassRef> {
+        if let Some(bases) = self
+            .class_bases
+            .get(class.0 as usize)
+            .and_then(|file| file.get(class.1 as usize))
+        {
+            return bases.clone();
+        }
+        self.resolve_bases(class)
+    }
+
+    fn resolve_bases(&self, class: ClassRef) -> Vec<ClassRef> {
         let info = &self.files[class.0 as usize].classes[class.1 as usize];
         info.bases
             .iter()
@@ -380,12 +396,11 @@ impl<'a> Project<'a> {
     /// project subclass — Dynamo traces whichever the instance has.
     fn methods_named(&self, class: ClassRef, name: &str) -> Vec<FuncRef> {
         let mut found: Vec<FuncRef> = self.lookup_method(class, name, 0).into_iter().collect();
-        let mut queue: VecDeque<ClassRef> = self
-            .subclasses
-            .get(&class)
-            .cloned()
-            .unwrap_or_default()
-            .into();
+        // Most classes have no project subclass: spare the queue and the seen set.
+        let Some(direct) = self.subclasses.get(&class) else {
+            return found;
+        };
+        let mut queue: VecDeque<ClassRef> = direct.iter().copied().collect();
         let mut seen = HashSet::new();
         while let Some(sub) = queue.pop_front() {
             if !seen.insert(sub) {
@@ -506,7 +521,9 @@ impl<'a> Project<'a> {
     fn find_module_classes(&mut self) {
         let mut direct: Vec<ClassRef> = Vec::new();
         let mut subclasses: HashMap<ClassRef, Vec<ClassRef>> = HashMap::new();
+        let mut class_bases = Vec::with_capacity(self.files.len());
         for (file_id, file) in self.files.iter().enumerate() {
+            let mut file_bases = Vec::with_capacity(file.classes.len());
             for (class_idx, class) in file.classes.iter().enumerate() {
                 let me = (file_id as FileId, class_idx as u32);
                 for base in &class.bases {
@@ -515,14 +532,16 @@ impl<'a> Project<'a> {
                     {
                         direct.push(me);
                     }
-                    for target in self.resolve_sym(base, file_id as FileId) {
-                        if let Target::Class(parent) = target {
-                            subclasses.entry(parent).or_default().push(me);
-                        }
-                    }
                 }
+                let bases = self.resolve_bases(me);
+                for &parent in &bases {
+                    subclasses.entry(parent).or_default().push(me);
+                }
+                file_bases.push(bases);
             }
+            class_bases.push(file_bases);
         }
+        self.class_bases = class_bases;
         let mut queue: VecDeque<ClassRef> = direct.into();
         while let Some(class) = queue.pop_front() {
             if self.module_classes.insert(class) {
@@ -920,6 +939,15 @@ impl<'a> Project<'a> {
         }
     }
 
+    /// False only when nothing in function `func` can be traced: a cheap filter before costly
+    /// work on a candidate (`is_traced` still decides).
+    pub fn may_trace(&self, file: FileId, func: FuncIdx) -> bool {
+        match self.region_source {
+            RegionSource::Computed => self.in_region.contains(&(file, func)),
+            RegionSource::Lines(_) => true,
+        }
+    }
+
     /// Is a guard at `row` of function `func` in traced code?
     pub fn guard_traced(&self, file: FileId, func: FuncIdx, row: u32) -> bool {
         match self.region_source {
@@ -933,6 +961,18 @@ impl<'a> Project<'a> {
     /// The function a call to `sym` (from `file`) reaches when Dynamo never traces it
     /// (`@torch.compiler.disable`, not `recursive=False`): its qualified name, file and line.
     pub fn disabled_callee(&self, sym: &Sym, file: FileId) -> Option<(String, &'a Path, u32)> {
+        // Whatever `sym` resolves to, a disabled target's name is among `disabled_names`.
+        if self.disabled_names.is_empty() {
+            return None;
+        }
+        // `instance(...)` runs the class's `__call__` or, for a Module, its `forward`.
+        if let Sym::Instance { method, .. } = sym
+            && method == "__call__"
+            && !self.disabled_names.contains("__call__")
+            && !self.disabled_names.contains("forward")
+        {
+            return None;
+        }
         let last = match sym {
             Sym::Dotted(name) | Sym::Local(name) => name.rsplit('.').next(),
             Sym::SelfAttr { attr, .. } | Sym::SuperAttr { attr, .. } => attr.rsplit('.').next(),

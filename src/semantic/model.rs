@@ -1021,25 +1021,27 @@ impl<'a> SemanticModel<'a> {
                     let name = name.id.to_string();
                     if host_built {
                         frame.host_built.insert(name.clone());
-                    } else {
+                    } else if !frame.host_built.is_empty() {
                         frame.host_built.remove(&name);
                     }
                     if on_host {
                         frame.on_host.insert(name.clone());
-                    } else {
+                    } else if !frame.on_host.is_empty() {
                         frame.on_host.remove(&name);
                     }
                     if numpy {
                         frame.numpy_values.insert(name.clone());
-                    } else {
+                    } else if !frame.numpy_values.is_empty() {
                         frame.numpy_values.remove(&name);
                     }
                     if shape_list {
                         frame.shape_lists.insert(name.clone());
-                    } else {
+                    } else if !frame.shape_lists.is_empty() {
                         frame.shape_lists.remove(&name);
                     }
-                    frame.bindings.remove(&name);
+                    if !frame.bindings.is_empty() {
+                        frame.bindings.remove(&name);
+                    }
                     frame.values.insert(name.clone(), value);
                     frame.locals.insert(name, kind);
                 }
