@@ -239,7 +239,7 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         roots: args.roots,
         show_roots: args.show_roots,
     };
-    let result = match scan::run(&options) {
+    let result = match scan::run_then_exit(&options) {
         Ok(result) => result,
         Err(message) => return fail(message),
     };

@@ -58,6 +58,18 @@ pub struct RootReport {
 const WORKER_STACK_BYTES: usize = 64 << 20;
 
 pub fn run(options: &ScanOptions) -> Result<ScanResult, String> {
+    run_impl(options, false)
+}
+
+/// `run` for a process that exits right after writing the result (the `scan` command): the
+/// per-file summaries, the linked project and the discovered files are leaked instead of
+/// dropped. Freeing them costs ~5% of a large scan's CPU for memory the OS reclaims at exit
+/// anyway (ruff's CLI does the same). Not for long-lived callers such as `check`.
+pub fn run_then_exit(options: &ScanOptions) -> Result<ScanResult, String> {
+    run_impl(options, true)
+}
+
+fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
     // Pre-commit passes only the changed files, but whether a helper is traced depends on the
     // forward() that calls it in some other file: analyze the whole project, report the named files.
     let named_files = named_files_only(&options.paths);
@@ -121,11 +133,21 @@ pub fn run(options: &ScanOptions) -> Result<ScanResult, String> {
         if let Some(named) = &named_files {
             diagnostics.retain(|d| named.contains(&d.path));
         }
+        let files_scanned = named_files.as_ref().map_or(files.len(), HashSet::len);
+        if leak {
+            std::mem::forget(project);
+            std::mem::forget(summaries);
+        }
         Ok(ScanResult {
             diagnostics,
-            files_scanned: named_files.as_ref().map_or(files.len(), HashSet::len),
+            files_scanned,
             roots,
         })
+    })
+    .inspect(|_| {
+        if leak {
+            std::mem::forget(files);
+        }
     })
 }
 
