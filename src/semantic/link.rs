@@ -371,7 +371,8 @@ impl<'a> Project<'a> {
         // method call, not a class, and must not send resolution round in circles.
         let Some(typed @ (Sym::Dotted(_) | Sym::Local(_))) = self.files[file as usize]
             .self_attr_types
-            .get(&(class.to_owned(), stored.to_owned()))
+            .get(class)
+            .and_then(|attrs| attrs.get(stored))
         else {
             return Vec::new();
         };
@@ -732,7 +733,8 @@ impl<'a> Project<'a> {
         if let Sym::SelfAttr { class, attr } = sym
             && let Some(typed) = self.files[file as usize]
                 .self_attr_types
-                .get(&(class.clone(), attr.clone()))
+                .get(class.as_str())
+                .and_then(|attrs| attrs.get(attr.as_str()))
         {
             return (self.resolve_sym(typed, file), " (via self attribute)");
         }

@@ -100,7 +100,7 @@ pub struct SemanticModel<'a> {
     /// Attributes probed by an enclosing `hasattr(...) and ...` or conditional expression.
     probes: Vec<String>,
     /// `(class, attr)` pairs some method initializes to a Python int (`self.calls = 0`).
-    int_attributes: HashSet<(String, String)>,
+    int_attributes: HashMap<String, HashSet<String>>,
     /// Module-level `NAME = {key: callable, ...}` dispatch dicts.
     module_dicts: HashMap<String, &'a ast::ExprDict>,
     /// `self.attr = {key: Class(...), ...}` dispatch dicts: the callees of `self.attr[k](...)`.
@@ -162,7 +162,7 @@ impl<'a> SemanticModel<'a> {
             last_if_guard: None,
             loop_depth: 0,
             probes: Vec::new(),
-            int_attributes: HashSet::new(),
+            int_attributes: HashMap::new(),
             module_dicts: HashMap::new(),
             self_dicts: HashMap::new(),
             if_guards: HashMap::new(),
@@ -1205,7 +1205,9 @@ impl<'a> SemanticModel<'a> {
             let class_sym = class_sym.clone();
             self.summary
                 .self_attr_types
-                .insert((class, attr), class_sym);
+                .entry(class)
+                .or_default()
+                .insert(attr, class_sym);
             return;
         }
         if let Expr::Dict(dict) = value {
@@ -1218,7 +1220,11 @@ impl<'a> SemanticModel<'a> {
         if let Expr::Call(call) = value
             && let Some(sym) = self.resolve(&call.func)
         {
-            self.summary.self_attr_types.insert((class, attr), sym);
+            self.summary
+                .self_attr_types
+                .entry(class)
+                .or_default()
+                .insert(attr, sym);
             return;
         }
         // Only ints: on torch 2.11 a float attribute becomes dynamic after one recompile
@@ -1226,7 +1232,7 @@ impl<'a> SemanticModel<'a> {
         if let Expr::NumberLiteral(number) = value
             && matches!(number.value, ast::Number::Int(_))
         {
-            self.int_attributes.insert((class, attr));
+            self.int_attributes.entry(class).or_default().insert(attr);
         }
     }
 
@@ -1245,7 +1251,8 @@ impl<'a> SemanticModel<'a> {
     /// Does some method of `class` set `self.attr` to a Python int? (Complete once the file is walked.)
     pub fn is_int_attribute(&self, class: &str, attr: &str) -> bool {
         self.int_attributes
-            .contains(&(class.to_owned(), attr.to_owned()))
+            .get(class)
+            .is_some_and(|attrs| attrs.contains(attr))
     }
 
     /// Call-graph edges and `torch.compile(x)` / `x.compile()` targets.

@@ -222,8 +222,9 @@ pub struct FileSummary {
     pub checkpoint_sites: Vec<CallSite>,
     /// `torch.compile(...)` calls under `if` tests over configuration fields.
     pub compile_gates: Vec<super::gates::CompileGate>,
-    /// `self.<attr> = <Class>(...)` in a method: (class local qualname, attr) → the class called.
-    pub self_attr_types: HashMap<(String, String), Sym>,
+    /// `self.<attr> = <Class>(...)` in a method: class local qualname → attr → the class called
+    /// (nested so that a lookup borrows its keys).
+    pub self_attr_types: HashMap<String, HashMap<String, Sym>>,
     pub guards: Vec<Guard>,
     pub candidates: Vec<Candidate>,
     /// Diagnostics decided within the file (syntax errors, unreadable, too deep).
