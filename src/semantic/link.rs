@@ -351,8 +351,10 @@ impl<'a> Project<'a> {
             return None;
         }
         let file = &self.files[class.0 as usize];
-        let qual = format!("{}.{name}", file.classes[class.1 as usize].qualname);
-        if let Some(&idx) = file.function_by_name.get(&qual) {
+        let found = with_member_name(&file.classes[class.1 as usize].qualname, name, |qual| {
+            file.function_by_name.get(qual).copied()
+        });
+        if let Some(idx) = found {
             return Some((class.0, idx));
         }
         self.project_bases(class)
@@ -412,8 +414,12 @@ impl<'a> Project<'a> {
                 .live_classes
                 .as_ref()
                 .is_none_or(|live| live.contains(&sub));
-            let qual = format!("{}.{name}", file.classes[sub.1 as usize].qualname);
-            if live && let Some(&idx) = file.function_by_name.get(&qual) {
+            if live
+                && let Some(idx) =
+                    with_member_name(&file.classes[sub.1 as usize].qualname, name, |qual| {
+                        file.function_by_name.get(qual).copied()
+                    })
+            {
                 found.push((sub.0, idx));
             }
             queue.extend(self.subclasses.get(&sub).into_iter().flatten().copied());
@@ -1109,4 +1115,20 @@ fn common_prefix_len(a: &Path, b: &Path) -> usize {
         .zip(b.components())
         .take_while(|(x, y)| x == y)
         .count()
+}
+
+/// Calls `f` with `"{class}.{name}"`, built on the stack when short: method lookups run for
+/// every call site and a heap `String` per lookup showed in profiles.
+fn with_member_name<R>(class: &str, name: &str, f: impl FnOnce(&str) -> R) -> R {
+    const CAP: usize = 256;
+    let len = class.len() + 1 + name.len();
+    if len > CAP {
+        return f(&format!("{class}.{name}"));
+    }
+    let mut buf = [0u8; CAP];
+    buf[..class.len()].copy_from_slice(class.as_bytes());
+    buf[class.len()] = b'.';
+    buf[class.len() + 1..len].copy_from_slice(name.as_bytes());
+    // Two UTF-8 strings joined by an ASCII byte are UTF-8.
+    f(std::str::from_utf8(&buf[..len]).unwrap_or_default())
 }
