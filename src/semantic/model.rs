@@ -1007,6 +1007,25 @@ impl<'a> SemanticModel<'a> {
         if !self.in_function() {
             return;
         }
+        // The value analyses below only feed plain-name targets: `self.x = ...` and
+        // `a[i] = ...` skip them (tuple targets only forget their names).
+        if !targets.iter().any(|target| matches!(target, Expr::Name(_))) {
+            if let Some(frame) = self.function_frame_mut() {
+                for target in targets {
+                    if let Expr::Tuple(tuple) = target {
+                        for element in &tuple.elts {
+                            if let Expr::Name(name) = element {
+                                frame.bindings.remove(name.id.as_str());
+                                frame
+                                    .locals
+                                    .insert(name.id.to_string(), TensorKind::Unknown);
+                            }
+                        }
+                    }
+                }
+            }
+            return;
+        }
         let kind = self.tensor_kind(value);
         let host_built = self.is_host_built(value);
         let on_host = self.is_on_host(value);
