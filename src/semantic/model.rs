@@ -1028,8 +1028,8 @@ impl<'a> SemanticModel<'a> {
         }
         let kind = self.tensor_kind(value);
         let host_built = self.is_host_built(value);
-        let on_host = self.is_on_host(value);
         let numpy = self.is_numpy_value(value);
+        let on_host = self.is_on_host_given(value, host_built, numpy);
         let shape_list = self.is_shape_tensor_sequence(value);
         let Some(frame) = self.function_frame_mut() else {
             return;

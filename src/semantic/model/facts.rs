@@ -307,6 +307,17 @@ impl<'a> SemanticModel<'a> {
         if self.is_host_built_depth(expr, depth) || self.is_numpy_value_depth(expr, depth) {
             return true;
         }
+        self.is_on_host_otherwise(expr, depth)
+    }
+
+    /// `is_on_host` for a caller that already knows `expr` is neither host-built nor numpy
+    /// (an assignment computes both anyway: no need to walk the value twice).
+    pub fn is_on_host_given(&self, expr: &Expr, host_built: bool, numpy: bool) -> bool {
+        host_built || numpy || self.is_on_host_otherwise(expr, 0)
+    }
+
+    /// The rest of `is_on_host_depth`, past the host-built and numpy tests.
+    fn is_on_host_otherwise(&self, expr: &Expr, depth: u32) -> bool {
         let host_operands = |operands: &mut dyn Iterator<Item = &Expr>| {
             let mut any_host = false;
             for operand in operands {
