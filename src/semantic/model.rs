@@ -22,6 +22,10 @@ use crate::source::{LineIndex, Location};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 use std::collections::{HashMap, HashSet};
+// The per-function frames are looked up on every name an expression mentions: FxHash, not SipHash
+// (keys are source identifiers, nothing adversarial to guard against; none is iterated for output).
+type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
+type FxSet<K> = rustc_hash::FxHashSet<K>;
 
 /// Bound for the small recursive helpers (tensor-ness, guard formulas, searches in one expression).
 pub(crate) const MAX_EXPR_DEPTH: u32 = 48;
@@ -54,20 +58,20 @@ struct Frame<'a> {
     /// Local qualified name of the class or function.
     qual: String,
     kind: FrameKind,
-    bindings: HashMap<String, Binding>,
-    locals: HashMap<String, TensorKind>,
+    bindings: FxMap<String, Binding>,
+    locals: FxMap<String, TensorKind>,
     /// Locals holding tensors built on the host (torch.tensor(...) without device=, ...).
-    host_built: HashSet<String>,
+    host_built: FxSet<String>,
     /// Locals holding tensors that live on the host by construction (no device sync to read).
-    on_host: HashSet<String>,
+    on_host: FxSet<String>,
     /// Locals holding numpy values (never tensors).
-    numpy_values: HashSet<String>,
+    numpy_values: FxSet<String>,
     /// Locals holding lists of `_shape_as_tensor` results.
-    shape_lists: HashSet<String>,
+    shape_lists: FxSet<String>,
     /// The expression last assigned to each simple local (for rules that look through a name).
-    values: HashMap<String, &'a Expr>,
+    values: FxMap<String, &'a Expr>,
     /// Parameters annotated with a project class (`config: MyConfig`, `head: Head | None`).
-    param_classes: HashMap<String, Sym>,
+    param_classes: FxMap<String, Sym>,
     /// The first positional parameter after `self` (a function's input).
     first_input: Option<String>,
 }
@@ -87,7 +91,7 @@ pub struct SemanticModel<'a> {
     lines: &'a LineIndex,
     ctx: &'a FileContext<'a>,
     package: String,
-    module_bindings: HashMap<String, Binding>,
+    module_bindings: FxMap<String, Binding>,
     frames: Vec<Frame<'a>>,
     path: Vec<PathStep>,
     /// > 0 inside `try:` bodies whose handlers catch ImportError/AttributeError (feature probes).
@@ -154,7 +158,7 @@ impl<'a> SemanticModel<'a> {
             lines,
             ctx,
             package,
-            module_bindings: HashMap::new(),
+            module_bindings: FxMap::default(),
             frames: Vec::new(),
             path: Vec::new(),
             feature_probe_depth: 0,
@@ -774,7 +778,7 @@ impl<'a> SemanticModel<'a> {
             frame.bindings.insert(name, Binding::Def(qual.clone()));
         }
 
-        let mut locals = HashMap::new();
+        let mut locals = FxMap::default();
         let mut self_name = None;
         let mut first_input = None;
         let params = &def.parameters;
@@ -853,13 +857,13 @@ impl<'a> SemanticModel<'a> {
                 self_name,
                 class,
             },
-            bindings: HashMap::new(),
+            bindings: FxMap::default(),
             locals,
-            host_built: HashSet::new(),
-            on_host: HashSet::new(),
-            numpy_values: HashSet::new(),
-            shape_lists: HashSet::new(),
-            values: HashMap::new(),
+            host_built: FxSet::default(),
+            on_host: FxSet::default(),
+            numpy_values: FxSet::default(),
+            shape_lists: FxSet::default(),
+            values: FxMap::default(),
             param_classes,
             first_input,
         });
@@ -983,14 +987,14 @@ impl<'a> SemanticModel<'a> {
         self.frames.push(Frame {
             qual,
             kind: FrameKind::Class,
-            bindings: HashMap::new(),
-            locals: HashMap::new(),
-            host_built: HashSet::new(),
-            on_host: HashSet::new(),
-            numpy_values: HashSet::new(),
-            shape_lists: HashSet::new(),
-            values: HashMap::new(),
-            param_classes: HashMap::new(),
+            bindings: FxMap::default(),
+            locals: FxMap::default(),
+            host_built: FxSet::default(),
+            on_host: FxSet::default(),
+            numpy_values: FxSet::default(),
+            shape_lists: FxSet::default(),
+            values: FxMap::default(),
+            param_classes: FxMap::default(),
             first_input: None,
         });
     }
@@ -1414,8 +1418,8 @@ impl<'a> SemanticModel<'a> {
     }
 
     /// Parameters of `def` annotated with a class of this project.
-    fn project_param_classes(&self, def: &ast::StmtFunctionDef) -> HashMap<String, Sym> {
-        let mut classes = HashMap::new();
+    fn project_param_classes(&self, def: &ast::StmtFunctionDef) -> FxMap<String, Sym> {
+        let mut classes = FxMap::default();
         for param in def.parameters.iter_non_variadic_params() {
             let Some(annotation) = param.parameter.annotation.as_deref() else {
                 continue;
