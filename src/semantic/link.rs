@@ -6,7 +6,10 @@ use super::Sym;
 use super::cond::{Assumptions, Cond, ExportReading, Truth};
 use super::data::TORCH;
 use super::summary::{Candidate, CompileForm, FileId, FileSummary, FuncIdx, PathStep, Scope};
-use std::collections::{HashMap, HashSet, VecDeque};
+// FxHash: the link tables are probed per call site (keys are project names and ids, nothing
+// adversarial); findings are sorted before output, so no iteration order reaches it.
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
 /// A function anywhere in the project.
@@ -24,7 +27,7 @@ pub enum RegionSource {
     /// trace map). Guards are not evaluated: the trace is the truth.
     #[allow(dead_code)]
     // built by in-process callers (a cross-check against check's trace map)
-    Lines(HashMap<PathBuf, HashSet<u32>>),
+    Lines(std::collections::HashMap<PathBuf, std::collections::HashSet<u32>>),
 }
 
 /// One pattern of `--roots` / `roots = [...]`: a glob over `module.QualName` where `*` stays
@@ -131,7 +134,7 @@ impl<'a> Project<'a> {
         region_source: &'a RegionSource,
         root_spec: &RootSpec,
     ) -> Project<'a> {
-        let mut modules: HashMap<&str, Vec<FileId>> = HashMap::new();
+        let mut modules: HashMap<&str, Vec<FileId>> = HashMap::default();
         for (id, file) in files.iter().enumerate() {
             modules
                 .entry(file.module.as_str())
@@ -141,10 +144,10 @@ impl<'a> Project<'a> {
         let mut project = Project {
             files,
             modules,
-            module_classes: HashSet::new(),
-            subclasses: HashMap::new(),
+            module_classes: HashSet::default(),
+            subclasses: HashMap::default(),
             class_bases: Vec::new(),
-            in_region: HashSet::new(),
+            in_region: HashSet::default(),
             disabled_names: files
                 .iter()
                 .flat_map(|f| f.functions.iter())
@@ -152,18 +155,18 @@ impl<'a> Project<'a> {
                 .map(|f| f.name.as_str())
                 .collect(),
             roots: Vec::new(),
-            root_funcs: HashSet::new(),
-            flags_pinned: HashMap::new(),
+            root_funcs: HashSet::default(),
+            flags_pinned: HashMap::default(),
             region_source,
             expand_submodules: !root_spec.is_empty(),
             live_classes: None,
         };
         project.find_module_classes();
         if !root_spec.is_empty() {
-            project.live_classes = Some(HashSet::new());
+            project.live_classes = Some(HashSet::default());
         }
         project.find_roots(root_spec);
-        let mut callees = CalleeCache::new();
+        let mut callees = CalleeCache::default();
         project.root_funcs = project.roots.iter().map(|r| r.func).collect();
         project.in_region = project.closure(project.roots.iter().map(|r| r.func), &mut callees);
         // With roots, a class is live when a root names it or traced code builds it (more live
@@ -404,7 +407,7 @@ impl<'a> Project<'a> {
             return found;
         };
         let mut queue: VecDeque<ClassRef> = direct.iter().copied().collect();
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         while let Some(sub) = queue.pop_front() {
             if !seen.insert(sub) {
                 continue;
@@ -440,7 +443,7 @@ impl<'a> Project<'a> {
             .filter(|f| !f.flag_params.is_empty())
             .map(|f| f.name.as_str())
             .collect();
-        let mut passed: HashMap<FuncRef, HashSet<String>> = HashMap::new();
+        let mut passed: HashMap<FuncRef, HashSet<String>> = HashMap::default();
         for &caller in &self.in_region {
             let info = &self.files[caller.0 as usize].functions[caller.1 as usize];
             let caller_is_root = self.root_funcs.contains(&caller);
@@ -527,7 +530,7 @@ impl<'a> Project<'a> {
 
     fn find_module_classes(&mut self) {
         let mut direct: Vec<ClassRef> = Vec::new();
-        let mut subclasses: HashMap<ClassRef, Vec<ClassRef>> = HashMap::new();
+        let mut subclasses: HashMap<ClassRef, Vec<ClassRef>> = HashMap::default();
         let mut class_bases = Vec::with_capacity(self.files.len());
         for (file_id, file) in self.files.iter().enumerate() {
             let mut file_bases = Vec::with_capacity(file.classes.len());
@@ -560,7 +563,7 @@ impl<'a> Project<'a> {
 
     fn find_roots(&mut self, spec: &RootSpec) {
         let mut roots: Vec<Root> = Vec::new();
-        let mut seen: HashSet<FuncRef> = HashSet::new();
+        let mut seen: HashSet<FuncRef> = HashSet::default();
         let mut add = |func: FuncRef, reason: String, roots: &mut Vec<Root>| {
             if seen.insert(func) {
                 roots.push(Root { func, reason });
@@ -689,7 +692,7 @@ impl<'a> Project<'a> {
     fn modules_built_by(&self, factory: FuncRef, max_depth: u32) -> Vec<(ClassRef, FuncRef)> {
         let mut out = Vec::new();
         let mut queue: VecDeque<(FuncRef, u32)> = VecDeque::from([(factory, 0)]);
-        let mut visited: HashSet<FuncRef> = HashSet::new();
+        let mut visited: HashSet<FuncRef> = HashSet::default();
         while let Some((func, depth)) = queue.pop_front() {
             if !visited.insert(func) {
                 continue;
@@ -757,11 +760,11 @@ impl<'a> Project<'a> {
         roots: impl Iterator<Item = FuncRef>,
         cache: &mut CalleeCache<'a>,
     ) -> HashSet<FuncRef> {
-        let mut in_region = HashSet::new();
+        let mut in_region = HashSet::default();
         let mut queue: VecDeque<FuncRef> = roots.collect();
-        let mut visited: HashSet<FuncRef> = HashSet::new();
-        let mut expanded: HashSet<ClassRef> = HashSet::new();
-        let mut built: HashMap<FuncRef, Vec<FuncRef>> = HashMap::new();
+        let mut visited: HashSet<FuncRef> = HashSet::default();
+        let mut expanded: HashSet<ClassRef> = HashSet::default();
+        let mut built: HashMap<FuncRef, Vec<FuncRef>> = HashMap::default();
         while let Some(func) = queue.pop_front() {
             let file = &self.files[func.0 as usize];
             let info = &file.functions[func.1 as usize];
@@ -808,7 +811,7 @@ impl<'a> Project<'a> {
 
     /// How many functions one root reaches (itself included), for `--show-roots`.
     pub fn reach_count(&self, root: FuncRef) -> usize {
-        self.closure(std::iter::once(root), &mut CalleeCache::new())
+        self.closure(std::iter::once(root), &mut CalleeCache::default())
             .len()
     }
 
@@ -1081,7 +1084,7 @@ impl<'a> Project<'a> {
                 _ => None,
             })
             .collect();
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         while let Some(class) = queue.pop_front() {
             if !seen.insert(class) || seen.len() > 32 {
                 continue;
