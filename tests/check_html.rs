@@ -5,10 +5,11 @@
 //! message. The report comes from a real check run (real torch, CPU); the second torch column comes from a
 //! copy of that run's report relabelled as another torch (one case dropped), merged with `report merge`.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -28,31 +29,7 @@ fn flag(name: &str) -> bool {
     std::env::var(name).is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"))
 }
 
-fn python_with_torch() -> Option<&'static Path> {
-    static FOUND: OnceLock<Option<PathBuf>> = OnceLock::new();
-    FOUND
-        .get_or_init(|| {
-            let python = match std::env::var_os("GRAPHBREAK_PYTHON") {
-                Some(path) if !path.is_empty() => {
-                    let path = PathBuf::from(path);
-                    if path.components().count() > 1 {
-                        repo().join(path)
-                    } else {
-                        path
-                    }
-                }
-                _ => PathBuf::from("python3"),
-            };
-            let works = Command::new(&python)
-                .args(["-c", "import torch"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success());
-            works.then_some(python)
-        })
-        .as_deref()
-}
+use common::python_with_torch;
 
 /// `$GRAPHBREAK_CHROMIUM`, else `chromium` on PATH.
 fn chromium() -> Option<PathBuf> {

@@ -9,10 +9,11 @@
 //! This file checks those exclusions itself rather than trusting `report diff`, and checks that `report diff`
 //! does catch a changed break line.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
+use std::process::{Command, Output};
 
 use serde_json::Value;
 
@@ -57,31 +58,7 @@ fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn python_with_torch() -> Option<&'static Path> {
-    static FOUND: OnceLock<Option<PathBuf>> = OnceLock::new();
-    FOUND
-        .get_or_init(|| {
-            let python = match std::env::var_os("GRAPHBREAK_PYTHON") {
-                Some(path) if !path.is_empty() => {
-                    let path = PathBuf::from(path);
-                    if path.components().count() > 1 {
-                        repo().join(path)
-                    } else {
-                        path
-                    }
-                }
-                _ => PathBuf::from("python3"),
-            };
-            let works = Command::new(&python)
-                .args(["-c", "import torch"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success());
-            works.then_some(python)
-        })
-        .as_deref()
-}
+use common::python_with_torch;
 
 /// Without torch these tests fail in CI (`CI` or `GRAPHBREAK_REQUIRE_TORCH`), and skip loudly elsewhere.
 macro_rules! require_torch {

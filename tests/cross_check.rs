@@ -6,8 +6,10 @@
 //! Needs a Python with torch: `GRAPHBREAK_PYTHON` (relative paths are from the crate root), else `python3`.
 //! Without one the test fails: a cross-check that was never run against Dynamo proves nothing.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use serde_json::Value;
 
@@ -18,30 +20,13 @@ fn repo() -> &'static Path {
 }
 
 fn python_with_torch() -> PathBuf {
-    let python = match std::env::var_os("GRAPHBREAK_PYTHON") {
-        Some(path) if !path.is_empty() => {
-            let path = PathBuf::from(path);
-            if path.components().count() > 1 {
-                repo().join(path)
-            } else {
-                path
-            }
-        }
-        _ => PathBuf::from("python3"),
-    };
-    let imports = Command::new(&python)
-        .args(["-c", "import torch"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(
-        imports,
-        "{} cannot import torch: set GRAPHBREAK_PYTHON to a Python with torch (the cross-check is \
-         only meaningful against real Dynamo)",
-        python.display()
-    );
-    python
+    match common::python_with_torch() {
+        Some(python) => python.to_path_buf(),
+        None => panic!(
+            "no Python that can import torch: set GRAPHBREAK_PYTHON to a Python with torch (the \
+             cross-check is only meaningful against real Dynamo)"
+        ),
+    }
 }
 
 fn run(cwd: &Path, args: &[&str]) -> Output {

@@ -56,3 +56,33 @@ pub fn run_bounded(command: &mut Command, deadline: Duration) -> Bounded {
         timed_out,
     }
 }
+
+/// The Python the torch-backed tests run: `$GRAPHBREAK_PYTHON` (a relative path is taken from the
+/// repository root), else `python3` on PATH — `None` when it cannot import torch. Probed once.
+pub fn python_with_torch() -> Option<&'static std::path::Path> {
+    use std::path::{Path, PathBuf};
+    use std::sync::OnceLock;
+    static FOUND: OnceLock<Option<PathBuf>> = OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            let python = match std::env::var_os("GRAPHBREAK_PYTHON") {
+                Some(path) if !path.is_empty() => {
+                    let path = PathBuf::from(path);
+                    if path.components().count() > 1 {
+                        Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+                    } else {
+                        path
+                    }
+                }
+                _ => PathBuf::from("python3"),
+            };
+            let works = Command::new(&python)
+                .args(["-c", "import torch"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            works.then_some(python)
+        })
+        .as_deref()
+}
