@@ -1042,26 +1042,10 @@ impl<'a> SemanticModel<'a> {
             match target {
                 Expr::Name(name) => {
                     let name = name.id.to_string();
-                    if host_built {
-                        frame.host_built.insert(name.clone());
-                    } else if !frame.host_built.is_empty() {
-                        frame.host_built.remove(&name);
-                    }
-                    if on_host {
-                        frame.on_host.insert(name.clone());
-                    } else if !frame.on_host.is_empty() {
-                        frame.on_host.remove(&name);
-                    }
-                    if numpy {
-                        frame.numpy_values.insert(name.clone());
-                    } else if !frame.numpy_values.is_empty() {
-                        frame.numpy_values.remove(&name);
-                    }
-                    if shape_list {
-                        frame.shape_lists.insert(name.clone());
-                    } else if !frame.shape_lists.is_empty() {
-                        frame.shape_lists.remove(&name);
-                    }
+                    set_membership(&mut frame.host_built, &name, host_built);
+                    set_membership(&mut frame.on_host, &name, on_host);
+                    set_membership(&mut frame.numpy_values, &name, numpy);
+                    set_membership(&mut frame.shape_lists, &name, shape_list);
                     if !frame.bindings.is_empty() {
                         frame.bindings.remove(&name);
                     }
@@ -1791,4 +1775,18 @@ fn split_top_level(text: &str) -> Vec<&str> {
     }
     items.push(text[start..].trim());
     items
+}
+
+/// Put `name` in `set` when the fact holds, take it out when it doesn't (skipping the hash of an empty
+/// set: most frames never hold any).
+fn set_membership<S: std::hash::BuildHasher>(
+    set: &mut std::collections::HashSet<String, S>,
+    name: &str,
+    holds: bool,
+) {
+    if holds {
+        set.insert(name.to_owned());
+    } else if !set.is_empty() {
+        set.remove(name);
+    }
 }
