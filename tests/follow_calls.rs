@@ -2,6 +2,8 @@
 //! in `__init__` or built locally, and methods of attributes whose class is known from `__init__`.
 //! tests/python/test_recall_proofs.py shows Dynamo traces into the same callees.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -13,11 +15,7 @@ fn scan(dir: &Path) -> Output {
         .expect("run graphbreak")
 }
 
-fn write(dir: &Path, name: &str, text: &str) {
-    let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
+use common::write;
 
 const CALLEES: &str = "\
 import torch

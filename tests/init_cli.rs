@@ -2,6 +2,8 @@
 //! carries the torch floor and the project's compile roots, never overwrites, and the
 //! `compile_cases.py` it writes runs under `graphbreak check` with real torch.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -21,11 +23,7 @@ fn text(output: &Output) -> String {
     )
 }
 
-fn write(root: &Path, name: &str, content: &str) {
-    let path = root.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, content).unwrap();
-}
+use common::write;
 
 const PYPROJECT: &str = "[project]\nname = \"demo\"\nversion = \"0.1\"\ndependencies = [\"numpy\", \"torch>=2.3\"]\n\n[tool.ruff]\nline-length = 100\n";
 

@@ -26,12 +26,7 @@ fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, text).unwrap();
-    path
-}
+use common::write;
 
 /// Each rule's corpus output, one snapshot per rule (`snapshot_<code>`), for every rule the binary
 /// lists: a new rule needs no line here, only its accepted snapshot.

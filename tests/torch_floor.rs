@@ -2,6 +2,8 @@
 //! `*.dist-info/METADATA`, `setup.cfg`, a literal `install_requires` in `setup.py`, `requirements*.txt`.
 //! Each case is a temporary project scanned by the real binary; VR001 names the floor and its file.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -14,11 +16,7 @@ fn scan(dir: &Path, args: &[&str]) -> Output {
         .expect("run graphbreak")
 }
 
-fn write(dir: &Path, name: &str, text: &str) {
-    let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
+use common::write;
 
 /// `torch.compiler.is_compiling` is newer than the floors below, so VR001 fires iff a floor was found.
 const USES_NEW_API: &str = "import torch\n\ndef f():\n    return torch.compiler.is_compiling()\n";

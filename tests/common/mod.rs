@@ -86,3 +86,11 @@ pub fn python_with_torch() -> Option<&'static std::path::Path> {
         })
         .as_deref()
 }
+
+/// Write `text` to `dir/name`, creating the folders on the way; the path written.
+pub fn write(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    path
+}
