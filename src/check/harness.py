@@ -2038,8 +2038,10 @@ SCHEMA_VERSION = RESULT_TEMPLATE["schema_version"]
 
 
 class Run:
-    def __init__(self, request, result_path):
+    def __init__(self, request, result_path, served=None):
         self.request = request
+        # Set when a fork server (`harness.py serve`) runs this case in a forked child: ServedCase.
+        self.served = served
         self.result_path = result_path
         self.result = json.loads(json.dumps(RESULT_TEMPLATE))
         self.result["case"] = request.get("node_id")
@@ -2119,7 +2121,14 @@ class Run:
             seconds[phase] = round(seconds.get(phase, 0.0) + time.perf_counter() - started, 4)
 
     def record_interpreter_start(self):
-        """Interpreter start-up until the harness module ran: Rust passes the spawn time (epoch seconds)."""
+        """Interpreter start-up until the harness module ran: Rust passes the spawn time (epoch seconds).
+        In a fork server's child: `fork` (request sent → child running), and for the server's first case
+        the server's own interpreter start and torch import (paid once, by the case that waited for it)."""
+        if self.served is not None:
+            seconds = self.result.setdefault("phase_seconds", {})
+            seconds.update(self.served.inherited_phases)
+            seconds["fork"] = round(self.served.fork_seconds, 4)
+            return
         spawned = os.environ.get("GRAPHBREAK_SPAWNED_AT")
         try:
             seconds = HARNESS_LOADED_AT - float(spawned)
@@ -2647,7 +2656,7 @@ class Run:
             self.note("parity: " + problem)
 
 
-def run_command(request_path, result_path):
+def run_command(request_path, result_path, served=None):
     try:
         with open(request_path, encoding="utf-8") as handle:
             request = json.load(handle)
@@ -2662,7 +2671,7 @@ def run_command(request_path, result_path):
         })
         write_json_atomically(result_path, failure)
         return 1
-    run = Run(request, result_path)
+    run = Run(request, result_path, served)
     try:
         run.execute()
     except BaseException as error:  # noqa: BLE001 - always leave a result behind
@@ -2679,7 +2688,156 @@ def run_command(request_path, result_path):
     return 0
 
 
-USAGE = "usage: harness.py env | harness.py run REQUEST.json RESULT.json"
+# --------------------------------------------------------------------------------------------
+# fork server: `harness.py serve TOKEN` imports torch (with Dynamo) once, then forks one child per case
+
+
+class ServedCase:
+    """What a forked child knows about how it was started (Run.record_interpreter_start)."""
+
+    def __init__(self, inherited_phases, fork_seconds):
+        self.inherited_phases = inherited_phases
+        self.fork_seconds = fork_seconds
+
+
+def worker_marker(token, kind, payload):
+    """One control record on the server's stdout/stderr, written with a single os.write (atomic on a
+    pipe below PIPE_BUF), so a child's output around it stays whole. Rust strips these from the tails."""
+    return ("\x1egraphbreak-worker:%s:%s %s\n" % (token, kind, json.dumps(json_safe(payload)))).encode("utf-8")
+
+
+def fork_unsafe_reason(torch, torch_error):
+    """Why forking cases from this process would not be safe (None: it is). A Python thread alive after
+    the imports may hold a lock (logging, import) that a forked child would wait on forever; CUDA cannot be
+    used in a child forked after the parent initialized it. Native library pools (NumPy's OpenBLAS after
+    `import torch`) shut themselves down around fork (pthread_atfork) and are only counted."""
+    if not hasattr(os, "fork") or not sys.platform.startswith("linux"):
+        return "the fork server needs Linux (this is %s)" % sys.platform
+    if torch is None:
+        return "torch cannot be imported: %s" % torch_error
+    threads = threading_alive()
+    if len(threads) > 1:
+        return "%d Python threads alive after importing torch (%s)" % (len(threads), ", ".join(threads))
+    cuda = getattr(torch, "cuda", None)
+    try:
+        if cuda is not None and cuda.is_initialized():
+            return "CUDA was initialized while importing torch"
+    except Exception:  # noqa: BLE001 - a torch without the query: nothing initialized it here
+        pass
+    return None
+
+
+def threading_alive():
+    threading = sys.modules.get("threading")
+    if threading is None:
+        return ["MainThread"]
+    return [thread.name for thread in threading.enumerate()]
+
+
+def native_thread_count():
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return None
+
+
+def die_with_parent():
+    """Linux: the child gets SIGKILL when the server dies (the server itself dies with graphbreak)."""
+    try:
+        import ctypes  # noqa: PLC0415 - only in forked children
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+    except Exception:  # noqa: BLE001 - without it the child still dies with its process group
+        pass
+
+
+def serve_child(command, inherited_phases, ready_at, server_pid):
+    """The forked child: its own process group (Rust's timeout kills the group), the case's cwd and
+    environment, then the same run as `harness.py run`. Never returns."""
+    code = 70
+    try:
+        started = time.time()
+        try:
+            os.setpgid(0, 0)
+        except OSError:
+            pass
+        die_with_parent()
+        if os.getppid() != server_pid:
+            os._exit(code)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        os.chdir(command["cwd"])
+        os.environ.update({str(k): str(v) for k, v in (command.get("env") or {}).items()})
+        sent_at = float(command.get("sent_at") or started)
+        fork_seconds = max(0.0, started - max(sent_at, ready_at))
+        code = run_command(command["request"], command["result"], ServedCase(inherited_phases, fork_seconds))
+    except BaseException:  # noqa: BLE001 - the child must end here, never return into the server loop
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def serve_command(token):
+    """Reads one JSON command per line on stdin ({"n", "request", "result", "cwd", "env", "sent_at"}),
+    forks a child per command and waits for it; reports `ready`, then `start` (child pid) and `end`
+    (raw wait status) per case as marker records (worker_marker). Exits at EOF or when forking is unsafe."""
+    import signal  # noqa: PLC0415
+
+    phases = {}
+    spawned = os.environ.get("GRAPHBREAK_SPAWNED_AT")
+    try:
+        seconds = HARNESS_LOADED_AT - float(spawned)
+        if 0.0 <= seconds < 3600.0:
+            phases["interpreter_start"] = round(seconds, 4)
+    except (TypeError, ValueError):
+        pass
+    started = time.perf_counter()
+    torch, torch_error = import_torch(with_dynamo=True)
+    phases["torch_import"] = round(time.perf_counter() - started, 4)
+    reason = fork_unsafe_reason(torch, torch_error)
+    ready_at = time.time()
+    ready = {
+        "fork_safe": reason is None, "reason": reason, "phases": phases, "pid": os.getpid(),
+        "native_threads": native_thread_count(),
+    }
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.write(1, worker_marker(token, "ready", ready))
+    if reason is not None:
+        return 0
+    served = 0
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            return 0
+        command = json.loads(line)
+        served += 1
+        number = command.get("n")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            serve_child(command, phases if served == 1 else {}, ready_at, ready["pid"])
+        try:
+            os.setpgid(pid, pid)  # also here: the group must exist before Rust learns the pid
+        except OSError:
+            pass
+        os.write(1, worker_marker(token, "start", {"n": number, "pid": pid}))
+        _, status = os.waitpid(pid, 0)
+        try:
+            os.killpg(pid, signal.SIGKILL)  # compile workers the case left behind
+        except OSError:
+            pass
+        os.write(2, worker_marker(token, "end", {"n": number}))
+        os.write(1, worker_marker(token, "end", {"n": number, "status": status}))
+
+
+USAGE = "usage: harness.py env | harness.py run REQUEST.json RESULT.json | harness.py serve TOKEN"
 
 
 def main(argv):
@@ -2687,13 +2845,15 @@ def main(argv):
         return env_command()
     if len(argv) == 4 and argv[1] == "run":
         return run_command(argv[2], argv[3])
+    if len(argv) == 3 and argv[1] == "serve":
+        return serve_command(argv[2])
     sys.stderr.write(USAGE + "\n")
     return 2
 
 
 if __name__ == "__main__":
     exit_code = main(sys.argv)
-    if len(sys.argv) > 1 and sys.argv[1] == "run":
+    if len(sys.argv) > 1 and sys.argv[1] in ("run", "serve"):
         # The result file is written. Interpreter teardown with torch loaded (module finalizers, compile
         # worker pools) took seconds of every case's wall time; Rust kills whatever the case left running.
         sys.stdout.flush()
