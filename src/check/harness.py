@@ -698,6 +698,13 @@ def time_interleaved(stepper, eager_fn, compiled_fn, args, kwargs, warmup, steps
     return eager, compiled
 
 
+def timing_warmup(warmup):
+    """Interleaved warm-up pairs still needed before timing: the eager reference step and the compile's
+    own calls already ran each side once, so one fewer — but at least one pair when any was asked for
+    (the float64 run and the parity comparison ran in between)."""
+    return max(warmup - 1, min(warmup, 1))
+
+
 def timing_unstable(stats):
     """A spread this wide means the median describes the machine's load, not the code."""
     return bool(stats) and stats["p10"] > 0 and stats["p90"] / stats["p10"] > UNSTABLE_SPREAD
@@ -2353,14 +2360,38 @@ class Run:
                 if cuda:
                     torch.cuda.reset_peak_memory_stats()
                 first_args, first_kwargs = schedule[0]
+                # The first compiled call is the compiled parity step when it runs the checked inputs from
+                # the checked state and seeds (no second compiled step for parity). Not under CUDA graphs
+                # (mode="reduce-overhead": the first call is their un-captured warm-up, later steps replay)
+                # nor with a `metric` (computed on the device outputs of the parity step), nor when the
+                # step draws random numbers: compiling may draw some too (autotuning inputs) between the
+                # seed reset and the graph's own draws.
+                first_call_is_parity = (
+                    measure
+                    and not result.get("step_uses_rng")
+                    and first_args is args
+                    and first_kwargs is kwargs
+                    and effective.get("mode") != "reduce-overhead"
+                    and case.get("metric") is None
+                )
+                if first_call_is_parity:
+                    self.initial_state.restore()
+                    reset_seeds(torch)
                 stepper.synchronize()
                 cache_counts_before = compile_cache_counts(torch)
                 graph_counts_before = dynamo_graph_counts(torch)
+                first_call = None
                 with self.timed("compile"):
                     started = time.perf_counter()
-                    stepper.step(compiled, first_args, first_kwargs)
+                    outputs, loss = stepper.step(compiled, first_args, first_kwargs)
                     stepper.synchronize()
                     result["compile_seconds"] = time.perf_counter() - started
+                if first_call_is_parity:
+                    with self.timed("parity"):
+                        grads = to_cpu(torch, stepper.grads(args, kwargs)) if stepper.training else {}
+                        first_call = (to_cpu(torch, outputs), to_cpu(torch, loss), grads)
+                        del grads
+                del outputs, loss
                 # The first call's graphs and breaks are what explain() would report for these inputs.
                 self.record_graph_facts(recorder, graph_counts_before, dynamo_graph_counts(torch))
                 if measure:
@@ -2379,16 +2410,22 @@ class Run:
                 phase = "parity"
                 self.checkpoint("parity")
                 with self.timed("parity"):
-                    self.initial_state.restore()
-                    reset_seeds(torch)
-                    outputs, loss = stepper.step(compiled, args, kwargs)
-                    self.compare(case, stepper, eager[0], eager[1], outputs, loss, args, kwargs)
+                    if first_call is not None:
+                        outputs, loss, grads = first_call
+                        first_call = None
+                        self.compare(case, stepper, eager[0], eager[1], outputs, loss, args, kwargs, grads)
+                    else:
+                        self.initial_state.restore()
+                        reset_seeds(torch)
+                        outputs, loss = stepper.step(compiled, args, kwargs)
+                        self.compare(case, stepper, eager[0], eager[1], outputs, loss, args, kwargs)
                     del outputs, loss
                 phase = "compiled_run"
                 self.checkpoint("compiled_run")
                 with self.timed("timing"):
+                    # The eager reference step and the compile's calls were each side's first warm-up.
                     eager_samples, compiled_samples = time_interleaved(
-                        stepper, model, compiled, args, kwargs, warmup, steps
+                        stepper, model, compiled, args, kwargs, timing_warmup(warmup), steps
                     )
                 for side, samples in (("eager", eager_samples), ("compiled", compiled_samples)):
                     result[side + "_ms_stats"] = timing_stats(samples)
@@ -2601,7 +2638,11 @@ class Run:
         finally:
             config.fallback_random = previous
 
-    def compare(self, case, stepper, eager_reference, eager_grads, compiled_outputs, compiled_loss, args, kwargs):
+    def compare(
+        self, case, stepper, eager_reference, eager_grads, compiled_outputs, compiled_loss, args, kwargs,
+        compiled_grads=None,
+    ):
+        """`compiled_grads`: the compiled step's gradients when captured already (CPU), else read now."""
         torch = self.torch
         result = self.result
         expected_outputs, expected_loss = eager_reference
@@ -2626,7 +2667,8 @@ class Run:
         parity_ok = check.ok
         problems = list(check.problems())
         if stepper.training:
-            compiled_grads = to_cpu(torch, stepper.grads(args, kwargs))
+            if compiled_grads is None:
+                compiled_grads = to_cpu(torch, stepper.grads(args, kwargs))
             grad_check = ParityCheck(torch, atol, rtol, low_precision)
             if set(eager_grads) != set(compiled_grads):
                 grad_check.mismatch("grad", "eager has gradients for %d tensors, compiled for %d"

@@ -328,11 +328,19 @@ fn wall_line(result: &CaseResult) -> Option<String> {
         phases.interpreter_start,
         phases.torch_import,
         phases.device_init,
+        phases.fork,
     ) {
-        (interpreter, Some(import), device) => format!(
+        (interpreter, Some(import), device, None) => format!(
             " · process start {:.2} s (interpreter {:.2}, torch import {import:.2}, device init {:.2})",
             result.process_start_seconds.unwrap_or(0.0),
             interpreter.unwrap_or(0.0),
+            device.unwrap_or(0.0)
+        ),
+        // Forked by a fork server: the server's start is in the first case it served.
+        (interpreter, import, device, Some(fork)) => format!(
+            " · process start {:.2} s (fork server start {:.2}, fork {fork:.2}, device init {:.2})",
+            result.process_start_seconds.unwrap_or(0.0),
+            interpreter.unwrap_or(0.0) + import.unwrap_or(0.0),
             device.unwrap_or(0.0)
         ),
         _ => String::new(),
@@ -532,6 +540,9 @@ pub fn render_text(document: &Document) -> String {
             let _ = writeln!(out, "  note: {note}");
         }
     }
+    if let Some(line) = run_cost_line(document.results) {
+        let _ = writeln!(out, "\n{line}");
+    }
     let _ = writeln!(out, "\n{}", summary_line(document));
     out.push_str(&super::cross_check::render_text(
         document.results,
@@ -609,12 +620,105 @@ pub fn render_markdown(document: &Document) -> String {
     for line in environment_lines(document) {
         let _ = writeln!(out, "<sub>{}</sub><br>", markdown_cell(&line));
     }
+    if let Some(line) = run_cost_line(document.results) {
+        let _ = writeln!(out, "<sub>{}</sub><br>", markdown_cell(&line));
+    }
     let _ = writeln!(out, "\n{}", summary_line(document));
     out.push_str(&super::cross_check::render_markdown(
         document.results,
         document.cwd,
     ));
     out
+}
+
+/// graphbreak's own time over every case of the run: the sum of the cases' `graphbreak_seconds` over the
+/// sum of their wall times. With a fork server the start-up is in the first case it served (that case
+/// waited for it), so the run-level figure is the honest one for "what did checking these cases add".
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct RunCost {
+    pub cases: usize,
+    pub wall_seconds: f64,
+    pub graphbreak_seconds: f64,
+    pub graphbreak_share: Option<f64>,
+    pub process_start_seconds: f64,
+    pub checking_seconds: f64,
+    pub checking_share: Option<f64>,
+    /// Cases forked by a fork server / spawned as fresh interpreters.
+    pub forked: usize,
+    pub spawned: usize,
+    /// Fork servers started (each once per interpreter and lane) and their start-up seconds in all.
+    pub fork_servers: usize,
+    pub fork_server_start_seconds: f64,
+}
+
+pub fn run_cost(results: &[CaseResult]) -> Option<RunCost> {
+    let mut cost = RunCost::default();
+    for result in results {
+        let (Some(wall), Some(added)) = (result.wall_seconds, result.graphbreak_seconds) else {
+            continue;
+        };
+        cost.cases += 1;
+        cost.wall_seconds += wall;
+        cost.graphbreak_seconds += added;
+        cost.process_start_seconds += result.process_start_seconds.unwrap_or(0.0);
+        cost.checking_seconds += result.checking_seconds.unwrap_or(0.0);
+        let worker = result.worker.as_ref();
+        match worker.and_then(|w| w.mode.as_deref()) {
+            Some("fork_server") => {
+                cost.forked += 1;
+                if worker.and_then(|w| w.served) == Some(1) {
+                    cost.fork_servers += 1;
+                    cost.fork_server_start_seconds +=
+                        worker.and_then(|w| w.start_seconds).unwrap_or(0.0);
+                }
+            }
+            _ => cost.spawned += 1,
+        }
+    }
+    if cost.cases == 0 {
+        return None;
+    }
+    let round = |x: f64| (x * 1000.0).round() / 1000.0;
+    if cost.wall_seconds > 0.0 {
+        cost.graphbreak_share = Some(round(cost.graphbreak_seconds / cost.wall_seconds));
+        cost.checking_share = Some(round(cost.checking_seconds / cost.wall_seconds));
+    }
+    cost.wall_seconds = round(cost.wall_seconds);
+    cost.graphbreak_seconds = round(cost.graphbreak_seconds);
+    cost.process_start_seconds = round(cost.process_start_seconds);
+    cost.checking_seconds = round(cost.checking_seconds);
+    cost.fork_server_start_seconds = round(cost.fork_server_start_seconds);
+    Some(cost)
+}
+
+fn run_cost_line(results: &[CaseResult]) -> Option<String> {
+    let cost = run_cost(results)?;
+    let percent = |share: Option<f64>| {
+        share
+            .map(|s| format!(" ({:.1}%)", s * 100.0))
+            .unwrap_or_default()
+    };
+    let processes = match (cost.forked, cost.spawned) {
+        (0, spawned) => format!("{spawned} spawned"),
+        (forked, 0) => format!(
+            "{forked} forked by {} fork server(s) started in {:.2} s",
+            cost.fork_servers, cost.fork_server_start_seconds
+        ),
+        (forked, spawned) => format!(
+            "{forked} forked by {} fork server(s) started in {:.2} s, {spawned} spawned",
+            cost.fork_servers, cost.fork_server_start_seconds
+        ),
+    };
+    Some(format!(
+        "graphbreak's own time: {:.2} s of {:.2} s wall over {} case(s){} — process start {:.2} s,          checking {:.2} s{}; case processes: {processes}",
+        cost.graphbreak_seconds,
+        cost.wall_seconds,
+        cost.cases,
+        percent(cost.graphbreak_share),
+        cost.process_start_seconds,
+        cost.checking_seconds,
+        percent(cost.checking_share),
+    ))
 }
 
 pub fn to_json(document: &Document) -> Value {
@@ -626,6 +730,9 @@ pub fn to_json(document: &Document) -> Value {
         "results": document.results,
         "interrupted": document.interrupted,
     });
+    if let Some(cost) = run_cost(document.results) {
+        value["cost"] = json!(cost);
+    }
     if let Some(shard) = document.shard {
         value["shard"] = json!(shard);
     }
