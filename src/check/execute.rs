@@ -261,7 +261,12 @@ impl Lane {
                     Some(reason) => LaneMode::Spawn(reason, None),
                     None => {
                         let started = Instant::now();
-                        match ForkServer::start(&interpreter.path, &settings.harness, env) {
+                        match ForkServer::start(
+                            &interpreter.path,
+                            &settings.harness,
+                            &settings.options.device,
+                            env,
+                        ) {
                             Ok(server) => LaneMode::Server(server),
                             Err(reason) => LaneMode::Spawn(
                                 format!("fork server not used: {reason}"),

@@ -2769,6 +2769,29 @@ def fork_unsafe_reason(torch, torch_error):
     return None
 
 
+def forked_child_cannot_use_cuda(torch):
+    """Forks a throw-away child that creates a CUDA context. Importing torch does not initialize CUDA,
+    but a library's `torch.cuda.is_available()` at import (cudaGetDeviceCount) starts the driver, which a
+    forked child then cannot use; torch.cuda.is_initialized() does not see that. None: the child could
+    (or there is no CUDA at all, which every case then reports itself); else the reason."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            if not torch.cuda.is_available() or torch.zeros(1, device="cuda").add_(1).item() == 1.0:
+                code = 0
+        except BaseException:  # noqa: BLE001 - any failure means: do not fork cases that need CUDA
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    if status == 0:
+        return None
+    return "a forked child could not initialize CUDA (wait status %d): CUDA was touched while importing" % status
+
+
 def threading_alive():
     threading = sys.modules.get("threading")
     if threading is None:
@@ -2824,7 +2847,7 @@ def serve_child(command, inherited_phases, ready_at, server_pid):
             os._exit(code)
 
 
-def serve_command(token):
+def serve_command(token, device="auto"):
     """Reads one JSON command per line on stdin ({"n", "request", "result", "cwd", "env", "sent_at"}),
     forks a child per command and waits for it; reports `ready`, then `start` (child pid) and `end`
     (raw wait status) per case as marker records (worker_marker). Exits at EOF or when forking is unsafe."""
@@ -2842,6 +2865,11 @@ def serve_command(token):
     torch, torch_error = import_torch(with_dynamo=True)
     phases["torch_import"] = round(time.perf_counter() - started, 4)
     reason = fork_unsafe_reason(torch, torch_error)
+    if reason is None and device != "cpu":
+        # Charged to the first case as device_init (that case then creates its own context on top).
+        started = time.perf_counter()
+        reason = forked_child_cannot_use_cuda(torch)
+        phases["device_init"] = round(time.perf_counter() - started, 4)
     ready_at = time.time()
     ready = {
         "fork_safe": reason is None, "reason": reason, "phases": phases, "pid": os.getpid(),
@@ -2879,7 +2907,7 @@ def serve_command(token):
         os.write(1, worker_marker(token, "end", {"n": number, "status": status}))
 
 
-USAGE = "usage: harness.py env | harness.py run REQUEST.json RESULT.json | harness.py serve TOKEN"
+USAGE = "usage: harness.py env | harness.py run REQUEST.json RESULT.json | harness.py serve TOKEN [DEVICE]"
 
 
 def main(argv):
@@ -2887,8 +2915,8 @@ def main(argv):
         return env_command()
     if len(argv) == 4 and argv[1] == "run":
         return run_command(argv[2], argv[3])
-    if len(argv) == 3 and argv[1] == "serve":
-        return serve_command(argv[2])
+    if len(argv) in (3, 4) and argv[1] == "serve":
+        return serve_command(*argv[2:])
     sys.stderr.write(USAGE + "\n")
     return 2
 

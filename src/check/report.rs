@@ -710,7 +710,7 @@ fn run_cost_line(results: &[CaseResult]) -> Option<String> {
         ),
     };
     Some(format!(
-        "graphbreak's own time: {:.2} s of {:.2} s wall over {} case(s){} — process start {:.2} s,          checking {:.2} s{}; case processes: {processes}",
+        "graphbreak's own time: {:.2} s of {:.2} s wall over {} case(s){} — process start {:.2} s, checking {:.2} s{}; case processes: {processes}",
         cost.graphbreak_seconds,
         cost.wall_seconds,
         cost.cases,

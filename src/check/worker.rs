@@ -185,7 +185,12 @@ pub struct ServerLost(pub String);
 impl ForkServer {
     /// Starts `python -X faulthandler harness serve TOKEN` with `env` and waits for `ready`. `Err` = the
     /// reason the lane spawns instead.
-    pub fn start(python: &Path, harness: &Path, env: &[(String, String)]) -> Result<Self, String> {
+    pub fn start(
+        python: &Path,
+        harness: &Path,
+        device: &str,
+        env: &[(String, String)],
+    ) -> Result<Self, String> {
         let token = format!(
             "{:x}{:x}",
             std::process::id(),
@@ -201,6 +206,7 @@ impl ForkServer {
             .arg(harness)
             .arg("serve")
             .arg(&token)
+            .arg(device)
             .env("PYTHONUNBUFFERED", "1")
             .env("GRAPHBREAK_SPAWNED_AT", epoch_seconds())
             .envs(env.iter().map(|(k, v)| (k, v)))
