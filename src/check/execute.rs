@@ -366,9 +366,10 @@ pub fn run_case(
     ];
     env.extend(lane.env.iter().cloned());
     let timeout = Duration::from_secs_f64(options.timeout);
-    let since = Instant::now();
     let mut fallback: Option<(String, Option<f64>)> = None;
+    // A server's start-up is reported once (worker.start_seconds, the run's cost), not in this case's wall.
     let mode = lane.mode(interpreter, settings, &env);
+    let since = Instant::now();
     if let LaneMode::Server(server) = mode {
         match server.run_case(
             &request_path,

@@ -2129,12 +2129,10 @@ class Run:
 
     def record_interpreter_start(self):
         """Interpreter start-up until the harness module ran: Rust passes the spawn time (epoch seconds).
-        In a fork server's child: `fork` (request sent → child running), and for the server's first case
-        the server's own interpreter start and torch import (paid once, by the case that waited for it)."""
+        In a fork server's child: `fork` (request sent, or the server ready if later → child running);
+        the server's own start-up is reported once per server by graphbreak (`worker.start_seconds`)."""
         if self.served is not None:
-            seconds = self.result.setdefault("phase_seconds", {})
-            seconds.update(self.served.inherited_phases)
-            seconds["fork"] = round(self.served.fork_seconds, 4)
+            self.result.setdefault("phase_seconds", {})["fork"] = round(self.served.fork_seconds, 4)
             return
         spawned = os.environ.get("GRAPHBREAK_SPAWNED_AT")
         try:
@@ -2737,8 +2735,7 @@ def run_command(request_path, result_path, served=None):
 class ServedCase:
     """What a forked child knows about how it was started (Run.record_interpreter_start)."""
 
-    def __init__(self, inherited_phases, fork_seconds):
-        self.inherited_phases = inherited_phases
+    def __init__(self, fork_seconds):
         self.fork_seconds = fork_seconds
 
 
@@ -2816,9 +2813,11 @@ def die_with_parent():
         pass
 
 
-def serve_child(command, inherited_phases, ready_at, server_pid):
+def serve_child(command, ready_at, server_pid, token):
     """The forked child: its own process group (Rust's timeout kills the group), the case's cwd and
-    environment, then the same run as `harness.py run`. Never returns."""
+    environment, then the same run as `harness.py run`. Once the result file is final it says `done` (on
+    stderr, then stdout): graphbreak moves on while this process exits — tearing down a CUDA context
+    that held gigabytes takes seconds, and overlaps the next case. Never returns."""
     code = 70
     try:
         started = time.time()
@@ -2836,7 +2835,12 @@ def serve_child(command, inherited_phases, ready_at, server_pid):
         os.environ.update({str(k): str(v) for k, v in (command.get("env") or {}).items()})
         sent_at = float(command.get("sent_at") or started)
         fork_seconds = max(0.0, started - max(sent_at, ready_at))
-        code = run_command(command["request"], command["result"], ServedCase(inherited_phases, fork_seconds))
+        code = run_command(command["request"], command["result"], ServedCase(fork_seconds))
+        sys.stdout.flush()
+        sys.stderr.flush()
+        done = {"n": command.get("n"), "code": code}
+        os.write(2, worker_marker(token, "done", done))
+        os.write(1, worker_marker(token, "done", done))
     except BaseException:  # noqa: BLE001 - the child must end here, never return into the server loop
         traceback.print_exc()
     finally:
@@ -2848,9 +2852,13 @@ def serve_child(command, inherited_phases, ready_at, server_pid):
 
 
 def serve_command(token, device="auto"):
-    """Reads one JSON command per line on stdin ({"n", "request", "result", "cwd", "env", "sent_at"}),
-    forks a child per command and waits for it; reports `ready`, then `start` (child pid) and `end`
-    (raw wait status) per case as marker records (worker_marker). Exits at EOF or when forking is unsafe."""
+    """Reads one JSON command per line on stdin ({"n", "request", "result", "cwd", "env", "sent_at"}) and
+    forks a child per command; reports `ready` once, then per case `start` (child pid), the child's own
+    `done` (result final) and `end` (raw wait status, after the exit) as marker records (worker_marker).
+    A child may still be exiting when the next command comes: children are reaped as they end. Exits at
+    EOF on stdin or when forking is unsafe. The server's start-up (interpreter, torch import, the CUDA
+    check) is in `ready`; graphbreak reports it once per server."""
+    import select  # noqa: PLC0415
     import signal  # noqa: PLC0415
 
     phases = {}
@@ -2866,13 +2874,13 @@ def serve_command(token, device="auto"):
     phases["torch_import"] = round(time.perf_counter() - started, 4)
     reason = fork_unsafe_reason(torch, torch_error)
     if reason is None and device != "cpu":
-        # Charged to the first case as device_init (that case then creates its own context on top).
         started = time.perf_counter()
         reason = forked_child_cannot_use_cuda(torch)
-        phases["device_init"] = round(time.perf_counter() - started, 4)
+        phases["cuda_check"] = round(time.perf_counter() - started, 4)
     ready_at = time.time()
+    server_pid = os.getpid()
     ready = {
-        "fork_safe": reason is None, "reason": reason, "phases": phases, "pid": os.getpid(),
+        "fork_safe": reason is None, "reason": reason, "phases": phases, "pid": server_pid,
         "native_threads": native_thread_count(),
     }
     sys.stdout.flush()
@@ -2880,31 +2888,47 @@ def serve_command(token, device="auto"):
     os.write(1, worker_marker(token, "ready", ready))
     if reason is not None:
         return 0
-    served = 0
+    running = {}
+    pending = b""
     while True:
-        line = sys.stdin.readline()
-        if not line:
+        while running:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                running.clear()
+                break
+            if pid == 0:
+                break
+            number = running.pop(pid, None)
+            try:
+                os.killpg(pid, signal.SIGKILL)  # compile workers the case left behind
+            except OSError:
+                pass
+            os.write(2, worker_marker(token, "end", {"n": number}))
+            os.write(1, worker_marker(token, "end", {"n": number, "status": status}))
+        readable, _, _ = select.select([0], [], [], 0.02 if running else 1.0)
+        if not readable:
+            continue
+        chunk = os.read(0, 65536)
+        if not chunk:
             return 0
-        command = json.loads(line)
-        served += 1
-        number = command.get("n")
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            serve_child(command, phases if served == 1 else {}, ready_at, ready["pid"])
-        try:
-            os.setpgid(pid, pid)  # also here: the group must exist before Rust learns the pid
-        except OSError:
-            pass
-        os.write(1, worker_marker(token, "start", {"n": number, "pid": pid}))
-        _, status = os.waitpid(pid, 0)
-        try:
-            os.killpg(pid, signal.SIGKILL)  # compile workers the case left behind
-        except OSError:
-            pass
-        os.write(2, worker_marker(token, "end", {"n": number}))
-        os.write(1, worker_marker(token, "end", {"n": number, "status": status}))
+        pending += chunk
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            if not line.strip():
+                continue
+            command = json.loads(line.decode("utf-8"))
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                serve_child(command, ready_at, server_pid, token)
+            try:
+                os.setpgid(pid, pid)  # also here: the group must exist before graphbreak learns the pid
+            except OSError:
+                pass
+            running[pid] = command.get("n")
+            os.write(1, worker_marker(token, "start", {"n": command.get("n"), "pid": pid}))
 
 
 USAGE = "usage: harness.py env | harness.py run REQUEST.json RESULT.json | harness.py serve TOKEN [DEVICE]"

@@ -477,11 +477,12 @@ pub struct WorkerInfo {
     /// `fork_server` (forked from a server that imported torch once) or `spawn` (a fresh interpreter).
     #[serde(default)]
     pub mode: Option<String>,
-    /// Fork server: this case was the n-th it served (the first one waited for the server's start, and
-    /// its `phase_seconds` carry the server's interpreter start and torch import).
+    /// Fork server: this case was the n-th it served.
     #[serde(default)]
     pub served: Option<u32>,
-    /// Fork server: its start-up (spawn until ready: interpreter and torch import), paid once per lane.
+    /// Fork server: its start-up (spawn until ready: interpreter, torch import, the forked-CUDA check),
+    /// paid once per interpreter and lane and in no case's `wall_seconds`; the run's `cost` adds it once.
+    /// Spawn: what a failed attempt to start a server cost (on the lane's first case only).
     #[serde(default)]
     pub start_seconds: Option<f64>,
     /// Fork server: native threads alive in it when it started forking (NumPy's OpenBLAS pool).

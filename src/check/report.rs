@@ -336,11 +336,10 @@ fn wall_line(result: &CaseResult) -> Option<String> {
             interpreter.unwrap_or(0.0),
             device.unwrap_or(0.0)
         ),
-        // Forked by a fork server: the server's start is in the first case it served.
-        (interpreter, import, device, Some(fork)) => format!(
-            " · process start {:.2} s (fork server start {:.2}, fork {fork:.2}, device init {:.2})",
+        // Forked by a fork server: its start-up is counted once, in the run's cost line.
+        (_, _, device, Some(fork)) => format!(
+            " · process start {:.2} s (fork {fork:.2}, device init {:.2}; fork server start-up in the run's total)",
             result.process_start_seconds.unwrap_or(0.0),
-            interpreter.unwrap_or(0.0) + import.unwrap_or(0.0),
             device.unwrap_or(0.0)
         ),
         _ => String::new(),
@@ -631,9 +630,10 @@ pub fn render_markdown(document: &Document) -> String {
     out
 }
 
-/// graphbreak's own time over every case of the run: the sum of the cases' `graphbreak_seconds` over the
-/// sum of their wall times. With a fork server the start-up is in the first case it served (that case
-/// waited for it), so the run-level figure is the honest one for "what did checking these cases add".
+/// graphbreak's own time over every case of the run: the cases' `graphbreak_seconds` plus each fork
+/// server's start-up (interpreter, torch import, CUDA check: paid once per interpreter and lane, in no
+/// case's wall), over the cases' wall times plus those start-ups. A failed attempt to start a server
+/// (the lane then spawned) is counted the same way.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct RunCost {
     pub cases: usize,
@@ -646,7 +646,8 @@ pub struct RunCost {
     /// Cases forked by a fork server / spawned as fresh interpreters.
     pub forked: usize,
     pub spawned: usize,
-    /// Fork servers started (each once per interpreter and lane) and their start-up seconds in all.
+    /// Fork servers started (each once per interpreter and lane) and the start-up seconds in all (also
+    /// of an attempt that failed, after which the lane spawned); included in the sums above.
     pub fork_servers: usize,
     pub fork_server_start_seconds: f64,
 }
@@ -663,16 +664,23 @@ pub fn run_cost(results: &[CaseResult]) -> Option<RunCost> {
         cost.process_start_seconds += result.process_start_seconds.unwrap_or(0.0);
         cost.checking_seconds += result.checking_seconds.unwrap_or(0.0);
         let worker = result.worker.as_ref();
-        match worker.and_then(|w| w.mode.as_deref()) {
-            Some("fork_server") => {
-                cost.forked += 1;
-                if worker.and_then(|w| w.served) == Some(1) {
-                    cost.fork_servers += 1;
-                    cost.fork_server_start_seconds +=
-                        worker.and_then(|w| w.start_seconds).unwrap_or(0.0);
-                }
+        let forked = worker.and_then(|w| w.mode.as_deref()) == Some("fork_server");
+        if forked {
+            cost.forked += 1;
+        } else {
+            cost.spawned += 1;
+        }
+        // A server's start-up is carried by every case it served; counted with its first. A spawned
+        // lane's failed attempt is carried by its first case only.
+        let start = worker.and_then(|w| w.start_seconds);
+        if let Some(start) = start.filter(|_| !forked || worker.and_then(|w| w.served) == Some(1)) {
+            if forked {
+                cost.fork_servers += 1;
             }
-            _ => cost.spawned += 1,
+            cost.fork_server_start_seconds += start;
+            cost.wall_seconds += start;
+            cost.graphbreak_seconds += start;
+            cost.process_start_seconds += start;
         }
     }
     if cost.cases == 0 {

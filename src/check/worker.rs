@@ -7,10 +7,14 @@
 //! Protocol (docs/check-protocol.md, "Fork server"): we write one JSON command per line to the server's
 //! stdin; the server answers with marker records on its stdout/stderr
 //! (`\x1egraphbreak-worker:<token>:<kind> <json>\n`): `ready` once (whether forking is safe: no Python
-//! thread alive, CUDA not initialized, Linux), then per case `start` (the child's pid) and `end` (its raw
-//! wait status; on stderr too, so each stream's tail ends exactly at its case). The case's own output goes
-//! to the same pipes, between those markers. The server never touches CUDA: a child forked after CUDA
-//! initialization could not use it, so each child creates its own context (`device_init`).
+//! thread alive, a forked child can create a CUDA context, Linux), then per case `start` (the child's pid),
+//! `done` from the child once its result file is final, and `end` (its raw wait status) once it exited;
+//! `done` and `end` come on stderr too, so each stream's tail ends exactly at its case. A case is finished
+//! at `done`: its process's exit (seconds, for a CUDA context that held gigabytes) overlaps the next case;
+//! a child that dies before `done` is classified by its `end` status as a spawned one would be. The
+//! case's own output goes to the same pipes, between those markers. The server never touches CUDA in its
+//! own process: a child forked after CUDA initialization could not use it, so each child creates its own
+//! context (`device_init`).
 //!
 //! When the server cannot serve (not Linux, a thread alive after the imports, it died, it said no), the
 //! lane falls back to spawning `harness.py run` per case, and each result says which mode ran it
@@ -316,8 +320,8 @@ impl ForkServer {
         self.served
     }
 
-    /// Runs one case in a forked child. The wall time counts from `since` (the first case of a server
-    /// waited for it to start). `timeout` applies to the child from the moment it was asked for.
+    /// Runs one case in a forked child, until its `done` (or its death). The wall time counts from
+    /// `since`; `timeout` applies from the moment the case was asked for.
     pub fn run_case(
         &mut self,
         request: &Path,
@@ -358,6 +362,8 @@ impl ForkServer {
         let mut aborted_at: Option<Instant> = None;
         let mut was_interrupted = false;
         let lost = loop {
+            // `done` (the result is final; the child may still be exiting) or `end` (it exited), each
+            // seen on both streams so the tails are complete (bounded wait for the second one).
             if status.is_some()
                 && (stderr_ended || status_at.is_some_and(|at| at.elapsed() > STREAM_SETTLE))
             {
@@ -403,21 +409,25 @@ impl ForkServer {
                         }
                     }
                 }
-                Ok(Message::Marker(Stream::Stdout, kind, payload)) if kind == "end" => {
-                    if payload["n"].as_u64() == Some(u64::from(number)) {
-                        status = Some(
-                            payload["status"]
-                                .as_i64()
-                                .and_then(|s| i32::try_from(s).ok())
-                                .unwrap_or(-1),
-                        );
-                        status_at = Some(Instant::now());
-                    }
+                Ok(Message::Marker(Stream::Stdout, kind, payload))
+                    if (kind == "end" || kind == "done")
+                        && payload["n"].as_u64() == Some(u64::from(number))
+                        && status.is_none() =>
+                {
+                    // done: the harness's exit code as a wait status (code << 8); end: the real one.
+                    let raw = if kind == "done" {
+                        payload["code"].as_i64().map(|code| code << 8)
+                    } else {
+                        payload["status"].as_i64()
+                    };
+                    status = Some(raw.and_then(|s| i32::try_from(s).ok()).unwrap_or(-1));
+                    status_at = Some(Instant::now());
                 }
-                Ok(Message::Marker(Stream::Stderr, kind, payload)) if kind == "end" => {
-                    if payload["n"].as_u64() == Some(u64::from(number)) {
-                        stderr_ended = true;
-                    }
+                Ok(Message::Marker(Stream::Stderr, kind, payload))
+                    if (kind == "end" || kind == "done")
+                        && payload["n"].as_u64() == Some(u64::from(number)) =>
+                {
+                    stderr_ended = true;
                 }
                 Ok(Message::Marker(..)) => {}
                 Ok(Message::Closed(stream)) => {
