@@ -2061,6 +2061,9 @@ class Run:
         self.initial_state = None
         self.reference64 = None
         self.trace_facts = TraceFacts()
+        # Seconds outside timed blocks, by the phase that followed them (timed / finish_untimed).
+        self.untimed = {}
+        self.last_mark = time.perf_counter()
 
     # -- bookkeeping
 
@@ -2119,13 +2122,30 @@ class Run:
 
     @contextlib.contextmanager
     def timed(self, phase):
-        """Adds the wall seconds of the block to result["phase_seconds"][phase] (also when it raises)."""
+        """Adds the wall seconds of the block to result["phase_seconds"][phase] (also when it raises).
+        The seconds between timed blocks (checkpoints, log handlers, bookkeeping) are kept per following
+        phase in self.untimed, so no second of the run goes unexplained (finish_untimed)."""
         started = time.perf_counter()
+        self.untimed[phase] = self.untimed.get(phase, 0.0) + max(0.0, started - self.last_mark)
         try:
             yield
         finally:
+            ended = time.perf_counter()
+            self.last_mark = ended
             seconds = self.result.setdefault("phase_seconds", {})
-            seconds[phase] = round(seconds.get(phase, 0.0) + time.perf_counter() - started, 4)
+            seconds[phase] = round(seconds.get(phase, 0.0) + ended - started, 4)
+
+    def finish_untimed(self):
+        """phase_seconds["between_phases"]: the run's seconds outside every timed block; a note names
+        where when it is more than half a second."""
+        self.untimed["(end)"] = self.untimed.get("(end)", 0.0) + max(0.0, time.perf_counter() - self.last_mark)
+        self.last_mark = time.perf_counter()
+        total = sum(self.untimed.values())
+        self.result.setdefault("phase_seconds", {})["between_phases"] = round(total, 4)
+        if total > 0.5:
+            worst = sorted(self.untimed.items(), key=lambda item: -item[1])[:4]
+            self.note("%.2f s between timed phases (before %s)" % (
+                total, ", ".join("%s %.2f s" % (phase, seconds) for phase, seconds in worst)))
 
     def record_interpreter_start(self):
         """Interpreter start-up until the harness module ran: Rust passes the spawn time (epoch seconds).
@@ -2337,10 +2357,11 @@ class Run:
         model, args, kwargs = case["model"], case["args"], case["kwargs"]
         cuda = stepper.device == "cuda"
         self.checkpoint("compile")
-        reset_dynamo(torch)
-        # Counted as compile (not as graphbreak's): the cache check imports torch._inductor, which the
-        # first compiled call would import anyway.
+        # Counted as compile (not as graphbreak's): Dynamo's reset and the cache check import
+        # torch._inductor (with Triton on a GPU: 2.7 s on the H200, measured between phases before this
+        # was timed), which the first compiled call of any fresh process imports anyway.
         with self.timed("compile"):
+            reset_dynamo(torch)
             result["compile_cache"] = inductor_cache_state(torch, effective.get("backend")) if measure else None
         limit_name, limit_value = recompile_limit_name(torch)
         phase = "compile"
@@ -2390,6 +2411,8 @@ class Run:
                         first_call = (to_cpu(torch, outputs), to_cpu(torch, loss), grads)
                         del grads
                 del outputs, loss
+                with self.timed("compile"):
+                    self.wait_for_compile_workers()
                 # The first call's graphs and breaks are what explain() would report for these inputs.
                 self.record_graph_facts(recorder, graph_counts_before, dynamo_graph_counts(torch))
                 if measure:
@@ -2453,6 +2476,23 @@ class Run:
                 result["cache_limit_hit"] = True
                 self.note("Dynamo hit %s=%s during the timing steps" % (limit_name, limit_value))
         return compiled
+
+    def wait_for_compile_workers(self):
+        """Inductor's compile-worker pool, once asked for, keeps starting in the background (a process per
+        worker, each importing torch: 16 on the H200) after a compile served from a warm cache returned.
+        Measured there: the parity step right after took 5.0-7.0 s instead of 0.4-0.5 s
+        (TORCHINDUCTOR_COMPILE_THREADS=1 removed it). Its start-up is the compile's cost: wait for it
+        here, in the compile phase, so graphbreak's own steps run on a quiet host. A pool nobody
+        asked for is not started."""
+        module = sys.modules.get("torch._inductor.async_compile")
+        compiler = getattr(module, "AsyncCompile", None)
+        ready = getattr(compiler, "_ready_future", None)
+        if ready is None:
+            return
+        try:
+            ready.result(timeout=60)
+        except Exception as error:  # noqa: BLE001 - a pool that never gets ready is Inductor's business
+            self.note("Inductor's compile workers were not ready within 60 s: %s" % type(error).__name__)
 
     def record_graph_facts(self, recorder, counts_before, counts_after):
         """graph_count / graph_break_count / graph_breaks from the compile itself: Dynamo's counters
@@ -2724,6 +2764,7 @@ def run_command(request_path, result_path, served=None):
         run.trace_facts.attach(run.result, run.torch, run.classifier)
     except Exception as error:  # noqa: BLE001 - the trace map must never cost the case's own result
         run.note("trace map failed: %s: %s" % (type(error).__name__, first_line(error)))
+    run.finish_untimed()
     run.write()
     return 0
 
