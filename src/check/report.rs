@@ -764,6 +764,47 @@ mod tests {
     use super::*;
 
     #[test]
+    fn run_cost_adds_each_fork_server_start_once() {
+        let record = |value: Value| serde_json::from_value::<CaseResult>(value).unwrap();
+        let forked = |served: u32, wall: f64, added: f64| {
+            record(json!({"wall_seconds": wall, "graphbreak_seconds": added,
+                          "process_start_seconds": 0.25, "checking_seconds": added - 0.25,
+                          "worker": {"mode": "fork_server", "served": served, "start_seconds": 8.0}}))
+        };
+        let spawned_after_a_failed_start = record(json!({
+            "wall_seconds": 20.0, "graphbreak_seconds": 9.0, "process_start_seconds": 8.0,
+            "checking_seconds": 1.0,
+            "worker": {"mode": "spawn", "fallback": "1 Python threads", "start_seconds": 3.0}}));
+        let results = vec![
+            forked(1, 100.0, 4.25),
+            forked(2, 50.0, 2.25),
+            spawned_after_a_failed_start,
+        ];
+        let cost = run_cost(&results).unwrap();
+        assert_eq!(cost.cases, 3);
+        assert_eq!((cost.forked, cost.spawned, cost.fork_servers), (2, 1, 1));
+        // 8 s of server start once, 3 s of the failed attempt once.
+        assert_eq!(cost.fork_server_start_seconds, 11.0);
+        assert_eq!(cost.wall_seconds, 100.0 + 50.0 + 20.0 + 11.0);
+        assert_eq!(cost.graphbreak_seconds, 4.25 + 2.25 + 9.0 + 11.0);
+        assert_eq!(cost.process_start_seconds, 0.5 + 8.0 + 11.0);
+        assert_eq!(cost.checking_seconds, 4.0 + 2.0 + 1.0);
+        assert_eq!(cost.graphbreak_share, Some(0.146));
+        let line = run_cost_line(&results).unwrap();
+        assert!(
+            line.starts_with(
+                "graphbreak's own time: 26.50 s of 181.00 s wall over 3 case(s) (14.6%)"
+            ),
+            "{line}"
+        );
+        assert!(
+            line.ends_with("2 forked by 1 fork server(s) started in 11.00 s, 1 spawned"),
+            "{line}"
+        );
+        assert!(run_cost(&[]).is_none());
+    }
+
+    #[test]
     fn cost_line_says_when_compile_pays_back() {
         let record = |value: Value| serde_json::from_value::<CaseResult>(value).unwrap();
         let faster = record(
