@@ -953,3 +953,173 @@ fn profile_with_no_measure_is_a_usage_error() {
         stderr(&output)
     );
 }
+
+/// One fork server serves every case of the run; a segfaulting and a hanging case between healthy ones
+/// are isolated in their forked children (crash located, timeout enforced) and the server serves on.
+#[cfg(target_os = "linux")]
+#[test]
+fn fork_server_serves_healthy_cases_around_a_crash_and_a_hang() {
+    let python = require_torch!();
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("results.jsonl");
+    let hostile = repo().join("corpus/cases/hostile.py");
+    let started = Instant::now();
+    let output = run_check(
+        repo(),
+        Some(python),
+        &[
+            "corpus/cases/hazards.py::case_item_break",
+            "corpus/cases/hostile.py::case_segfault",
+            "corpus/cases/hazards.py::case_multi_scale",
+            "corpus/cases/hostile.py::case_hang",
+            "corpus/cases/clean.py::case_clean_training",
+            "--backend",
+            "eager",
+            "--warmup",
+            "1",
+            "--steps",
+            "2",
+            "--timeout",
+            "20",
+            "--jsonl",
+            jsonl.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        started.elapsed() < Duration::from_secs(180),
+        "took {:?}",
+        started.elapsed()
+    );
+    let results = read_jsonl(&jsonl);
+    assert_eq!(results.len(), 5);
+    for (position, result) in results.iter().enumerate() {
+        let worker = &result["worker"];
+        assert_eq!(worker["mode"], "fork_server", "{result:#}");
+        assert_eq!(worker["served"], position + 1, "one server, in order");
+        assert_eq!(
+            worker["start_seconds"],
+            results[0]["worker"]["start_seconds"]
+        );
+        let phases = &result["phase_seconds"];
+        assert!(phases["fork"].as_f64().is_some(), "{phases}");
+        // torch was imported once, in the server: reported there, in no case's phases.
+        assert!(phases["interpreter_start"].is_null(), "{phases}");
+        assert!(
+            phases["torch_import"].as_f64().unwrap_or(0.0) < 0.2,
+            "{phases}"
+        );
+    }
+    assert!(
+        results[0]["worker"]["start_seconds"].as_f64().unwrap() > 0.2,
+        "the server's start-up (it imported torch) is reported"
+    );
+    for healthy in [
+        "::case_item_break",
+        "::case_multi_scale",
+        "::case_clean_training",
+    ] {
+        let result = result_for(&results, healthy);
+        assert_eq!(result["status"], "ok", "{result:#}");
+        assert_eq!(result["parity_ok"], true, "{result:#}");
+    }
+    assert_eq!(
+        result_for(&results, "::case_item_break")["graph_break_count"],
+        1
+    );
+    assert_eq!(result_for(&results, "::case_multi_scale")["recompiles"], 1);
+
+    let segfault = result_for(&results, "::case_segfault");
+    assert_eq!(segfault["status"], "crash", "{segfault:#}");
+    assert!(
+        segfault["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("SIGSEGV"),
+        "{segfault:#}"
+    );
+    let crash_line = std::fs::read_to_string(&hostile)
+        .unwrap()
+        .lines()
+        .position(|l| l.contains("ctypes.string_at(0)"))
+        .unwrap()
+        + 1;
+    assert_eq!(segfault["error"]["filename"], hostile.display().to_string());
+    assert_eq!(segfault["error"]["line"], crash_line);
+
+    let hang = result_for(&results, "::case_hang");
+    assert_eq!(hang["status"], "timeout", "{hang:#}");
+    let wall = hang["wall_seconds"].as_f64().unwrap();
+    assert!(
+        (20.0..30.0).contains(&wall),
+        "timeout enforced at 20 s: {wall}"
+    );
+    let stderr_tail = hang["stderr_tail"].as_str().unwrap();
+    assert!(stderr_tail.contains("in case_hang"), "{stderr_tail}");
+    // Each case's output tail is its own: the crash's faulthandler dump is not in the next case's tail.
+    let next = result_for(&results, "::case_multi_scale");
+    assert!(
+        !next["stderr_tail"]
+            .as_str()
+            .unwrap()
+            .contains("Segmentation fault"),
+        "{next:#}"
+    );
+    assert!(
+        !stderr_tail.contains("graphbreak-worker"),
+        "control records are not part of the tails"
+    );
+}
+
+/// A Python thread alive after `import torch` (here: started by a sitecustomize on PYTHONPATH) makes
+/// forking unsafe: the lane spawns each case instead, and the results say so.
+#[cfg(target_os = "linux")]
+#[test]
+fn fork_server_falls_back_to_spawning_when_a_thread_is_alive() {
+    let python = require_torch!();
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(
+        site.join("sitecustomize.py"),
+        "import threading, time\nthreading.Thread(target=time.sleep, args=(3600,), name='sleeper', daemon=True).start()\n",
+    )
+    .unwrap();
+    let jsonl = dir.path().join("results.jsonl");
+    let output = check_command(
+        repo(),
+        Some(python),
+        &[
+            "corpus/cases/hazards.py::case_item_break",
+            "corpus/cases/hostile.py::case_segfault",
+            "--no-measure",
+            "--jsonl",
+            jsonl.to_str().unwrap(),
+        ],
+    )
+    .env("PYTHONPATH", &site)
+    .output()
+    .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let results = read_jsonl(&jsonl);
+    assert_eq!(results.len(), 2);
+    for result in &results {
+        let worker = &result["worker"];
+        assert_eq!(worker["mode"], "spawn", "{result:#}");
+        let fallback = worker["fallback"].as_str().unwrap();
+        assert!(
+            fallback.contains("2 Python threads alive after importing torch (MainThread, sleeper)"),
+            "{fallback}"
+        );
+        assert!(result["phase_seconds"]["fork"].is_null(), "{result:#}");
+    }
+    assert_eq!(result_for(&results, "::case_item_break")["status"], "ok");
+    assert_eq!(
+        result_for(&results, "::case_item_break")["graph_break_count"],
+        1
+    );
+    assert_eq!(result_for(&results, "::case_segfault")["status"], "crash");
+    // The failed attempt's cost is reported once, on the lane's first case.
+    assert!(results[0]["worker"]["start_seconds"].as_f64().is_some());
+    assert!(results[1]["worker"]["start_seconds"].is_null());
+}

@@ -52,6 +52,8 @@ const VOLATILE: &[&str] = &[
     "checking_share",
     "profile",
     "gpu",
+    // Which fork server (and which of its cases) ran it: a shard or a GPU lane has its own.
+    "worker",
 ];
 
 fn repo() -> &'static Path {

@@ -47,3 +47,17 @@ def case_resnet50_train_bf16():
         "loss": lambda logits: torch.nn.functional.cross_entropy(logits.float(), torch.arange(32, device=logits.device) % 1000),
         "dtype": "bfloat16",
     }
+
+
+def case_transformer_encoder_train_bf16(layers=6, width=512, batch=32, seq=256):
+    """A 6-layer d=512 Transformer encoder (torch.nn) training step in bf16 autocast with dropout 0.1: the
+    step draws random numbers, so the compile runs with fallback_random and parity still holds."""
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(width, nhead=8, dim_feedforward=4 * width, batch_first=True, dropout=0.1)
+    model = torch.nn.TransformerEncoder(layer, num_layers=layers, enable_nested_tensor=False)
+    return {
+        "model": model,
+        "args": (torch.randn(batch, seq, width),),
+        "loss": lambda out: out.float().pow(2).mean(),
+        "dtype": "bfloat16",
+    }

@@ -4,15 +4,17 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::Options;
 use super::provision::fnv1a;
 use super::record::{
     CaseRequest, CaseResult, CompileRequest, ErrorInfo, ProbeEnvironment, SCHEMA_VERSION, Status,
+    WorkerInfo,
 };
 use super::runner::{self, Finished};
 use super::targets::Case;
+use super::worker::{ForkServer, ServerLost};
 
 const HARNESS_SOURCE: &str = include_str!("harness.py");
 /// Bytes of each of the case's stdout/stderr kept in memory (the rest is counted and dropped).
@@ -219,15 +221,87 @@ impl Drop for Scratch {
     }
 }
 
-/// Runs one case on one interpreter. `Ok(None)` = interrupted (the case is not recorded). `extra_env` is set
-/// in the case's environment (`--gpus` pins each case with CUDA_VISIBLE_DEVICES).
+/// Where one lane (the sequential run, or one GPU of `--gpus`) runs its cases: per interpreter, a fork
+/// server while it serves, else spawned processes (with the reason). Dropping the lane ends its servers.
+pub struct Lane {
+    /// Set in every case process of the lane (`--gpus` pins the lane's GPU with CUDA_VISIBLE_DEVICES).
+    env: Vec<(String, String)>,
+    modes: Vec<(PathBuf, LaneMode)>,
+}
+
+enum LaneMode {
+    Server(ForkServer),
+    /// Why not a fork server, and what a failed attempt to start one cost (reported once).
+    Spawn(String, Option<f64>),
+}
+
+impl Lane {
+    pub fn new(env: Vec<(String, String)>) -> Self {
+        Lane {
+            env,
+            modes: Vec::new(),
+        }
+    }
+
+    /// The interpreter's mode in this lane, starting its fork server on first use.
+    fn mode(
+        &mut self,
+        interpreter: &Interpreter,
+        settings: &RunSettings,
+        env: &[(String, String)],
+    ) -> &mut LaneMode {
+        let position = match self
+            .modes
+            .iter()
+            .position(|(path, _)| *path == interpreter.path)
+        {
+            Some(position) => position,
+            None => {
+                let mode = match spawn_reason() {
+                    Some(reason) => LaneMode::Spawn(reason, None),
+                    None => {
+                        let started = Instant::now();
+                        match ForkServer::start(
+                            &interpreter.path,
+                            &settings.harness,
+                            &settings.options.device,
+                            env,
+                        ) {
+                            Ok(server) => LaneMode::Server(server),
+                            Err(reason) => LaneMode::Spawn(
+                                format!("fork server not used: {reason}"),
+                                Some(started.elapsed().as_secs_f64()),
+                            ),
+                        }
+                    }
+                };
+                self.modes.push((interpreter.path.clone(), mode));
+                self.modes.len() - 1
+            }
+        };
+        &mut self.modes[position].1
+    }
+}
+
+/// Why this platform or configuration spawns every case (None: try a fork server).
+fn spawn_reason() -> Option<String> {
+    if std::env::var("GRAPHBREAK_WORKER").is_ok_and(|v| v == "spawn") {
+        return Some("GRAPHBREAK_WORKER=spawn".into());
+    }
+    if !cfg!(target_os = "linux") {
+        return Some("the fork server needs Linux".into());
+    }
+    None
+}
+
+/// Runs one case on one interpreter. `Ok(None)` = interrupted (the case is not recorded).
 pub fn run_case(
     case: &Case,
     interpreter: &Interpreter,
     settings: &RunSettings,
     scratch: &Scratch,
     index: usize,
-    extra_env: &[(&str, String)],
+    lane: &mut Lane,
 ) -> Result<Option<CaseResult>, String> {
     let options = settings.options;
     if interpreter.torch_version().is_none() {
@@ -280,6 +354,60 @@ pub fn run_case(
         "torch-{}",
         sanitize(interpreter.torch_version().unwrap_or("none"))
     ));
+    let mut env: Vec<(String, String)> = vec![
+        (
+            "TORCHINDUCTOR_CACHE_DIR".into(),
+            torch_dir.join("inductor").display().to_string(),
+        ),
+        (
+            "TRITON_CACHE_DIR".into(),
+            torch_dir.join("triton").display().to_string(),
+        ),
+    ];
+    env.extend(lane.env.iter().cloned());
+    let timeout = Duration::from_secs_f64(options.timeout);
+    let mut fallback: Option<(String, Option<f64>)> = None;
+    // A server's start-up is reported once (worker.start_seconds, the run's cost), not in this case's wall.
+    let mode = lane.mode(interpreter, settings, &env);
+    let since = Instant::now();
+    if let LaneMode::Server(server) = mode {
+        match server.run_case(
+            &request_path,
+            &result_path,
+            &case.cwd,
+            timeout,
+            TAIL_LIMIT,
+            since,
+        ) {
+            Ok(finished) => {
+                let info = server.info();
+                return Ok(finish(
+                    case,
+                    interpreter,
+                    &result_path,
+                    &finished,
+                    options,
+                    info,
+                ));
+            }
+            Err(ServerLost(why)) => {
+                // The case runs again, spawned; so do the lane's next cases on this interpreter.
+                let reason = format!(
+                    "the fork server was lost after {} case(s) ({why}); spawning from here on",
+                    server.served()
+                );
+                *mode = LaneMode::Spawn(reason, None);
+                let _ = std::fs::remove_file(&result_path);
+            }
+        }
+    }
+    if let LaneMode::Spawn(reason, attempt) = mode {
+        fallback = Some((reason.clone(), attempt.take()));
+    }
+    let (reason, attempt_seconds) = fallback.unwrap_or_default();
+    if runner::interrupted() {
+        return Ok(None);
+    }
     let mut command = Command::new(&interpreter.path);
     command
         .arg("-X")
@@ -290,30 +418,45 @@ pub fn run_case(
         .arg(&result_path)
         .current_dir(&case.cwd)
         .env("PYTHONUNBUFFERED", "1")
-        .env("TORCHINDUCTOR_CACHE_DIR", torch_dir.join("inductor"))
-        .env("TRITON_CACHE_DIR", torch_dir.join("triton"))
+        .envs(env.iter().map(|(key, value)| (key, value)))
         // The harness subtracts this from its own start to report the interpreter's start-up.
-        .env("GRAPHBREAK_SPAWNED_AT", epoch_seconds())
-        .envs(extra_env.iter().map(|(key, value)| (key, value)));
-    let finished = runner::run_bounded(
-        &mut command,
-        Duration::from_secs_f64(options.timeout),
-        TAIL_LIMIT,
-    )
-    .map_err(|e| format!("cannot run {}: {e}", interpreter.path.display()))?;
-    if finished.interrupted {
-        return Ok(None);
-    }
-    let written = std::fs::read_to_string(&result_path)
-        .ok()
-        .and_then(|text| read_result(&text));
-    Ok(Some(classify(
+        .env("GRAPHBREAK_SPAWNED_AT", epoch_seconds());
+    let finished = runner::run_bounded(&mut command, timeout, TAIL_LIMIT)
+        .map_err(|e| format!("cannot run {}: {e}", interpreter.path.display()))?;
+    let info = WorkerInfo {
+        mode: Some("spawn".into()),
+        fallback: Some(reason),
+        start_seconds: attempt_seconds.map(|s| (s * 1000.0).round() / 1000.0),
+        ..WorkerInfo::default()
+    };
+    Ok(finish(
         case,
         interpreter,
-        written,
+        &result_path,
         &finished,
         options,
-    )))
+        info,
+    ))
+}
+
+/// The result of a finished process (None: interrupted, not recorded).
+fn finish(
+    case: &Case,
+    interpreter: &Interpreter,
+    result_path: &Path,
+    finished: &Finished,
+    options: &Options,
+    worker: WorkerInfo,
+) -> Option<CaseResult> {
+    if finished.interrupted {
+        return None;
+    }
+    let written = std::fs::read_to_string(result_path)
+        .ok()
+        .and_then(|text| read_result(&text));
+    let mut result = classify(case, interpreter, written, finished, options);
+    result.worker = Some(worker);
+    Some(result)
 }
 
 /// A result file the harness wrote. One that does not parse as the record (a hand-edited or truncated file)
@@ -428,6 +571,7 @@ fn account_wall_time(result: &mut CaseResult, wall_seconds: f64) {
     let start = [
         phases.interpreter_start,
         phases.torch_import,
+        phases.fork,
         phases.device_init,
     ]
     .iter()
@@ -447,12 +591,7 @@ fn round_ms(seconds: f64) -> f64 {
     (seconds * 1000.0).round() / 1000.0
 }
 
-fn epoch_seconds() -> String {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| format!("{:.6}", d.as_secs_f64()))
-        .unwrap_or_default()
-}
+use super::worker::epoch_seconds;
 
 fn base_result(case: &Case, interpreter: &Interpreter, options: &Options) -> CaseResult {
     let env = &interpreter.environment;

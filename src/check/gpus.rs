@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use super::execute::{self, Interpreter, RunSettings, Scratch};
+use super::execute::{self, Interpreter, Lane, RunSettings, Scratch};
 use super::record::{CaseResult, GpuAssignment};
 use super::runner;
 use super::targets::Case;
@@ -187,6 +187,7 @@ pub fn run_jobs<'a>(
     mut on_event: impl FnMut(Event<'a>) -> Result<(), String>,
 ) -> Result<bool, String> {
     if let [None] = workers {
+        let mut lane = Lane::new(Vec::new());
         for job in jobs {
             if runner::interrupted() {
                 return Ok(true);
@@ -198,7 +199,7 @@ pub fn run_jobs<'a>(
                 settings,
                 scratch,
                 job.position,
-                &[],
+                &mut lane,
             )? {
                 Some(result) => on_event(Event::Finished(job, Box::new(result)))?,
                 None => return Ok(true),
@@ -224,10 +225,12 @@ pub fn run_jobs<'a>(
             // The worker thread outlives each child it starts: the children's parent-death signal is tied to
             // the thread that spawned them.
             scope.spawn(move || {
-                let pin: Vec<(&str, String)> = gpu
-                    .iter()
-                    .map(|g| ("CUDA_VISIBLE_DEVICES", g.uuid.clone()))
-                    .collect();
+                // One lane per GPU: its fork server (per interpreter) is pinned to that GPU too.
+                let mut lane = Lane::new(
+                    gpu.iter()
+                        .map(|g| ("CUDA_VISIBLE_DEVICES".to_owned(), g.uuid.clone()))
+                        .collect(),
+                );
                 loop {
                     if stop.load(Ordering::SeqCst) || runner::interrupted() {
                         break;
@@ -242,7 +245,7 @@ pub fn run_jobs<'a>(
                         settings,
                         scratch,
                         job.position,
-                        &pin,
+                        &mut lane,
                     ) {
                         Ok(Some(mut result)) => {
                             result.gpu = gpu.as_ref().map(Gpu::assignment);

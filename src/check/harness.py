@@ -698,6 +698,13 @@ def time_interleaved(stepper, eager_fn, compiled_fn, args, kwargs, warmup, steps
     return eager, compiled
 
 
+def timing_warmup(warmup):
+    """Interleaved warm-up pairs still needed before timing: the eager reference step and the compile's
+    own calls already ran each side once, so one fewer — but at least one pair when any was asked for
+    (the float64 run and the parity comparison ran in between)."""
+    return max(warmup - 1, min(warmup, 1))
+
+
 def timing_unstable(stats):
     """A spread this wide means the median describes the machine's load, not the code."""
     return bool(stats) and stats["p10"] > 0 and stats["p90"] / stats["p10"] > UNSTABLE_SPREAD
@@ -2038,8 +2045,10 @@ SCHEMA_VERSION = RESULT_TEMPLATE["schema_version"]
 
 
 class Run:
-    def __init__(self, request, result_path):
+    def __init__(self, request, result_path, served=None):
         self.request = request
+        # Set when a fork server (`harness.py serve`) runs this case in a forked child: ServedCase.
+        self.served = served
         self.result_path = result_path
         self.result = json.loads(json.dumps(RESULT_TEMPLATE))
         self.result["case"] = request.get("node_id")
@@ -2052,6 +2061,9 @@ class Run:
         self.initial_state = None
         self.reference64 = None
         self.trace_facts = TraceFacts()
+        # Seconds outside timed blocks, by the phase that followed them (timed / finish_untimed).
+        self.untimed = {}
+        self.last_mark = time.perf_counter()
 
     # -- bookkeeping
 
@@ -2110,16 +2122,38 @@ class Run:
 
     @contextlib.contextmanager
     def timed(self, phase):
-        """Adds the wall seconds of the block to result["phase_seconds"][phase] (also when it raises)."""
+        """Adds the wall seconds of the block to result["phase_seconds"][phase] (also when it raises).
+        The seconds between timed blocks (checkpoints, log handlers, bookkeeping) are kept per following
+        phase in self.untimed, so no second of the run goes unexplained (finish_untimed)."""
         started = time.perf_counter()
+        self.untimed[phase] = self.untimed.get(phase, 0.0) + max(0.0, started - self.last_mark)
         try:
             yield
         finally:
+            ended = time.perf_counter()
+            self.last_mark = ended
             seconds = self.result.setdefault("phase_seconds", {})
-            seconds[phase] = round(seconds.get(phase, 0.0) + time.perf_counter() - started, 4)
+            seconds[phase] = round(seconds.get(phase, 0.0) + ended - started, 4)
+
+    def finish_untimed(self):
+        """phase_seconds["between_phases"]: the run's seconds outside every timed block; a note names
+        where when it is more than half a second."""
+        self.untimed["(end)"] = self.untimed.get("(end)", 0.0) + max(0.0, time.perf_counter() - self.last_mark)
+        self.last_mark = time.perf_counter()
+        total = sum(self.untimed.values())
+        self.result.setdefault("phase_seconds", {})["between_phases"] = round(total, 4)
+        if total > 0.5:
+            worst = sorted(self.untimed.items(), key=lambda item: -item[1])[:4]
+            self.note("%.2f s between timed phases (before %s)" % (
+                total, ", ".join("%s %.2f s" % (phase, seconds) for phase, seconds in worst)))
 
     def record_interpreter_start(self):
-        """Interpreter start-up until the harness module ran: Rust passes the spawn time (epoch seconds)."""
+        """Interpreter start-up until the harness module ran: Rust passes the spawn time (epoch seconds).
+        In a fork server's child: `fork` (request sent, or the server ready if later → child running);
+        the server's own start-up is reported once per server by graphbreak (`worker.start_seconds`)."""
+        if self.served is not None:
+            self.result.setdefault("phase_seconds", {})["fork"] = round(self.served.fork_seconds, 4)
+            return
         spawned = os.environ.get("GRAPHBREAK_SPAWNED_AT")
         try:
             seconds = HARNESS_LOADED_AT - float(spawned)
@@ -2323,10 +2357,11 @@ class Run:
         model, args, kwargs = case["model"], case["args"], case["kwargs"]
         cuda = stepper.device == "cuda"
         self.checkpoint("compile")
-        reset_dynamo(torch)
-        # Counted as compile (not as graphbreak's): the cache check imports torch._inductor, which the
-        # first compiled call would import anyway.
+        # Counted as compile (not as graphbreak's): Dynamo's reset and the cache check import
+        # torch._inductor (with Triton on a GPU: 2.7 s on the H200, measured between phases before this
+        # was timed), which the first compiled call of any fresh process imports anyway.
         with self.timed("compile"):
+            reset_dynamo(torch)
             result["compile_cache"] = inductor_cache_state(torch, effective.get("backend")) if measure else None
         limit_name, limit_value = recompile_limit_name(torch)
         phase = "compile"
@@ -2344,14 +2379,40 @@ class Run:
                 if cuda:
                     torch.cuda.reset_peak_memory_stats()
                 first_args, first_kwargs = schedule[0]
+                # The first compiled call is the compiled parity step when it runs the checked inputs from
+                # the checked state and seeds (no second compiled step for parity). Not under CUDA graphs
+                # (mode="reduce-overhead": the first call is their un-captured warm-up, later steps replay)
+                # nor with a `metric` (computed on the device outputs of the parity step), nor when the
+                # step draws random numbers: compiling may draw some too (autotuning inputs) between the
+                # seed reset and the graph's own draws.
+                first_call_is_parity = (
+                    measure
+                    and not result.get("step_uses_rng")
+                    and first_args is args
+                    and first_kwargs is kwargs
+                    and effective.get("mode") != "reduce-overhead"
+                    and case.get("metric") is None
+                )
+                if first_call_is_parity:
+                    self.initial_state.restore()
+                    reset_seeds(torch)
                 stepper.synchronize()
                 cache_counts_before = compile_cache_counts(torch)
                 graph_counts_before = dynamo_graph_counts(torch)
+                first_call = None
                 with self.timed("compile"):
                     started = time.perf_counter()
-                    stepper.step(compiled, first_args, first_kwargs)
+                    outputs, loss = stepper.step(compiled, first_args, first_kwargs)
                     stepper.synchronize()
                     result["compile_seconds"] = time.perf_counter() - started
+                if first_call_is_parity:
+                    with self.timed("parity"):
+                        grads = to_cpu(torch, stepper.grads(args, kwargs)) if stepper.training else {}
+                        first_call = (to_cpu(torch, outputs), to_cpu(torch, loss), grads)
+                        del grads
+                del outputs, loss
+                with self.timed("compile"):
+                    self.wait_for_compile_workers()
                 # The first call's graphs and breaks are what explain() would report for these inputs.
                 self.record_graph_facts(recorder, graph_counts_before, dynamo_graph_counts(torch))
                 if measure:
@@ -2370,16 +2431,22 @@ class Run:
                 phase = "parity"
                 self.checkpoint("parity")
                 with self.timed("parity"):
-                    self.initial_state.restore()
-                    reset_seeds(torch)
-                    outputs, loss = stepper.step(compiled, args, kwargs)
-                    self.compare(case, stepper, eager[0], eager[1], outputs, loss, args, kwargs)
+                    if first_call is not None:
+                        outputs, loss, grads = first_call
+                        first_call = None
+                        self.compare(case, stepper, eager[0], eager[1], outputs, loss, args, kwargs, grads)
+                    else:
+                        self.initial_state.restore()
+                        reset_seeds(torch)
+                        outputs, loss = stepper.step(compiled, args, kwargs)
+                        self.compare(case, stepper, eager[0], eager[1], outputs, loss, args, kwargs)
                     del outputs, loss
                 phase = "compiled_run"
                 self.checkpoint("compiled_run")
                 with self.timed("timing"):
+                    # The eager reference step and the compile's calls were each side's first warm-up.
                     eager_samples, compiled_samples = time_interleaved(
-                        stepper, model, compiled, args, kwargs, warmup, steps
+                        stepper, model, compiled, args, kwargs, timing_warmup(warmup), steps
                     )
                 for side, samples in (("eager", eager_samples), ("compiled", compiled_samples)):
                     result[side + "_ms_stats"] = timing_stats(samples)
@@ -2409,6 +2476,23 @@ class Run:
                 result["cache_limit_hit"] = True
                 self.note("Dynamo hit %s=%s during the timing steps" % (limit_name, limit_value))
         return compiled
+
+    def wait_for_compile_workers(self):
+        """Inductor's compile-worker pool, once asked for, keeps starting in the background (a process per
+        worker, each importing torch: 16 on the H200) after a compile served from a warm cache returned.
+        Measured there: the parity step right after took 5.0-7.0 s instead of 0.4-0.5 s
+        (TORCHINDUCTOR_COMPILE_THREADS=1 removed it). Its start-up is the compile's cost: wait for it
+        here, in the compile phase, so graphbreak's own steps run on a quiet host. A pool nobody
+        asked for is not started."""
+        module = sys.modules.get("torch._inductor.async_compile")
+        compiler = getattr(module, "AsyncCompile", None)
+        ready = getattr(compiler, "_ready_future", None)
+        if ready is None:
+            return
+        try:
+            ready.result(timeout=60)
+        except Exception as error:  # noqa: BLE001 - a pool that never gets ready is Inductor's business
+            self.note("Inductor's compile workers were not ready within 60 s: %s" % type(error).__name__)
 
     def record_graph_facts(self, recorder, counts_before, counts_after):
         """graph_count / graph_break_count / graph_breaks from the compile itself: Dynamo's counters
@@ -2592,7 +2676,11 @@ class Run:
         finally:
             config.fallback_random = previous
 
-    def compare(self, case, stepper, eager_reference, eager_grads, compiled_outputs, compiled_loss, args, kwargs):
+    def compare(
+        self, case, stepper, eager_reference, eager_grads, compiled_outputs, compiled_loss, args, kwargs,
+        compiled_grads=None,
+    ):
+        """`compiled_grads`: the compiled step's gradients when captured already (CPU), else read now."""
         torch = self.torch
         result = self.result
         expected_outputs, expected_loss = eager_reference
@@ -2617,7 +2705,8 @@ class Run:
         parity_ok = check.ok
         problems = list(check.problems())
         if stepper.training:
-            compiled_grads = to_cpu(torch, stepper.grads(args, kwargs))
+            if compiled_grads is None:
+                compiled_grads = to_cpu(torch, stepper.grads(args, kwargs))
             grad_check = ParityCheck(torch, atol, rtol, low_precision)
             if set(eager_grads) != set(compiled_grads):
                 grad_check.mismatch("grad", "eager has gradients for %d tensors, compiled for %d"
@@ -2647,7 +2736,7 @@ class Run:
             self.note("parity: " + problem)
 
 
-def run_command(request_path, result_path):
+def run_command(request_path, result_path, served=None):
     try:
         with open(request_path, encoding="utf-8") as handle:
             request = json.load(handle)
@@ -2662,7 +2751,7 @@ def run_command(request_path, result_path):
         })
         write_json_atomically(result_path, failure)
         return 1
-    run = Run(request, result_path)
+    run = Run(request, result_path, served)
     try:
         run.execute()
     except BaseException as error:  # noqa: BLE001 - always leave a result behind
@@ -2675,11 +2764,215 @@ def run_command(request_path, result_path):
         run.trace_facts.attach(run.result, run.torch, run.classifier)
     except Exception as error:  # noqa: BLE001 - the trace map must never cost the case's own result
         run.note("trace map failed: %s: %s" % (type(error).__name__, first_line(error)))
+    run.finish_untimed()
     run.write()
     return 0
 
 
-USAGE = "usage: harness.py env | harness.py run REQUEST.json RESULT.json"
+# --------------------------------------------------------------------------------------------
+# fork server: `harness.py serve TOKEN` imports torch (with Dynamo) once, then forks one child per case
+
+
+class ServedCase:
+    """What a forked child knows about how it was started (Run.record_interpreter_start)."""
+
+    def __init__(self, fork_seconds):
+        self.fork_seconds = fork_seconds
+
+
+def worker_marker(token, kind, payload):
+    """One control record on the server's stdout/stderr, written with a single os.write (atomic on a
+    pipe below PIPE_BUF), so a child's output around it stays whole. Rust strips these from the tails."""
+    return ("\x1egraphbreak-worker:%s:%s %s\n" % (token, kind, json.dumps(json_safe(payload)))).encode("utf-8")
+
+
+def fork_unsafe_reason(torch, torch_error):
+    """Why forking cases from this process would not be safe (None: it is). A Python thread alive after
+    the imports may hold a lock (logging, import) that a forked child would wait on forever; CUDA cannot be
+    used in a child forked after the parent initialized it. Native library pools (NumPy's OpenBLAS after
+    `import torch`) shut themselves down around fork (pthread_atfork) and are only counted."""
+    if not hasattr(os, "fork") or not sys.platform.startswith("linux"):
+        return "the fork server needs Linux (this is %s)" % sys.platform
+    if torch is None:
+        return "torch cannot be imported: %s" % torch_error
+    threads = threading_alive()
+    if len(threads) > 1:
+        return "%d Python threads alive after importing torch (%s)" % (len(threads), ", ".join(threads))
+    cuda = getattr(torch, "cuda", None)
+    try:
+        if cuda is not None and cuda.is_initialized():
+            return "CUDA was initialized while importing torch"
+    except Exception:  # noqa: BLE001 - a torch without the query: nothing initialized it here
+        pass
+    return None
+
+
+def forked_child_cannot_use_cuda(torch):
+    """Forks a throw-away child that creates a CUDA context. Importing torch does not initialize CUDA,
+    but a library's `torch.cuda.is_available()` at import (cudaGetDeviceCount) starts the driver, which a
+    forked child then cannot use; torch.cuda.is_initialized() does not see that. None: the child could
+    (or there is no CUDA at all, which every case then reports itself); else the reason."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            if not torch.cuda.is_available() or torch.zeros(1, device="cuda").add_(1).item() == 1.0:
+                code = 0
+        except BaseException:  # noqa: BLE001 - any failure means: do not fork cases that need CUDA
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    if status == 0:
+        return None
+    return "a forked child could not initialize CUDA (wait status %d): CUDA was touched while importing" % status
+
+
+def threading_alive():
+    threading = sys.modules.get("threading")
+    if threading is None:
+        return ["MainThread"]
+    return [thread.name for thread in threading.enumerate()]
+
+
+def native_thread_count():
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return None
+
+
+def die_with_parent():
+    """Linux: the child gets SIGKILL when the server dies (the server itself dies with graphbreak)."""
+    try:
+        import ctypes  # noqa: PLC0415 - only in forked children
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+    except Exception:  # noqa: BLE001 - without it the child still dies with its process group
+        pass
+
+
+def serve_child(command, ready_at, server_pid, token):
+    """The forked child: its own process group (Rust's timeout kills the group), the case's cwd and
+    environment, then the same run as `harness.py run`. Once the result file is final it says `done` (on
+    stderr, then stdout): graphbreak moves on while this process exits — tearing down a CUDA context
+    that held gigabytes takes seconds, and overlaps the next case. Never returns."""
+    code = 70
+    try:
+        started = time.time()
+        try:
+            os.setpgid(0, 0)
+        except OSError:
+            pass
+        die_with_parent()
+        if os.getppid() != server_pid:
+            os._exit(code)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        os.chdir(command["cwd"])
+        os.environ.update({str(k): str(v) for k, v in (command.get("env") or {}).items()})
+        sent_at = float(command.get("sent_at") or started)
+        fork_seconds = max(0.0, started - max(sent_at, ready_at))
+        code = run_command(command["request"], command["result"], ServedCase(fork_seconds))
+        sys.stdout.flush()
+        sys.stderr.flush()
+        done = {"n": command.get("n"), "code": code}
+        os.write(2, worker_marker(token, "done", done))
+        os.write(1, worker_marker(token, "done", done))
+    except BaseException:  # noqa: BLE001 - the child must end here, never return into the server loop
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def serve_command(token, device="auto"):
+    """Reads one JSON command per line on stdin ({"n", "request", "result", "cwd", "env", "sent_at"}) and
+    forks a child per command; reports `ready` once, then per case `start` (child pid), the child's own
+    `done` (result final) and `end` (raw wait status, after the exit) as marker records (worker_marker).
+    A child may still be exiting when the next command comes: children are reaped as they end. Exits at
+    EOF on stdin or when forking is unsafe. The server's start-up (interpreter, torch import, the CUDA
+    check) is in `ready`; graphbreak reports it once per server."""
+    import select  # noqa: PLC0415
+    import signal  # noqa: PLC0415
+
+    phases = {}
+    spawned = os.environ.get("GRAPHBREAK_SPAWNED_AT")
+    try:
+        seconds = HARNESS_LOADED_AT - float(spawned)
+        if 0.0 <= seconds < 3600.0:
+            phases["interpreter_start"] = round(seconds, 4)
+    except (TypeError, ValueError):
+        pass
+    started = time.perf_counter()
+    torch, torch_error = import_torch(with_dynamo=True)
+    phases["torch_import"] = round(time.perf_counter() - started, 4)
+    reason = fork_unsafe_reason(torch, torch_error)
+    if reason is None and device != "cpu":
+        started = time.perf_counter()
+        reason = forked_child_cannot_use_cuda(torch)
+        phases["cuda_check"] = round(time.perf_counter() - started, 4)
+    ready_at = time.time()
+    server_pid = os.getpid()
+    ready = {
+        "fork_safe": reason is None, "reason": reason, "phases": phases, "pid": server_pid,
+        "native_threads": native_thread_count(),
+    }
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.write(1, worker_marker(token, "ready", ready))
+    if reason is not None:
+        return 0
+    running = {}
+    pending = b""
+    while True:
+        while running:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                running.clear()
+                break
+            if pid == 0:
+                break
+            number = running.pop(pid, None)
+            try:
+                os.killpg(pid, signal.SIGKILL)  # compile workers the case left behind
+            except OSError:
+                pass
+            os.write(2, worker_marker(token, "end", {"n": number}))
+            os.write(1, worker_marker(token, "end", {"n": number, "status": status}))
+        readable, _, _ = select.select([0], [], [], 0.02 if running else 1.0)
+        if not readable:
+            continue
+        chunk = os.read(0, 65536)
+        if not chunk:
+            return 0
+        pending += chunk
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            if not line.strip():
+                continue
+            command = json.loads(line.decode("utf-8"))
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                serve_child(command, ready_at, server_pid, token)
+            try:
+                os.setpgid(pid, pid)  # also here: the group must exist before graphbreak learns the pid
+            except OSError:
+                pass
+            running[pid] = command.get("n")
+            os.write(1, worker_marker(token, "start", {"n": command.get("n"), "pid": pid}))
+
+
+USAGE = "usage: harness.py env | harness.py run REQUEST.json RESULT.json | harness.py serve TOKEN [DEVICE]"
 
 
 def main(argv):
@@ -2687,13 +2980,15 @@ def main(argv):
         return env_command()
     if len(argv) == 4 and argv[1] == "run":
         return run_command(argv[2], argv[3])
+    if len(argv) in (3, 4) and argv[1] == "serve":
+        return serve_command(*argv[2:])
     sys.stderr.write(USAGE + "\n")
     return 2
 
 
 if __name__ == "__main__":
     exit_code = main(sys.argv)
-    if len(sys.argv) > 1 and sys.argv[1] == "run":
+    if len(sys.argv) > 1 and sys.argv[1] in ("run", "serve"):
         # The result file is written. Interpreter teardown with torch loaded (module finalizers, compile
         # worker pools) took seconds of every case's wall time; Rust kills whatever the case left running.
         sys.stdout.flush()

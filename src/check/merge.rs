@@ -78,6 +78,8 @@ pub const VOLATILE_FIELDS: &[&str] = &[
     "profile",
     // Which GPU of the host ran it (`--gpus`).
     "gpu",
+    // How its process was started (fork server or spawn; which case of the server it was).
+    "worker",
 ];
 /// `environment` fields of a result that are a reading of the machine's load.
 pub const VOLATILE_ENVIRONMENT_FIELDS: &[&str] = &["load_average"];

@@ -29,6 +29,7 @@ mod runner;
 mod shard;
 mod targets;
 pub mod trace;
+mod worker;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

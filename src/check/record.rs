@@ -259,6 +259,10 @@ pub struct CaseResult {
     /// Rust, `--gpus` only: the GPU that ran this case (absent from sequential runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu: Option<GpuAssignment>,
+    /// Rust: how the case's process was started: forked by a per-lane fork server (torch imported once)
+    /// or spawned (`harness.py run`), and why the fork server was not used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker: Option<WorkerInfo>,
     /// Fields this build does not know (written by another harness/graphbreak version): kept as they are.
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
@@ -317,6 +321,9 @@ pub struct PhaseSeconds {
     pub interpreter_start: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub torch_import: Option<f64>,
+    /// Fork server: from graphbreak asking for the case to the forked child running it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fork: Option<f64>,
     /// torch.cuda probing and the CUDA context.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_init: Option<f64>,
@@ -359,6 +366,7 @@ impl PhaseSeconds {
         let known = [
             self.interpreter_start,
             self.torch_import,
+            self.fork,
             self.device_init,
             self.model_build,
             self.eager_step,
@@ -459,6 +467,31 @@ pub struct GpuAssignment {
     pub name: Option<String>,
     #[serde(default)]
     pub uuid: Option<String>,
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+/// How a case's process was started (src/check/worker.rs).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WorkerInfo {
+    /// `fork_server` (forked from a server that imported torch once) or `spawn` (a fresh interpreter).
+    #[serde(default)]
+    pub mode: Option<String>,
+    /// Fork server: this case was the n-th it served.
+    #[serde(default)]
+    pub served: Option<u32>,
+    /// Fork server: its start-up (spawn until ready: interpreter, torch import, the forked-CUDA check),
+    /// paid once per interpreter and lane and in no case's `wall_seconds`; the run's `cost` adds it once.
+    /// Spawn: what a failed attempt to start a server cost (on the lane's first case only).
+    #[serde(default)]
+    pub start_seconds: Option<f64>,
+    /// Fork server: native threads alive in it when it started forking (NumPy's OpenBLAS pool).
+    #[serde(default)]
+    pub native_threads: Option<u64>,
+    /// Spawn: why not a fork server (GRAPHBREAK_WORKER=spawn, not Linux, a Python thread alive after
+    /// importing torch, the server died...).
+    #[serde(default)]
+    pub fallback: Option<String>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
 }
@@ -582,6 +615,7 @@ mod tests {
         "checking_seconds",
         "checking_share",
         "gpu",
+        "worker",
         "cross_check",
     ];
 

@@ -328,11 +328,18 @@ fn wall_line(result: &CaseResult) -> Option<String> {
         phases.interpreter_start,
         phases.torch_import,
         phases.device_init,
+        phases.fork,
     ) {
-        (interpreter, Some(import), device) => format!(
+        (interpreter, Some(import), device, None) => format!(
             " · process start {:.2} s (interpreter {:.2}, torch import {import:.2}, device init {:.2})",
             result.process_start_seconds.unwrap_or(0.0),
             interpreter.unwrap_or(0.0),
+            device.unwrap_or(0.0)
+        ),
+        // Forked by a fork server: its start-up is counted once, in the run's cost line.
+        (_, _, device, Some(fork)) => format!(
+            " · process start {:.2} s (fork {fork:.2}, device init {:.2}; fork server start-up in the run's total)",
+            result.process_start_seconds.unwrap_or(0.0),
             device.unwrap_or(0.0)
         ),
         _ => String::new(),
@@ -532,6 +539,9 @@ pub fn render_text(document: &Document) -> String {
             let _ = writeln!(out, "  note: {note}");
         }
     }
+    if let Some(line) = run_cost_line(document.results) {
+        let _ = writeln!(out, "\n{line}");
+    }
     let _ = writeln!(out, "\n{}", summary_line(document));
     out.push_str(&super::cross_check::render_text(
         document.results,
@@ -609,12 +619,114 @@ pub fn render_markdown(document: &Document) -> String {
     for line in environment_lines(document) {
         let _ = writeln!(out, "<sub>{}</sub><br>", markdown_cell(&line));
     }
+    if let Some(line) = run_cost_line(document.results) {
+        let _ = writeln!(out, "<sub>{}</sub><br>", markdown_cell(&line));
+    }
     let _ = writeln!(out, "\n{}", summary_line(document));
     out.push_str(&super::cross_check::render_markdown(
         document.results,
         document.cwd,
     ));
     out
+}
+
+/// graphbreak's own time over every case of the run: the cases' `graphbreak_seconds` plus each fork
+/// server's start-up (interpreter, torch import, CUDA check: paid once per interpreter and lane, in no
+/// case's wall), over the cases' wall times plus those start-ups. A failed attempt to start a server
+/// (the lane then spawned) is counted the same way.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct RunCost {
+    pub cases: usize,
+    pub wall_seconds: f64,
+    pub graphbreak_seconds: f64,
+    pub graphbreak_share: Option<f64>,
+    pub process_start_seconds: f64,
+    pub checking_seconds: f64,
+    pub checking_share: Option<f64>,
+    /// Cases forked by a fork server / spawned as fresh interpreters.
+    pub forked: usize,
+    pub spawned: usize,
+    /// Fork servers started (each once per interpreter and lane) and the start-up seconds in all (also
+    /// of an attempt that failed, after which the lane spawned); included in the sums above.
+    pub fork_servers: usize,
+    pub fork_server_start_seconds: f64,
+}
+
+pub fn run_cost(results: &[CaseResult]) -> Option<RunCost> {
+    let mut cost = RunCost::default();
+    for result in results {
+        let (Some(wall), Some(added)) = (result.wall_seconds, result.graphbreak_seconds) else {
+            continue;
+        };
+        cost.cases += 1;
+        cost.wall_seconds += wall;
+        cost.graphbreak_seconds += added;
+        cost.process_start_seconds += result.process_start_seconds.unwrap_or(0.0);
+        cost.checking_seconds += result.checking_seconds.unwrap_or(0.0);
+        let worker = result.worker.as_ref();
+        let forked = worker.and_then(|w| w.mode.as_deref()) == Some("fork_server");
+        if forked {
+            cost.forked += 1;
+        } else {
+            cost.spawned += 1;
+        }
+        // A server's start-up is carried by every case it served; counted with its first. A spawned
+        // lane's failed attempt is carried by its first case only.
+        let start = worker.and_then(|w| w.start_seconds);
+        if let Some(start) = start.filter(|_| !forked || worker.and_then(|w| w.served) == Some(1)) {
+            if forked {
+                cost.fork_servers += 1;
+            }
+            cost.fork_server_start_seconds += start;
+            cost.wall_seconds += start;
+            cost.graphbreak_seconds += start;
+            cost.process_start_seconds += start;
+        }
+    }
+    if cost.cases == 0 {
+        return None;
+    }
+    let round = |x: f64| (x * 1000.0).round() / 1000.0;
+    if cost.wall_seconds > 0.0 {
+        cost.graphbreak_share = Some(round(cost.graphbreak_seconds / cost.wall_seconds));
+        cost.checking_share = Some(round(cost.checking_seconds / cost.wall_seconds));
+    }
+    cost.wall_seconds = round(cost.wall_seconds);
+    cost.graphbreak_seconds = round(cost.graphbreak_seconds);
+    cost.process_start_seconds = round(cost.process_start_seconds);
+    cost.checking_seconds = round(cost.checking_seconds);
+    cost.fork_server_start_seconds = round(cost.fork_server_start_seconds);
+    Some(cost)
+}
+
+fn run_cost_line(results: &[CaseResult]) -> Option<String> {
+    let cost = run_cost(results)?;
+    let percent = |share: Option<f64>| {
+        share
+            .map(|s| format!(" ({:.1}%)", s * 100.0))
+            .unwrap_or_default()
+    };
+    let processes = match (cost.forked, cost.spawned) {
+        (0, spawned) => format!("{spawned} spawned"),
+        (forked, 0) => format!(
+            "{forked} forked by {} fork server(s) started in {:.2} s",
+            cost.fork_servers, cost.fork_server_start_seconds
+        ),
+        (forked, spawned) => format!(
+            "{forked} forked by {} fork server(s) started in {:.2} s, {spawned} spawned",
+            cost.fork_servers, cost.fork_server_start_seconds
+        ),
+    };
+    Some(format!(
+        "graphbreak's own time: {:.2} s of {:.2} s wall over {} case(s){} — process start {:.2} s, checking {:.2} s{}; case processes: {processes}",
+        cost.graphbreak_seconds,
+        cost.wall_seconds,
+        cost.cases,
+        percent(cost.graphbreak_share),
+        cost.process_start_seconds,
+        cost.checking_seconds,
+        percent(cost.checking_share),
+    ))
 }
 
 pub fn to_json(document: &Document) -> Value {
@@ -626,6 +738,9 @@ pub fn to_json(document: &Document) -> Value {
         "results": document.results,
         "interrupted": document.interrupted,
     });
+    if let Some(cost) = run_cost(document.results) {
+        value["cost"] = json!(cost);
+    }
     if let Some(shard) = document.shard {
         value["shard"] = json!(shard);
     }
@@ -647,6 +762,47 @@ pub fn render_json(document: &Document) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn run_cost_adds_each_fork_server_start_once() {
+        let record = |value: Value| serde_json::from_value::<CaseResult>(value).unwrap();
+        let forked = |served: u32, wall: f64, added: f64| {
+            record(json!({"wall_seconds": wall, "graphbreak_seconds": added,
+                          "process_start_seconds": 0.25, "checking_seconds": added - 0.25,
+                          "worker": {"mode": "fork_server", "served": served, "start_seconds": 8.0}}))
+        };
+        let spawned_after_a_failed_start = record(json!({
+            "wall_seconds": 20.0, "graphbreak_seconds": 9.0, "process_start_seconds": 8.0,
+            "checking_seconds": 1.0,
+            "worker": {"mode": "spawn", "fallback": "1 Python threads", "start_seconds": 3.0}}));
+        let results = vec![
+            forked(1, 100.0, 4.25),
+            forked(2, 50.0, 2.25),
+            spawned_after_a_failed_start,
+        ];
+        let cost = run_cost(&results).unwrap();
+        assert_eq!(cost.cases, 3);
+        assert_eq!((cost.forked, cost.spawned, cost.fork_servers), (2, 1, 1));
+        // 8 s of server start once, 3 s of the failed attempt once.
+        assert_eq!(cost.fork_server_start_seconds, 11.0);
+        assert_eq!(cost.wall_seconds, 100.0 + 50.0 + 20.0 + 11.0);
+        assert_eq!(cost.graphbreak_seconds, 4.25 + 2.25 + 9.0 + 11.0);
+        assert_eq!(cost.process_start_seconds, 0.5 + 8.0 + 11.0);
+        assert_eq!(cost.checking_seconds, 4.0 + 2.0 + 1.0);
+        assert_eq!(cost.graphbreak_share, Some(0.146));
+        let line = run_cost_line(&results).unwrap();
+        assert!(
+            line.starts_with(
+                "graphbreak's own time: 26.50 s of 181.00 s wall over 3 case(s) (14.6%)"
+            ),
+            "{line}"
+        );
+        assert!(
+            line.ends_with("2 forked by 1 fork server(s) started in 11.00 s, 1 spawned"),
+            "{line}"
+        );
+        assert!(run_cost(&[]).is_none());
+    }
 
     #[test]
     fn cost_line_says_when_compile_pays_back() {

@@ -120,15 +120,54 @@ pub fn install_interrupt_handler() {
     sys::install_interrupt_handler();
 }
 
+/// A process group to kill on a second Ctrl-C (the fork server and each case it forks lead their own).
+#[cfg(unix)]
+pub(super) fn register_group(pid: u32) -> Option<usize> {
+    sys::register_group(pid)
+}
+
+#[cfg(unix)]
+pub(super) fn unregister_group(slot: Option<usize>) {
+    sys::unregister_group(slot);
+}
+
+/// SIGABRT to one process (under `-X faulthandler` Python prints every thread's stack first).
+#[cfg(unix)]
+pub(super) fn abort_process(pid: u32) {
+    sys::signal_process(pid, sys::SIGABRT);
+}
+
+/// SIGKILL to a whole process group.
+#[cfg(unix)]
+pub(super) fn kill_group(pid: u32) {
+    sys::kill_group(pid, sys::SIGKILL);
+}
+
+/// Linux: `command`'s process dies with graphbreak even when graphbreak is SIGKILLed.
+pub(super) fn die_with_parent(command: &mut Command) {
+    #[cfg(target_os = "linux")]
+    sys::die_with_parent(command);
+    #[cfg(not(target_os = "linux"))]
+    let _ = command;
+}
+
 /// Last `limit` bytes of a stream, plus how many earlier bytes were dropped.
-struct Tail {
+pub(super) struct Tail {
     bytes: VecDeque<u8>,
     dropped: u64,
     limit: usize,
 }
 
 impl Tail {
-    fn push(&mut self, chunk: &[u8]) {
+    pub(super) fn new(limit: usize) -> Self {
+        Tail {
+            bytes: VecDeque::new(),
+            dropped: 0,
+            limit,
+        }
+    }
+
+    pub(super) fn push(&mut self, chunk: &[u8]) {
         self.bytes.extend(chunk);
         if self.bytes.len() > self.limit {
             let excess = self.bytes.len() - self.limit;
@@ -137,7 +176,7 @@ impl Tail {
         }
     }
 
-    fn render(&self) -> String {
+    pub(super) fn render(&self) -> String {
         let (front, back) = self.bytes.as_slices();
         let mut all = Vec::with_capacity(front.len() + back.len());
         all.extend_from_slice(front);
@@ -208,11 +247,7 @@ pub fn run_bounded(
         Box::new(child.stderr.take().expect("stderr is piped")),
     ];
     for mut pipe in pipes {
-        let tail = Arc::new(Mutex::new(Tail {
-            bytes: VecDeque::new(),
-            dropped: 0,
-            limit: tail_limit,
-        }));
+        let tail = Arc::new(Mutex::new(Tail::new(tail_limit)));
         tails.push(Arc::clone(&tail));
         let done = done_tx.clone();
         std::thread::spawn(move || {
