@@ -314,7 +314,7 @@ impl<'a> Checker<'a> {
         self.visit_truth_test(&stmt_if.test);
         self.visit_expr(&stmt_if.test);
         let guard = self.semantic.enter_guard(&stmt_if.test, Branch::WhenTrue);
-        self.visit_body(&stmt_if.body);
+        self.visit_branch(&stmt_if.body);
         if let Some(g) = guard {
             self.semantic.pop_step();
             self.semantic
@@ -326,18 +326,29 @@ impl<'a> Checker<'a> {
                     self.visit_truth_test(test);
                     self.visit_expr(test);
                     let clause_guard = self.semantic.enter_guard(test, Branch::WhenTrue);
-                    self.visit_body(&clause.body);
+                    self.visit_branch(&clause.body);
                     if let Some(g) = clause_guard {
                         self.semantic.pop_step();
                         self.semantic
                             .push_step(PathStep::Guard(g, Branch::WhenFalse));
                     }
                 }
-                None => self.visit_body(&clause.body),
+                None => self.visit_branch(&clause.body),
             }
         }
         self.semantic.restore(mark);
         self.semantic.set_last_if_guard(guard, stmt_if);
+    }
+
+    /// An `if` / `elif` / `else` body. One whose warning says the caller passed a deprecated or
+    /// ignored input is a misuse branch: the library's own callers do not take it.
+    fn visit_branch(&mut self, body: &'a [Stmt]) {
+        let mark = self.semantic.mark();
+        if self.semantic.warns_of_misuse(body) {
+            self.semantic.push_step(PathStep::MisuseOnly);
+        }
+        self.visit_body(body);
+        self.semantic.restore(mark);
     }
 
     fn visit_try(&mut self, stmt_try: &'a ast::StmtTry) {

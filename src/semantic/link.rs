@@ -927,7 +927,7 @@ impl<'a> Project<'a> {
                 };
                 taken != branch
             }
-            PathStep::AfterException | PathStep::FailureOnly => true,
+            PathStep::AfterException | PathStep::FailureOnly | PathStep::MisuseOnly => true,
         })
     }
 

@@ -16,6 +16,7 @@ use facts::Follow;
 mod effects;
 mod facts;
 mod gates;
+mod warnings;
 use crate::config::TorchVersion;
 use crate::diagnostics::Edit;
 use crate::source::{LineIndex, Location};
@@ -665,7 +666,7 @@ impl<'a> SemanticModel<'a> {
                 PathStep::Guard(g, _) => self.summary.guards[*g as usize]
                     .cond
                     .mentions_probe(qualified),
-                PathStep::AfterException | PathStep::FailureOnly => false,
+                PathStep::AfterException | PathStep::FailureOnly | PathStep::MisuseOnly => false,
             })
     }
 

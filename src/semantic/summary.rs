@@ -154,6 +154,9 @@ pub enum PathStep {
     AfterException,
     /// On a failure path only: a block that ends in `raise`, an `assert` message.
     FailureOnly,
+    /// On a misuse path only: a branch whose warning says the caller passed a deprecated or
+    /// ignored input (the library's own callers do not take it).
+    MisuseOnly,
 }
 
 /// Where a rule's findings count (declared once per rule in `declare_rule!`).
