@@ -776,6 +776,12 @@ fn with_roots_flags_left_at_their_default_are_false() {
     let text = stdout(&reached);
     let augmented = format!("profiled.py:{}:", row_of("x * x.max().item()"));
     let profiled = format!("profiled.py:{}:", row_of("print(x.sum().item())"));
+    let cache_data = format!(
+        "profiled.py:{}:",
+        row_of("self.windows.append(window.item())")
+    );
     assert!(text.contains(&augmented), "{text}");
+    // `LayerCache([x.max()])` passes `cache_data`: its `is not None` branch is traced there.
+    assert!(text.contains(&cache_data), "{text}");
     assert!(!text.contains(&profiled), "{text}");
 }

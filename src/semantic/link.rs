@@ -393,9 +393,42 @@ impl<'a> Project<'a> {
     fn instance_method(&self, class: ClassRef, method: &str) -> Option<FuncRef> {
         self.lookup_method(class, method, 0).or_else(|| {
             (method == "__call__" && self.module_classes.contains(&class))
-                .then(|| self.lookup_method(class, "forward", 0))
+                .then(|| self.module_forward(class))
                 .flatten()
         })
+    }
+
+    /// The `forward` calling a Module of `class` runs: none when a project class decorator
+    /// replaced it with a dispatcher that runs the class's own `forward` only as a fallback
+    /// (`model/dispatch.rs`).
+    fn module_forward(&self, class: ClassRef) -> Option<FuncRef> {
+        let forward = self.lookup_method(class, "forward", 0)?;
+        let owner = self.files[forward.0 as usize].functions[forward.1 as usize]
+            .class
+            .as_deref()
+            .and_then(|qual| self.files[forward.0 as usize].class_by_name.get(qual))
+            .map(|&idx| (forward.0, idx));
+        let dispatched = [Some(class), owner]
+            .into_iter()
+            .flatten()
+            .any(|c| self.forward_replaced_by_decorator(c));
+        (!dispatched).then_some(forward)
+    }
+
+    fn forward_replaced_by_decorator(&self, class: ClassRef) -> bool {
+        self.files[class.0 as usize].classes[class.1 as usize]
+            .decorators
+            .iter()
+            .any(|decorator| {
+                self.resolve_sym(decorator, class.0)
+                    .into_iter()
+                    .any(|target| match target {
+                        Target::Function((file, idx)) => {
+                            self.files[file as usize].functions[idx as usize].replaces_forward
+                        }
+                        _ => false,
+                    })
+            })
     }
 
     /// `self.name(...)` may run the class's own (or inherited) method, or an override in any
@@ -436,12 +469,20 @@ impl<'a> Project<'a> {
     fn flags_at_default(&self) -> HashMap<FuncRef, HashSet<String>> {
         // Only calls that can reach a function with flags matter: filter by the called name
         // before resolving (resolution is the costly part on large trees).
+        // A constructor call (`DynamicCache(config=...)`) passes its arguments to `__init__`: the
+        // class's name counts as a called name of an `__init__` with flags.
         let flagged_names: HashSet<&str> = self
             .files
             .iter()
             .flat_map(|file| file.functions.iter())
             .filter(|f| !f.flag_params.is_empty())
-            .map(|f| f.name.as_str())
+            .flat_map(|f| {
+                let class_name = (f.name == "__init__")
+                    .then_some(f.class.as_deref())
+                    .flatten()
+                    .map(|class| class.rsplit('.').next().unwrap_or(class));
+                std::iter::once(f.name.as_str()).chain(class_name)
+            })
             .collect();
         let mut passed: HashMap<FuncRef, HashSet<String>> = HashMap::default();
         for &caller in &self.in_region {
@@ -463,8 +504,13 @@ impl<'a> Project<'a> {
                 let star_empty = spread_is_empty(&args.star, &info.vararg);
                 let double_star_empty = spread_is_empty(&args.double_star, &info.kwarg);
                 for target in self.resolve_sym(&call.sym, caller.0) {
-                    let Target::Function(callee) = target else {
-                        continue;
+                    let callee = match target {
+                        Target::Function(callee) => callee,
+                        Target::Class(class) => match self.lookup_method(class, "__init__", 0) {
+                            Some(init) => init,
+                            None => continue,
+                        },
+                        Target::PredicateAlias(..) => continue,
                     };
                     let flags =
                         &self.files[callee.0 as usize].functions[callee.1 as usize].flag_params;
@@ -599,7 +645,7 @@ impl<'a> Project<'a> {
                             if let Some(live) = &mut self.live_classes {
                                 live.insert(class);
                             }
-                            if let Some(forward) = self.lookup_method(class, "forward", 0) {
+                            if let Some(forward) = self.module_forward(class) {
                                 add(forward, reason, &mut roots);
                             }
                         }
@@ -617,6 +663,8 @@ impl<'a> Project<'a> {
                         && let Some(class) = &function.class
                         && let Some(&class_idx) = file.class_by_name.get(class)
                         && self.module_classes.contains(&(file_id, class_idx))
+                        && self.module_forward((file_id, class_idx))
+                            == Some((file_id, idx as FuncIdx))
                     {
                         add(
                             (file_id, idx as FuncIdx),
@@ -641,7 +689,7 @@ impl<'a> Project<'a> {
                     if matched && let Some(live) = &mut self.live_classes {
                         live.insert(class_ref);
                     }
-                    if matched && let Some(forward) = self.lookup_method(class_ref, "forward", 0) {
+                    if matched && let Some(forward) = self.module_forward(class_ref) {
                         add(forward, format!("--roots {}", pattern.text), &mut roots);
                     }
                 }
@@ -702,7 +750,7 @@ impl<'a> Project<'a> {
                 for target in self.resolve_sym(&call.sym, func.0) {
                     match target {
                         Target::Class(class) if self.module_classes.contains(&class) => {
-                            if let Some(forward) = self.lookup_method(class, "forward", 0) {
+                            if let Some(forward) = self.module_forward(class) {
                                 out.push((class, forward));
                             }
                         }

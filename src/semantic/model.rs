@@ -13,6 +13,7 @@ use super::summary::{
 use super::tensor::TensorKind;
 use facts::Follow;
 
+mod dispatch;
 mod effects;
 mod facts;
 mod gates;
@@ -441,6 +442,18 @@ impl<'a> SemanticModel<'a> {
                 .any(|(flag, _)| flag == name)
     }
 
+    /// Is `name` a parameter of the current function with a `None` default, not reassigned so
+    /// far?
+    fn is_none_flag_param(&self, name: &str) -> bool {
+        self.is_flag_param(name)
+            && self.current_function().is_some_and(|func| {
+                self.summary.functions[func as usize]
+                    .none_flags
+                    .iter()
+                    .any(|flag| flag == name)
+            })
+    }
+
     /// Is `name` the first input parameter of the current function (after `self`), not
     /// reassigned so far?
     fn is_first_input(&self, name: &str) -> bool {
@@ -534,6 +547,24 @@ impl<'a> SemanticModel<'a> {
             // `if profile:` on a `profile=False` parameter not reassigned so far.
             Expr::Name(name) if self.is_flag_param(name.id.as_str()) => {
                 Cond::Atom(Atom::FlagParam(name.id.to_string()))
+            }
+            // `if cache_data is not None:` / `is None` on a `cache_data=None` parameter: the same
+            // atom (False at the default) or its negation.
+            Expr::Compare(compare)
+                if compare.ops.len() == 1
+                    && matches!(compare.ops[0], ast::CmpOp::Is | ast::CmpOp::IsNot)
+                    && matches!(compare.comparators.first(), Some(Expr::NoneLiteral(_)))
+                    && matches!(&*compare.left, Expr::Name(name) if self.is_none_flag_param(name.id.as_str())) =>
+            {
+                let Expr::Name(name) = &*compare.left else {
+                    return Cond::Unknown;
+                };
+                let atom = Cond::Atom(Atom::FlagParam(name.id.to_string()));
+                if matches!(compare.ops[0], ast::CmpOp::IsNot) {
+                    atom
+                } else {
+                    Cond::Not(Box::new(atom))
+                }
             }
             // `compiling = is_compiling()` … `if compiling:`
             Expr::Name(name) if follow == Follow::Locals => {
@@ -754,6 +785,9 @@ impl<'a> SemanticModel<'a> {
             returned_callables: Vec::new(),
             predicate: None,
             flag_params: Vec::new(),
+            none_flags: Vec::new(),
+            replaces_forward: self.frames.is_empty()
+                && dispatch::replaces_forward_with_dispatcher(def),
             vararg: def
                 .parameters
                 .vararg
@@ -826,6 +860,16 @@ impl<'a> SemanticModel<'a> {
             locals.insert(variadic.name.id.to_string(), TensorKind::NotTensor);
         }
         let offset = usize::from(self_name.is_some());
+        let none_flags: Vec<String> = if !self.ctx.roots_configured {
+            Vec::new()
+        } else {
+            params
+                .iter_non_variadic_params()
+                .filter(|param| matches!(param.default.as_deref(), Some(Expr::NoneLiteral(_))))
+                .map(|param| param.parameter.name.id.to_string())
+                .collect()
+        };
+        self.summary.functions[idx as usize].none_flags = none_flags;
         let flag_params: Vec<(String, Option<u32>)> = if !self.ctx.roots_configured {
             Vec::new()
         } else {
@@ -974,11 +1018,23 @@ impl<'a> SemanticModel<'a> {
             Some(frame) => format!("{}.{name}", frame.qual),
             None => name.clone(),
         };
+        let decorators = class
+            .decorator_list
+            .iter()
+            .filter_map(|decorator| {
+                let called = match &decorator.expression {
+                    Expr::Call(call) => &*call.func,
+                    other => other,
+                };
+                self.resolve(called)
+            })
+            .collect();
         let idx = self.summary.classes.len() as u32;
         let fields = self.class_field_defaults(class);
         self.summary.classes.push(ClassInfo {
             qualname: qual.clone(),
             bases,
+            decorators,
             fields,
         });
         self.summary.class_by_name.insert(qual.clone(), idx);

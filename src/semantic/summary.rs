@@ -38,6 +38,12 @@ pub struct FunctionInfo {
     /// Parameters with a literal False / None / 0 default (`profile=False`): name and position
     /// among the positional parameters after `self` (`None` for keyword-only).
     pub flag_params: Vec<(String, Option<u32>)>,
+    /// The flag parameters whose default is `None` (`cache_data=None`): at their default,
+    /// `p is not None` is False and `p is None` True.
+    pub none_flags: Vec<String>,
+    /// A (module-level) class decorator that replaces the class's `forward` with a dispatcher
+    /// that never calls the original directly (`model/dispatch.rs`).
+    pub replaces_forward: bool,
     /// Names of `*args` / `**kwargs`, to tell a call that forwards them.
     pub vararg: Option<String>,
     pub kwarg: Option<String>,
@@ -96,6 +102,8 @@ pub struct CallSite {
 pub struct ClassInfo {
     pub qualname: String,
     pub bases: Vec<Sym>,
+    /// Class decorators (`@dec` and `@dec(...)`: the called name).
+    pub decorators: Vec<Sym>,
     /// Fields declared in the class body with a literal boolean default.
     pub fields: Vec<super::gates::FieldDefault>,
 }
