@@ -52,6 +52,9 @@ class FluxLikeEmbed(nn.Module):
             logger.warning(
                 f"attention_kwargs {unused_kwargs} are not expected by {type(self).__name__} and will be ignored."
             )
+        sizes = attention_kwargs.get("img_shapes", [(1, 4, 4)])
+        if not all(size == sizes[0] for size in sizes):
+            logger.warning("Batch inference with variable-sized images is not currently supported in this RoPE.")
         if attention_kwargs.get("scale", None) is not None:
             logger.warning("Passing `scale` to `cross_attention_kwargs` is deprecated. `scale` will be ignored.")
         return x + txt_ids.sum()
