@@ -2,7 +2,9 @@
 under real Dynamo by tests/python/test_rule_proofs.py): with roots, the root is called with its
 input only, so `profile=False` / `augment=False` flags that no traced call sets stay False, also
 when passed down as the caller's own flag, and so do `cache_data=None` constructor parameters that
-no traced `LayerCache(...)` call passes (`cache_data is not None` is False). Nothing here may be reported with that root; the
+no traced `LayerCache(...)` call passes (`cache_data is not None` is False), also through a
+subclass that forwards `*args, **kwargs`, and `len(caches) == 1` on a `*caches` that every traced
+call fills with two. Nothing here may be reported with that root; the
 compiled call has 0 graph breaks."""
 
 import torch
@@ -25,7 +27,8 @@ class ProfiledNet(nn.Module):
         if profile:
             self._profile(x)
         cache = LayerCache(size=4)
-        return x * 2 + cache.size
+        pair = PairCache(LayerCache(size=4), SizedCache(size=4))
+        return x * 2 + cache.size + pair.self_cache.size
 
     def _augmented(self, x):
         cache = LayerCache([x.max()])
@@ -45,6 +48,25 @@ class LayerCache:
         if cache_data is not None:
             for window in cache_data:
                 self.windows.append(window.item())
+
+
+class SizedCache(LayerCache):
+    """transformers' DFlashCache: forwards everything; models build it with a size only."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.accepted = 0
+
+
+class PairCache:
+    """transformers' EncoderDecoderCache: a single argument is data-parallel data; models pass two
+    caches."""
+
+    def __init__(self, *caches):
+        if len(caches) == 1:
+            self.self_cache = LayerCache(caches[0])
+        else:
+            self.self_cache = caches[0]
 
 
 class Augmented(ProfiledNet):

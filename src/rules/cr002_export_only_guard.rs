@@ -61,6 +61,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
         export_reading: ExportReading::AllFalse,
         input_is_tensor: false,
         flag_at_default: &|_: &str| false,
+        vararg_len: None,
         resolve_call: &resolve,
     };
     let mut out = Vec::new();

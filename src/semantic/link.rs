@@ -94,6 +94,13 @@ pub struct Root {
 /// resolution is the costly part of linking a large tree).
 type CalleeCache<'a> = HashMap<(FileId, &'a Sym), Vec<FuncRef>>;
 
+/// What the traced calls pass, per called function (`flags_at_default`).
+struct CallFacts {
+    pinned: HashMap<FuncRef, HashSet<String>>,
+    vararg_lens: HashMap<FuncRef, u32>,
+    kwargs_keys: HashMap<FuncRef, HashSet<String>>,
+}
+
 enum Target {
     Function(FuncRef),
     Class(ClassRef),
@@ -118,6 +125,10 @@ pub struct Project<'a> {
     /// With roots: per traced function, its `flag=False`-style parameters that no traced call
     /// passes (a root is called with its input only, so its `*args`/`**kwargs` are empty).
     flags_pinned: HashMap<FuncRef, HashSet<String>>,
+    /// Per function, the argument count of its `*args` on every traced call (when they agree).
+    vararg_lens: HashMap<FuncRef, u32>,
+    /// Per function, the keywords its `**kwargs` receives on traced calls (when all are known).
+    kwargs_keys: HashMap<FuncRef, HashSet<String>>,
     region_source: &'a RegionSource,
     /// With configured roots, a traced Module method reaches its submodules' forwards (without,
     /// every forward is a root already and the expansion would only cost time).
@@ -157,6 +168,8 @@ impl<'a> Project<'a> {
             roots: Vec::new(),
             root_funcs: HashSet::default(),
             flags_pinned: HashMap::default(),
+            vararg_lens: HashMap::default(),
+            kwargs_keys: HashMap::default(),
             region_source,
             expand_submodules: !root_spec.is_empty(),
             live_classes: None,
@@ -180,16 +193,26 @@ impl<'a> Project<'a> {
                 .live_classes
                 .as_ref()
                 .map(|live| project.instantiated_by(&project.in_region, live));
-            let pinned = project.flags_at_default();
+            let CallFacts {
+                pinned,
+                vararg_lens,
+                kwargs_keys,
+            } = project.flags_at_default();
             let live_same = match (&grown, &project.live_classes) {
                 (Some(grown), Some(live)) => grown.len() == live.len(),
                 _ => true,
             };
-            if live_same && pinned == project.flags_pinned {
+            if live_same
+                && pinned == project.flags_pinned
+                && vararg_lens == project.vararg_lens
+                && kwargs_keys == project.kwargs_keys
+            {
                 break;
             }
             project.live_classes = grown;
             project.flags_pinned = pinned;
+            project.vararg_lens = vararg_lens;
+            project.kwargs_keys = kwargs_keys;
             project.in_region = project.closure(project.roots.iter().map(|r| r.func), &mut callees);
         }
         project
@@ -465,8 +488,9 @@ impl<'a> Project<'a> {
 
     // ----- classes and regions --------------------------------------------------------------
 
-    /// For each function traced calls reach, the flag parameters none of those calls passes.
-    fn flags_at_default(&self) -> HashMap<FuncRef, HashSet<String>> {
+    /// For each function traced calls reach, the flag parameters none of those calls passes, and
+    /// the number of arguments its `*args` receives when every traced call passes the same.
+    fn flags_at_default(&self) -> CallFacts {
         // Only calls that can reach a function with flags matter: filter by the called name
         // before resolving (resolution is the costly part on large trees).
         // A constructor call (`DynamicCache(config=...)`) passes its arguments to `__init__`: the
@@ -475,7 +499,7 @@ impl<'a> Project<'a> {
             .files
             .iter()
             .flat_map(|file| file.functions.iter())
-            .filter(|f| !f.flag_params.is_empty())
+            .filter(|f| !f.flag_params.is_empty() || f.vararg.is_some())
             .flat_map(|f| {
                 let class_name = (f.name == "__init__")
                     .then_some(f.class.as_deref())
@@ -485,6 +509,10 @@ impl<'a> Project<'a> {
             })
             .collect();
         let mut passed: HashMap<FuncRef, HashSet<String>> = HashMap::default();
+        // `None`: the traced calls disagree, or one spreads `*x` into it.
+        let mut vararg_counts: HashMap<FuncRef, Option<u32>> = HashMap::default();
+        // The keywords traced calls pass into a function's `**kwargs` (`None`: unknown).
+        let mut kwargs_counts: HashMap<FuncRef, Option<HashSet<String>>> = HashMap::default();
         for &caller in &self.in_region {
             let info = &self.files[caller.0 as usize].functions[caller.1 as usize];
             let caller_is_root = self.root_funcs.contains(&caller);
@@ -501,8 +529,23 @@ impl<'a> Project<'a> {
                     None => true,
                     Some(name) => caller_is_root && own.as_deref() == Some(name.as_str()),
                 };
-                let star_empty = spread_is_empty(&args.star, &info.vararg);
+                let forwards_own =
+                    |spread: &Option<String>, own: &Option<String>| match (spread, own) {
+                        (Some(spread), Some(own)) => spread == own,
+                        _ => false,
+                    };
+                // Forwarding its own `*args` that every traced call leaves empty passes nothing
+                // (`DFlashCache(config=c)` → `super().__init__(*args, **kwargs)`).
+                let own_star_len = forwards_own(&args.star, &info.vararg)
+                    .then(|| self.vararg_lens.get(&caller).copied())
+                    .flatten();
+                let star_empty =
+                    spread_is_empty(&args.star, &info.vararg) || own_star_len == Some(0);
                 let double_star_empty = spread_is_empty(&args.double_star, &info.kwarg);
+                // ... and its own `**kwargs` passes the keywords the traced calls gave it.
+                let own_keywords = forwards_own(&args.double_star, &info.kwarg)
+                    .then(|| self.kwargs_keys.get(&caller))
+                    .flatten();
                 for target in self.resolve_sym(&call.sym, caller.0) {
                     let callee = match target {
                         Target::Function(callee) => callee,
@@ -512,8 +555,46 @@ impl<'a> Project<'a> {
                         },
                         Target::PredicateAlias(..) => continue,
                     };
-                    let flags =
-                        &self.files[callee.0 as usize].functions[callee.1 as usize].flag_params;
+                    let callee_info = &self.files[callee.0 as usize].functions[callee.1 as usize];
+                    if callee_info.vararg.is_some() {
+                        let spread = match &args.star {
+                            None => Some(0),
+                            Some(_) => own_star_len,
+                        };
+                        let count = spread.map(|spread| {
+                            (args.positional.len() as u32 + spread)
+                                .saturating_sub(callee_info.fixed_positional)
+                        });
+                        vararg_counts
+                            .entry(callee)
+                            .and_modify(|known| {
+                                if *known != count {
+                                    *known = None;
+                                }
+                            })
+                            .or_insert(count);
+                    }
+                    if callee_info.kwarg.is_some() {
+                        let keys = match &args.double_star {
+                            None => Some(args.keywords.iter().map(|(k, _)| k.clone()).collect()),
+                            Some(_) => own_keywords.map(|own| {
+                                let mut keys: Vec<String> =
+                                    args.keywords.iter().map(|(k, _)| k.clone()).collect();
+                                keys.extend(own.iter().cloned());
+                                keys
+                            }),
+                        };
+                        kwargs_counts
+                            .entry(callee)
+                            .and_modify(|known: &mut Option<HashSet<String>>| {
+                                match (known.as_mut(), &keys) {
+                                    (Some(known), Some(keys)) => known.extend(keys.iter().cloned()),
+                                    _ => *known = None,
+                                }
+                            })
+                            .or_insert_with(|| keys.map(|keys| keys.into_iter().collect()));
+                    }
+                    let flags = &callee_info.flag_params;
                     // Passing the caller's own flag that is still at its default passes nothing.
                     let passes = |value: &Option<String>| match value {
                         Some(variable) => !self
@@ -527,11 +608,13 @@ impl<'a> Project<'a> {
                         let by_position = position.is_some_and(|p| {
                             !star_empty || args.positional.get(p as usize).is_some_and(passes)
                         });
-                        let by_keyword = !double_star_empty
-                            || args
-                                .keywords
-                                .iter()
-                                .any(|(keyword, value)| keyword == name && passes(value));
+                        let by_keyword = match own_keywords {
+                            Some(own) => own.contains(name),
+                            None => !double_star_empty,
+                        } || args
+                            .keywords
+                            .iter()
+                            .any(|(keyword, value)| keyword == name && passes(value));
                         if by_position || by_keyword {
                             entry.insert(name.clone());
                         }
@@ -539,7 +622,17 @@ impl<'a> Project<'a> {
                 }
             }
         }
-        passed
+        let kwargs_keys = kwargs_counts
+            .into_iter()
+            .filter(|(callee, _)| !self.root_funcs.contains(callee))
+            .filter_map(|(callee, keys)| Some((callee, keys?)))
+            .collect();
+        let vararg_lens = vararg_counts
+            .into_iter()
+            .filter(|(callee, _)| !self.root_funcs.contains(callee))
+            .filter_map(|(callee, count)| Some((callee, count?)))
+            .collect();
+        let pinned = passed
             .into_iter()
             .filter(|(callee, _)| !self.root_funcs.contains(callee))
             .map(|(callee, passed)| {
@@ -552,7 +645,12 @@ impl<'a> Project<'a> {
                 (callee, pinned)
             })
             .filter(|(_, pinned)| !pinned.is_empty())
-            .collect()
+            .collect();
+        CallFacts {
+            pinned,
+            vararg_lens,
+            kwargs_keys,
+        }
     }
 
     /// `live` plus every project class the given functions call (instantiate).
@@ -924,7 +1022,9 @@ impl<'a> Project<'a> {
                 }
             }
             // A flag parameter means something only inside its own function.
-            Cond::Atom(super::cond::Atom::FlagParam(_)) => Cond::Unknown,
+            Cond::Atom(super::cond::Atom::FlagParam(_) | super::cond::Atom::VarargLen(..)) => {
+                Cond::Unknown
+            }
             Cond::Not(inner) => Cond::Not(Box::new(self.localize_depth(inner, file, depth))),
             Cond::Choice(a, b) => Cond::Choice(
                 Box::new(self.localize_depth(a, file, depth)),
@@ -963,6 +1063,7 @@ impl<'a> Project<'a> {
                     .get(&(file, func))
                     .is_some_and(|pinned| pinned.contains(name))
             },
+            vararg_len: self.vararg_lens.get(&(file, func)).copied(),
             resolve_call: &resolve,
         };
         path.iter().any(|step| match *step {

@@ -4,7 +4,7 @@
 //! checker (`src/scan/checker.rs`) drives it through one walk and hands rules a read-only view.
 
 use super::Sym;
-use super::cond::{Atom, Cond, atom_for_qualified};
+use super::cond::{Atom, Cond, LenCompare, atom_for_qualified};
 use super::data::TORCH;
 use super::summary::{
     Branch, CallArgs, CallEdge, CallSite, ClassInfo, CompileForm, CompileTarget, FileSummary,
@@ -454,6 +454,42 @@ impl<'a> SemanticModel<'a> {
             })
     }
 
+    /// `len(args) <op> <int>` where `args` is the current function's `*args`, not reassigned.
+    fn vararg_len_atom(&self, compare: &ast::ExprCompare) -> Option<Atom> {
+        let Expr::Call(call) = &*compare.left else {
+            return None;
+        };
+        if !self.is_builtin(&call.func, "len") || call.arguments.len() != 1 {
+            return None;
+        }
+        let Some(Expr::Name(name)) = call.arguments.args.first() else {
+            return None;
+        };
+        let func = self.current_function()?;
+        let frame = self.function_frame()?;
+        if self.summary.functions[func as usize].vararg.as_deref() != Some(name.id.as_str())
+            || frame.values.contains_key(name.id.as_str())
+        {
+            return None;
+        }
+        let Some(Expr::NumberLiteral(number)) = compare.comparators.first() else {
+            return None;
+        };
+        let ast::Number::Int(n) = &number.value else {
+            return None;
+        };
+        let compare_op = match compare.ops[0] {
+            ast::CmpOp::Eq => LenCompare::Eq,
+            ast::CmpOp::NotEq => LenCompare::NotEq,
+            ast::CmpOp::Lt => LenCompare::Lt,
+            ast::CmpOp::LtE => LenCompare::LtE,
+            ast::CmpOp::Gt => LenCompare::Gt,
+            ast::CmpOp::GtE => LenCompare::GtE,
+            _ => return None,
+        };
+        Some(Atom::VarargLen(compare_op, u32::from(n.as_u8()?)))
+    }
+
     /// Is `name` the first input parameter of the current function (after `self`), not
     /// reassigned so far?
     fn is_first_input(&self, name: &str) -> bool {
@@ -547,6 +583,13 @@ impl<'a> SemanticModel<'a> {
             // `if profile:` on a `profile=False` parameter not reassigned so far.
             Expr::Name(name) if self.is_flag_param(name.id.as_str()) => {
                 Cond::Atom(Atom::FlagParam(name.id.to_string()))
+            }
+            // `len(caches) == 1` on the function's own `*caches`.
+            Expr::Compare(compare)
+                if compare.ops.len() == 1
+                    && let Some(atom) = self.vararg_len_atom(compare) =>
+            {
+                Cond::Atom(atom)
             }
             // `if cache_data is not None:` / `is None` on a `cache_data=None` parameter: the same
             // atom (False at the default) or its negation.
@@ -788,6 +831,7 @@ impl<'a> SemanticModel<'a> {
             none_flags: Vec::new(),
             replaces_forward: self.frames.is_empty()
                 && dispatch::replaces_forward_with_dispatcher(def),
+            fixed_positional: 0,
             vararg: def
                 .parameters
                 .vararg
@@ -870,6 +914,9 @@ impl<'a> SemanticModel<'a> {
                 .collect()
         };
         self.summary.functions[idx as usize].none_flags = none_flags;
+        self.summary.functions[idx as usize].fixed_positional =
+            (params.posonlyargs.len() + params.args.len() - usize::from(self_name.is_some()))
+                as u32;
         let flag_params: Vec<(String, Option<u32>)> = if !self.ctx.roots_configured {
             Vec::new()
         } else {

@@ -46,6 +46,9 @@ pub struct FunctionInfo {
     pub replaces_forward: bool,
     /// Names of `*args` / `**kwargs`, to tell a call that forwards them.
     pub vararg: Option<String>,
+    /// Named positional parameters (after `self`) ahead of `*args`: a call's extra positional
+    /// arguments go to `*args`.
+    pub fixed_positional: u32,
     pub kwarg: Option<String>,
 }
 
