@@ -113,6 +113,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             path: Vec::new(),
             scope: ExportOnlyGuard::META.scope,
             hazard: hazard.hazard,
+            holds_below: None,
         });
     }
     out

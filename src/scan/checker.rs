@@ -7,7 +7,9 @@ use crate::diagnostics::{Edit, Fix, Noqa};
 use crate::rules::{self, RuleMeta, Scope};
 use crate::semantic::Sym;
 use crate::semantic::model::{FileContext, SemanticModel};
-use crate::semantic::summary::{Branch, Candidate, FileSummary, Hazard, PathStep, Requirement};
+use crate::semantic::summary::{
+    Branch, Candidate, FileSummary, Hazard, PathStep, Requirement, VersionBound,
+};
 use crate::source::{LineIndex, Location, read_source};
 use ruff_python_ast::token::TokenKind;
 use ruff_python_ast::visitor::{self, Visitor};
@@ -27,6 +29,8 @@ pub struct Finding {
     pub hazard: Hazard,
     /// A fact the finding depends on that is known only at the end of the file.
     pub requires: Option<Requirement>,
+    /// The finding holds only on torch below this version.
+    pub holds_below: Option<crate::config::TorchVersion>,
 }
 
 impl Finding {
@@ -37,7 +41,13 @@ impl Finding {
             fix: None,
             hazard: Hazard::NoBreak,
             requires: None,
+            holds_below: None,
         }
+    }
+
+    pub fn holding_below(mut self, version: crate::config::TorchVersion) -> Finding {
+        self.holds_below = Some(version);
+        self
     }
 
     pub fn with_fix(mut self, fix: Fix) -> Finding {
@@ -107,6 +117,7 @@ fn file_diagnostic(
         path: Vec::new(),
         scope: meta.scope,
         hazard: Hazard::NoBreak,
+        holds_below: None,
     }
 }
 
@@ -209,6 +220,12 @@ impl<'a> Checker<'a> {
             path: self.semantic.path().to_vec(),
             scope: meta.scope,
             hazard: finding.hazard,
+            holds_below: finding.holds_below.map(|below| VersionBound {
+                below,
+                asserted: self
+                    .semantic
+                    .version_flags_asserted_before(finding.range.start().into()),
+            }),
         };
         match finding.requires {
             Some(requirement) => self.pending.push((candidate, requirement)),

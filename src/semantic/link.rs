@@ -6,6 +6,7 @@ use super::Sym;
 use super::cond::{Assumptions, Cond, ExportReading, Truth};
 use super::data::TORCH;
 use super::summary::{Candidate, CompileForm, FileId, FileSummary, FuncIdx, PathStep, Scope};
+use crate::config::TorchVersion;
 // FxHash: the link tables are probed per call site (keys are project names and ids, nothing
 // adversarial); findings are sorted before output, so no iteration order reaches it.
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -1251,14 +1252,102 @@ impl<'a> Project<'a> {
     /// The findings of one file that survive linking (rules' project hooks add theirs separately).
     pub fn findings(&self, file: FileId) -> Vec<&Candidate> {
         let summary = &self.files[file as usize];
+        // Computed only for files with a version-bound finding (rare: VR001 on an old floor).
+        let called_at = if summary.candidates.iter().any(|c| c.holds_below.is_some()) {
+            self.called_only_at(file)
+        } else {
+            HashMap::default()
+        };
         summary
             .file_diagnostics
             .iter()
-            .chain(summary.candidates.iter().filter(|c| match c.scope {
-                Scope::Anywhere => true,
-                Scope::CompiledRegion => self.is_traced(file, c),
+            .chain(summary.candidates.iter().filter(|c| {
+                let in_scope = match c.scope {
+                    Scope::Anywhere => true,
+                    Scope::CompiledRegion => self.is_traced(file, c),
+                };
+                in_scope
+                    && !c.holds_below.as_ref().is_some_and(|bound| {
+                        // After an assertion in its own function, or called only after one.
+                        let own = bound
+                            .asserted
+                            .iter()
+                            .filter_map(|flag| self.version_flag(flag, file))
+                            .max();
+                        let callers = c.func.and_then(|f| called_at.get(&f).copied());
+                        own.max(callers).is_some_and(|at| at >= bound.below)
+                    })
             }))
             .collect()
+    }
+
+    /// Per function of this file, the lowest torch version on which the project calls it: every
+    /// call of it follows a top-level `assert TORCH_X_Y` (or `if not TORCH_X_Y: raise`) in its
+    /// caller (`model/versions.rs`). Functions with an unguarded call, or none, are absent.
+    fn called_only_at(&self, file: FileId) -> HashMap<FuncIdx, TorchVersion> {
+        let summary = &self.files[file as usize];
+        let wanted: HashSet<&str> = summary
+            .candidates
+            .iter()
+            .filter(|c| c.holds_below.is_some())
+            .filter_map(|c| c.func)
+            .map(|f| summary.functions[f as usize].name.as_str())
+            .collect();
+        let mut lowest: HashMap<FuncIdx, Option<TorchVersion>> = HashMap::default();
+        for (caller_file, caller_summary) in self.files.iter().enumerate() {
+            let caller_file = caller_file as FileId;
+            for (caller, info) in caller_summary.functions.iter().enumerate() {
+                for (index, call) in info.calls.iter().enumerate() {
+                    if !wanted.contains(call.sym.last_segment()) {
+                        continue;
+                    }
+                    for target in self.resolve_sym(&call.sym, caller_file) {
+                        let Target::Function((callee_file, callee)) = target else {
+                            continue;
+                        };
+                        if callee_file != file {
+                            continue;
+                        }
+                        let asserted = caller_summary
+                            .gated_calls
+                            .iter()
+                            .find(|g| g.func == caller as FuncIdx && g.call == index as u32)
+                            .and_then(|g| {
+                                g.flags
+                                    .iter()
+                                    .filter_map(|flag| self.version_flag(flag, caller_file))
+                                    .max()
+                            });
+                        lowest
+                            .entry(callee)
+                            .and_modify(|known| {
+                                *known = match (*known, asserted) {
+                                    (Some(a), Some(b)) => Some(a.min(b)),
+                                    _ => None,
+                                }
+                            })
+                            .or_insert(asserted);
+                    }
+                }
+            }
+        }
+        lowest
+            .into_iter()
+            .filter_map(|(func, version)| Some((func, version?)))
+            .collect()
+    }
+
+    /// The version a module-level flag (`TORCH_2_8 = check_version(...)`) asserts.
+    fn version_flag(&self, flag: &Sym, from: FileId) -> Option<TorchVersion> {
+        match flag {
+            Sym::Local(name) => self.files[from as usize].version_flags.get(name).copied(),
+            Sym::Dotted(dotted) => {
+                let (module, name) = dotted.rsplit_once('.')?;
+                let file = self.file_for_module(module, from)?;
+                self.files[file as usize].version_flags.get(name).copied()
+            }
+            _ => None,
+        }
     }
 }
 

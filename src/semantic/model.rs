@@ -17,6 +17,7 @@ mod dispatch;
 mod effects;
 mod facts;
 mod gates;
+mod versions;
 mod warnings;
 use crate::config::TorchVersion;
 use crate::diagnostics::Edit;
@@ -94,6 +95,9 @@ pub struct SemanticModel<'a> {
     ctx: &'a FileContext<'a>,
     package: String,
     module_bindings: FxMap<String, Binding>,
+    /// Version flags asserted at the top of the enclosing functions, with where each assertion
+    /// ends (`model/versions.rs`).
+    version_asserts: Vec<(u32, Sym)>,
     frames: Vec<Frame<'a>>,
     path: Vec<PathStep>,
     /// > 0 inside `try:` bodies whose handlers catch ImportError/AttributeError (feature probes).
@@ -127,6 +131,7 @@ pub struct Mark {
 /// What entering a function saved, for [`SemanticModel::leave_function`].
 pub struct FunctionScope {
     idx: FuncIdx,
+    version_asserts: usize,
     path: Vec<PathStep>,
     feature_probe_depth: u32,
     import_probe_depth: u32,
@@ -168,6 +173,7 @@ impl<'a> SemanticModel<'a> {
             last_if_guard: None,
             loop_depth: 0,
             probes: Vec::new(),
+            version_asserts: Vec::new(),
             int_attributes: HashMap::new(),
             module_dicts: HashMap::new(),
             self_dicts: HashMap::new(),
@@ -222,6 +228,7 @@ impl<'a> SemanticModel<'a> {
                         if let Expr::Dict(dict) = &*assign.value {
                             self.module_dicts.insert(target.id.to_string(), dict);
                         }
+                        self.note_version_flag(target.id.as_str(), &assign.value);
                         let binding = self.binding_for_value(&assign.value);
                         self.module_bindings
                             .entry(target.id.to_string())
@@ -959,8 +966,12 @@ impl<'a> SemanticModel<'a> {
             param_classes,
             first_input,
         });
+        let version_asserts = self.version_asserts.len();
+        let asserted = self.top_level_version_asserts(&def.body);
+        self.version_asserts.extend(asserted);
         let scope = FunctionScope {
             idx,
+            version_asserts,
             path: std::mem::take(&mut self.path),
             feature_probe_depth: std::mem::replace(&mut self.feature_probe_depth, 0),
             import_probe_depth: std::mem::replace(&mut self.import_probe_depth, 0),
@@ -977,6 +988,7 @@ impl<'a> SemanticModel<'a> {
         self.feature_probe_depth = scope.feature_probe_depth;
         self.import_probe_depth = scope.import_probe_depth;
         self.loop_depth = scope.loop_depth;
+        self.version_asserts.truncate(scope.version_asserts);
         let predicate = self.predicate_of_body(&def.body);
         self.summary.functions[scope.idx as usize].predicate = predicate;
         self.frames.pop();
@@ -1448,9 +1460,10 @@ impl<'a> SemanticModel<'a> {
             Some(Sym::Dotted(_)) => return,
             Some(sym) => sym.clone(),
         };
+        let site_call = self.summary.functions[func as usize].calls.len() as u32;
         let site = ProjectCall {
             func,
-            call: self.summary.functions[func as usize].calls.len() as u32,
+            call: site_call,
             location: self.location(call.start().into()),
             end_location: self.location(call.end().into()),
         };
@@ -1465,6 +1478,7 @@ impl<'a> SemanticModel<'a> {
             path,
             args,
         });
+        self.note_gated_call(func, site_call, u32::from(call.start()));
     }
 
     /// Parameter kinds from a TorchScript-style type comment right below the `def` line

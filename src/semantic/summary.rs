@@ -210,6 +210,17 @@ pub struct Candidate {
     pub path: Vec<PathStep>,
     pub scope: Scope,
     pub hazard: Hazard,
+    /// The finding holds only on torch below a version (an API newer than the floor): it does
+    /// not hold after an assertion of that version, in its function or in every caller.
+    pub holds_below: Option<VersionBound>,
+}
+
+/// A torch version a finding needs to stay below, and the version flags its own function
+/// asserted before it (`model/versions.rs`).
+#[derive(Debug)]
+pub struct VersionBound {
+    pub below: crate::config::TorchVersion,
+    pub asserted: Vec<Sym>,
 }
 
 #[derive(Debug, Default)]
@@ -247,4 +258,18 @@ pub struct FileSummary {
     pub torch_floor: Option<crate::config::TorchVersion>,
     /// Row → noqa directive on that row.
     pub noqa: HashMap<u32, crate::diagnostics::Noqa>,
+    /// Module-level names that are True exactly on torch at or above a version
+    /// (`TORCH_2_8 = check_version(TORCH_VERSION, "2.8.0")`).
+    pub version_flags: HashMap<String, crate::config::TorchVersion>,
+    /// Project calls made after a top-level version assertion of their function.
+    pub gated_calls: Vec<GatedCall>,
+}
+
+/// A call (`functions[func].calls[call]`) made after its function asserted version flags at
+/// its top level (`assert TORCH_2_8, "..."`; `model/versions.rs`).
+#[derive(Debug)]
+pub struct GatedCall {
+    pub func: FuncIdx,
+    pub call: u32,
+    pub flags: Vec<Sym>,
 }
