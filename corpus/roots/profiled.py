@@ -3,8 +3,8 @@ under real Dynamo by tests/python/test_rule_proofs.py): with roots, the root is 
 input only, so `profile=False` / `augment=False` flags that no traced call sets stay False, also
 when passed down as the caller's own flag, and so do `cache_data=None` constructor parameters that
 no traced `LayerCache(...)` call passes (`cache_data is not None` is False), also through a
-subclass that forwards `*args, **kwargs`, and `len(caches) == 1` on a `*caches` that every traced
-call fills with two. Nothing here may be reported with that root; the
+subclass that forwards `*args, **kwargs`, `len(caches) == 1` on a `*caches` that every traced
+call fills with two, and `isinstance(shape, tuple)` on a parameter every traced call passes `x.shape`. Nothing here may be reported with that root; the
 compiled call has 0 graph breaks."""
 
 import torch
@@ -28,11 +28,12 @@ class ProfiledNet(nn.Module):
             self._profile(x)
         cache = LayerCache(size=4)
         pair = PairCache(LayerCache(size=4), SizedCache(size=4))
-        return x * 2 + cache.size + pair.self_cache.size
+        return restore_rows(x * 2, x.shape) + cache.size + pair.self_cache.size
 
     def _augmented(self, x):
         cache = LayerCache([x.max()])
-        return x * x.max().item() + len(cache.windows)
+        rows = restore_rows(x, (x == x).sum(0))
+        return rows * x.max().item() + len(cache.windows)
 
     def _profile(self, x):
         print(x.sum().item())
@@ -48,6 +49,17 @@ class LayerCache:
         if cache_data is not None:
             for window in cache_data:
                 self.windows.append(window.item())
+
+
+def restore_rows(x, shape: torch.Tensor):
+    """diffusers' seq2img: `shape` may be a torch.Size or a tensor; the models pass `x.shape`."""
+    if isinstance(shape, tuple):
+        rows = shape[0]
+    elif isinstance(shape, torch.Tensor):
+        rows = int(shape[0])
+    else:
+        raise TypeError(type(shape))
+    return x.reshape(rows, -1)
 
 
 class SizedCache(LayerCache):

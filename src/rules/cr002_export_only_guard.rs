@@ -62,6 +62,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
         input_is_tensor: false,
         flag_at_default: &|_: &str| false,
         vararg_len: None,
+        param_is_size: &|_: &str| false,
         resolve_call: &resolve,
     };
     let mut out = Vec::new();

@@ -39,6 +39,9 @@ pub enum Atom {
     /// `len(args) <op> n` on the function's own `*args` (unchanged so far): known when every
     /// traced call passes the same number of extra positional arguments (decided when linking).
     VarargLen(LenCompare, u32),
+    /// `isinstance(p, tuple)` on parameter `p` (name, position): True when every traced call
+    /// passes `x.shape` / `x.size()` for it (decided when linking).
+    ParamIsSize(String, Option<u32>),
 }
 
 /// The comparison of a `len(*args)` atom.
@@ -119,11 +122,29 @@ pub struct Assumptions<'a> {
     /// How many arguments the guards' function's `*args` receives on every traced call, when
     /// all traced calls agree.
     pub vararg_len: Option<u32>,
+    /// Does every traced call pass a torch.Size for this parameter of the guards' function?
+    pub param_is_size: &'a dyn Fn(&str) -> bool,
     /// Resolves a project call to the predicate formula of the called function, if it is one.
     pub resolve_call: &'a dyn Fn(&Sym) -> Option<Cond>,
 }
 
 impl Cond {
+    /// Calls `f` with each `ParamIsSize` atom's parameter.
+    pub fn for_each_size_param(&self, f: &mut dyn FnMut(&str, Option<u32>)) {
+        match self {
+            Cond::Atom(Atom::ParamIsSize(name, position)) => f(name, *position),
+            Cond::Not(inner) => inner.for_each_size_param(f),
+            Cond::And(items) | Cond::Or(items) => {
+                items.iter().for_each(|c| c.for_each_size_param(f))
+            }
+            Cond::Choice(a, b) => {
+                a.for_each_size_param(f);
+                b.for_each_size_param(f);
+            }
+            _ => {}
+        }
+    }
+
     /// True when the formula mentions anything worth keeping (otherwise it is dropped early).
     pub fn is_interesting(&self) -> bool {
         match self {
@@ -195,6 +216,13 @@ impl Cond {
             Cond::Atom(Atom::FlagParam(name)) => {
                 if (assume.flag_at_default)(name) {
                     Truth::False
+                } else {
+                    Truth::Unknown
+                }
+            }
+            Cond::Atom(Atom::ParamIsSize(name, _)) => {
+                if (assume.param_is_size)(name) {
+                    Truth::True
                 } else {
                     Truth::Unknown
                 }

@@ -100,6 +100,7 @@ struct CallFacts {
     pinned: HashMap<FuncRef, HashSet<String>>,
     vararg_lens: HashMap<FuncRef, u32>,
     kwargs_keys: HashMap<FuncRef, HashSet<String>>,
+    size_params: HashMap<FuncRef, HashSet<String>>,
 }
 
 enum Target {
@@ -130,6 +131,8 @@ pub struct Project<'a> {
     vararg_lens: HashMap<FuncRef, u32>,
     /// Per function, the keywords its `**kwargs` receives on traced calls (when all are known).
     kwargs_keys: HashMap<FuncRef, HashSet<String>>,
+    /// Per function, the parameters every traced call passes a torch.Size (`x.shape`) for.
+    size_params: HashMap<FuncRef, HashSet<String>>,
     region_source: &'a RegionSource,
     /// With configured roots, a traced Module method reaches its submodules' forwards (without,
     /// every forward is a root already and the expansion would only cost time).
@@ -171,6 +174,7 @@ impl<'a> Project<'a> {
             flags_pinned: HashMap::default(),
             vararg_lens: HashMap::default(),
             kwargs_keys: HashMap::default(),
+            size_params: HashMap::default(),
             region_source,
             expand_submodules: !root_spec.is_empty(),
             live_classes: None,
@@ -198,6 +202,7 @@ impl<'a> Project<'a> {
                 pinned,
                 vararg_lens,
                 kwargs_keys,
+                size_params,
             } = project.flags_at_default();
             let live_same = match (&grown, &project.live_classes) {
                 (Some(grown), Some(live)) => grown.len() == live.len(),
@@ -207,6 +212,7 @@ impl<'a> Project<'a> {
                 && pinned == project.flags_pinned
                 && vararg_lens == project.vararg_lens
                 && kwargs_keys == project.kwargs_keys
+                && size_params == project.size_params
             {
                 break;
             }
@@ -214,6 +220,7 @@ impl<'a> Project<'a> {
             project.flags_pinned = pinned;
             project.vararg_lens = vararg_lens;
             project.kwargs_keys = kwargs_keys;
+            project.size_params = size_params;
             project.in_region = project.closure(project.roots.iter().map(|r| r.func), &mut callees);
         }
         project
@@ -500,7 +507,9 @@ impl<'a> Project<'a> {
             .files
             .iter()
             .flat_map(|file| file.functions.iter())
-            .filter(|f| !f.flag_params.is_empty() || f.vararg.is_some())
+            .filter(|f| {
+                !f.flag_params.is_empty() || f.vararg.is_some() || !f.size_checked_params.is_empty()
+            })
             .flat_map(|f| {
                 let class_name = (f.name == "__init__")
                     .then_some(f.class.as_deref())
@@ -514,6 +523,8 @@ impl<'a> Project<'a> {
         let mut vararg_counts: HashMap<FuncRef, Option<u32>> = HashMap::default();
         // The keywords traced calls pass into a function's `**kwargs` (`None`: unknown).
         let mut kwargs_counts: HashMap<FuncRef, Option<HashSet<String>>> = HashMap::default();
+        // The size-checked parameters every traced call so far passed a torch.Size for.
+        let mut sized: HashMap<FuncRef, HashSet<String>> = HashMap::default();
         for &caller in &self.in_region {
             let info = &self.files[caller.0 as usize].functions[caller.1 as usize];
             let caller_is_root = self.root_funcs.contains(&caller);
@@ -595,6 +606,21 @@ impl<'a> Project<'a> {
                             })
                             .or_insert_with(|| keys.map(|keys| keys.into_iter().collect()));
                     }
+                    if !callee_info.size_checked_params.is_empty() {
+                        let passes_size: HashSet<String> = callee_info
+                            .size_checked_params
+                            .iter()
+                            .filter(|(name, position)| {
+                                position.is_some_and(|p| args.size_positions.contains(&p))
+                                    || args.size_keywords.iter().any(|k| k == name)
+                            })
+                            .map(|(name, _)| name.clone())
+                            .collect();
+                        sized
+                            .entry(callee)
+                            .and_modify(|known| known.retain(|name| passes_size.contains(name)))
+                            .or_insert(passes_size);
+                    }
                     let flags = &callee_info.flag_params;
                     // Passing the caller's own flag that is still at its default passes nothing.
                     let passes = |value: &Option<String>| match value {
@@ -623,6 +649,10 @@ impl<'a> Project<'a> {
                 }
             }
         }
+        let size_params = sized
+            .into_iter()
+            .filter(|(callee, params)| !self.root_funcs.contains(callee) && !params.is_empty())
+            .collect();
         let kwargs_keys = kwargs_counts
             .into_iter()
             .filter(|(callee, _)| !self.root_funcs.contains(callee))
@@ -651,6 +681,7 @@ impl<'a> Project<'a> {
             pinned,
             vararg_lens,
             kwargs_keys,
+            size_params,
         }
     }
 
@@ -1023,9 +1054,11 @@ impl<'a> Project<'a> {
                 }
             }
             // A flag parameter means something only inside its own function.
-            Cond::Atom(super::cond::Atom::FlagParam(_) | super::cond::Atom::VarargLen(..)) => {
-                Cond::Unknown
-            }
+            Cond::Atom(
+                super::cond::Atom::FlagParam(_)
+                | super::cond::Atom::VarargLen(..)
+                | super::cond::Atom::ParamIsSize(..),
+            ) => Cond::Unknown,
             Cond::Not(inner) => Cond::Not(Box::new(self.localize_depth(inner, file, depth))),
             Cond::Choice(a, b) => Cond::Choice(
                 Box::new(self.localize_depth(a, file, depth)),
@@ -1065,6 +1098,11 @@ impl<'a> Project<'a> {
                     .is_some_and(|pinned| pinned.contains(name))
             },
             vararg_len: self.vararg_lens.get(&(file, func)).copied(),
+            param_is_size: &|name: &str| {
+                self.size_params
+                    .get(&(file, func))
+                    .is_some_and(|params| params.contains(name))
+            },
             resolve_call: &resolve,
         };
         path.iter().any(|step| match *step {

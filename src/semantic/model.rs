@@ -77,6 +77,9 @@ struct Frame<'a> {
     param_classes: FxMap<String, Sym>,
     /// The first positional parameter after `self` (a function's input).
     first_input: Option<String>,
+    /// Positional parameters (after `self`) by name and position; keyword-only ones with `None`.
+    /// Filled only with roots (for call-argument facts).
+    param_positions: Vec<(String, Option<u32>)>,
 }
 
 enum FrameKind {
@@ -497,6 +500,20 @@ impl<'a> SemanticModel<'a> {
         Some(Atom::VarargLen(compare_op, u32::from(n.as_u8()?)))
     }
 
+    /// `(name, position)` of a parameter of the current function not reassigned so far (known
+    /// only with roots).
+    fn unchanged_param(&self, name: &str) -> Option<(String, Option<u32>)> {
+        let frame = self.function_frame()?;
+        if frame.values.contains_key(name) {
+            return None;
+        }
+        frame
+            .param_positions
+            .iter()
+            .find(|(param, _)| param == name)
+            .cloned()
+    }
+
     /// Is `name` the first input parameter of the current function (after `self`), not
     /// reassigned so far?
     fn is_first_input(&self, name: &str) -> bool {
@@ -651,6 +668,27 @@ impl<'a> SemanticModel<'a> {
             {
                 return Cond::Atom(Atom::InputIsContainer);
             }
+            if let [Expr::Name(name), kind] = &*call.arguments.args
+                && let Some((param, position)) = self.unchanged_param(name.id.as_str())
+            {
+                // `isinstance(shape, tuple)` / `torch.Size` on a parameter every traced call
+                // passes `x.shape` to: True; `isinstance(shape, torch.Tensor)`: False.
+                let atom = Cond::Atom(Atom::ParamIsSize(param, position));
+                let is = |kind: &Expr, names: &[&str]| match kind {
+                    Expr::Name(n) => {
+                        names.contains(&n.id.as_str()) && self.lookup(n.id.as_str()).is_none()
+                    }
+                    other => self
+                        .qualified(other)
+                        .is_some_and(|q| names.contains(&q.as_str())),
+                };
+                if is(kind, &["tuple", "torch.Size"]) {
+                    return atom;
+                }
+                if is(kind, &["torch.Tensor"]) {
+                    return Cond::Not(Box::new(atom));
+                }
+            }
             return Cond::Unknown;
         }
         if self.is_builtin(&call.func, "hasattr") {
@@ -691,6 +729,14 @@ impl<'a> SemanticModel<'a> {
         let cond = self.cond_of(test);
         if !cond.is_interesting() {
             return None;
+        }
+        if let Some(func) = self.current_function() {
+            cond.for_each_size_param(&mut |name, position| {
+                let checked = &mut self.summary.functions[func as usize].size_checked_params;
+                if !checked.iter().any(|(n, _)| n == name) {
+                    checked.push((name.to_owned(), position));
+                }
+            });
         }
         let idx = self.summary.guards.len() as GuardIdx;
         let location = self.location(test.range().start().into());
@@ -836,6 +882,7 @@ impl<'a> SemanticModel<'a> {
             predicate: None,
             flag_params: Vec::new(),
             none_flags: Vec::new(),
+            size_checked_params: Vec::new(),
             replaces_forward: self.frames.is_empty()
                 && dispatch::replaces_forward_with_dispatcher(def),
             fixed_positional: 0,
@@ -868,6 +915,25 @@ impl<'a> SemanticModel<'a> {
         let mut self_name = None;
         let mut first_input = None;
         let params = &def.parameters;
+        let has_self_param = class.is_some() && !self.is_static(def);
+        let param_positions: Vec<(String, Option<u32>)> = if self.ctx.roots_configured {
+            params
+                .posonlyargs
+                .iter()
+                .chain(params.args.iter())
+                .skip(usize::from(has_self_param))
+                .enumerate()
+                .map(|(position, p)| (p.parameter.name.id.to_string(), Some(position as u32)))
+                .chain(
+                    params
+                        .kwonlyargs
+                        .iter()
+                        .map(|p| (p.parameter.name.id.to_string(), None)),
+                )
+                .collect()
+        } else {
+            Vec::new()
+        };
         let has_self = class.is_some() && !self.is_static(def);
         let comment_kinds = self.type_comment_kinds(def, has_self);
         for (position, param) in params
@@ -965,6 +1031,7 @@ impl<'a> SemanticModel<'a> {
             values: FxMap::default(),
             param_classes,
             first_input,
+            param_positions,
         });
         let version_asserts = self.version_asserts.len();
         let asserted = self.top_level_version_asserts(&def.body);
@@ -1112,6 +1179,7 @@ impl<'a> SemanticModel<'a> {
             values: FxMap::default(),
             param_classes: FxMap::default(),
             first_input: None,
+            param_positions: Vec::new(),
         });
     }
 
@@ -1719,21 +1787,44 @@ fn call_args(arguments: &ast::Arguments) -> CallArgs {
         Expr::Name(name) => Some(name.id.to_string()),
         _ => None,
     };
+    // `x.shape` / `x.size()`: a torch.Size (a tuple) whatever `x` is.
+    let is_size = |value: &Expr| match value {
+        Expr::Attribute(attribute) => attribute.attr.id.as_str() == "shape",
+        Expr::Call(call) => {
+            call.arguments.is_empty()
+                && matches!(&*call.func, Expr::Attribute(a) if a.attr.id.as_str() == "size")
+        }
+        _ => false,
+    };
     let mut args = CallArgs::default();
     let mut positional = Vec::new();
+    let mut sizes = Vec::new();
     for argument in arguments.args.iter() {
         match argument {
             Expr::Starred(starred) => args.star = Some(spread_name(&starred.value)),
-            other => positional.push(bare_name(other)),
+            other => {
+                if is_size(other) {
+                    sizes.push(positional.len() as u32);
+                }
+                positional.push(bare_name(other));
+            }
         }
     }
     let mut keywords = Vec::new();
+    let mut size_keywords = Vec::new();
     for keyword in arguments.keywords.iter() {
         match &keyword.arg {
-            Some(name) => keywords.push((name.id.to_string(), bare_name(&keyword.value))),
+            Some(name) => {
+                if is_size(&keyword.value) {
+                    size_keywords.push(name.id.to_string());
+                }
+                keywords.push((name.id.to_string(), bare_name(&keyword.value)));
+            }
             None => args.double_star = Some(spread_name(&keyword.value)),
         }
     }
+    args.size_positions = sizes.into();
+    args.size_keywords = size_keywords.into();
     args.positional = positional.into();
     args.keywords = keywords.into();
     args

@@ -41,6 +41,9 @@ pub struct FunctionInfo {
     /// The flag parameters whose default is `None` (`cache_data=None`): at their default,
     /// `p is not None` is False and `p is None` True.
     pub none_flags: Vec<String>,
+    /// Parameters tested with `isinstance(p, tuple | torch.Size | torch.Tensor)`, with their
+    /// position (`None`: keyword-only).
+    pub size_checked_params: Vec<(String, Option<u32>)>,
     /// A (module-level) class decorator that replaces the class's `forward` with a dispatcher
     /// that never calls the original directly (`model/dispatch.rs`).
     pub replaces_forward: bool,
@@ -62,6 +65,9 @@ pub struct CallArgs {
     /// `*name` / `**name` spreads by name (`Some("")` for a spread of anything else).
     pub star: Option<String>,
     pub double_star: Option<String>,
+    /// Positions and keywords whose value is `x.shape` / `x.size()` (a torch.Size).
+    pub size_positions: Box<[u32]>,
+    pub size_keywords: Box<[String]>,
 }
 
 /// A call from a function to project code, with the path (guards, exception-only) that leads to
