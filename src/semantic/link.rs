@@ -24,7 +24,8 @@ pub enum RegionSource {
     #[default]
     Computed,
     /// Exactly these rows of these files (e.g. the lines a real compile traced, from `check`'s
-    /// trace map). Guards are not evaluated: the trace is the truth.
+    /// trace map). The trace decides which lines ran; guard formulas still decide within a
+    /// statement, which a line map cannot see (a short-circuited `and` operand on a traced line).
     #[allow(dead_code)]
     // built by in-process callers (a cross-check against check's trace map)
     Lines(std::collections::HashMap<PathBuf, std::collections::HashSet<u32>>),
@@ -903,6 +904,19 @@ impl<'a> Project<'a> {
     /// Is a finding with this path unreachable while Dynamo traces (eager-only or failure-only
     /// code)?
     fn eager_only(&self, file: FileId, func: FuncIdx, path: &[PathStep]) -> bool {
+        self.unreachable(file, func, path, true)
+    }
+
+    /// Does a guard on `path` take the other branch under compile? With `heuristics`, exception
+    /// handlers and failure paths count as unreachable too (Dynamo traces the path that does not
+    /// raise); a trace map knows whether they ran, so it asks without.
+    fn unreachable(
+        &self,
+        file: FileId,
+        func: FuncIdx,
+        path: &[PathStep],
+        heuristics: bool,
+    ) -> bool {
         let summary = &self.files[file as usize];
         let resolve = |sym: &Sym| self.predicate_formula(sym, file);
         let assume = Assumptions {
@@ -927,7 +941,7 @@ impl<'a> Project<'a> {
                 };
                 taken != branch
             }
-            PathStep::AfterException | PathStep::FailureOnly => true,
+            PathStep::AfterException | PathStep::FailureOnly => heuristics,
         })
     }
 
@@ -946,6 +960,9 @@ impl<'a> Project<'a> {
                 lines
                     .get(&self.files[file as usize].path)
                     .is_some_and(|rows| (first..=last).any(|row| rows.contains(&row)))
+                    && !candidate
+                        .func
+                        .is_some_and(|func| self.unreachable(file, func, &candidate.path, false))
             }
         }
     }
