@@ -904,19 +904,6 @@ impl<'a> Project<'a> {
     /// Is a finding with this path unreachable while Dynamo traces (eager-only or failure-only
     /// code)?
     fn eager_only(&self, file: FileId, func: FuncIdx, path: &[PathStep]) -> bool {
-        self.unreachable(file, func, path, true)
-    }
-
-    /// Does a guard on `path` take the other branch under compile? With `heuristics`, exception
-    /// handlers and failure paths count as unreachable too (Dynamo traces the path that does not
-    /// raise); a trace map knows whether they ran, so it asks without.
-    fn unreachable(
-        &self,
-        file: FileId,
-        func: FuncIdx,
-        path: &[PathStep],
-        heuristics: bool,
-    ) -> bool {
         let summary = &self.files[file as usize];
         let resolve = |sym: &Sym| self.predicate_formula(sym, file);
         let assume = Assumptions {
@@ -941,7 +928,7 @@ impl<'a> Project<'a> {
                 };
                 taken != branch
             }
-            PathStep::AfterException | PathStep::FailureOnly => heuristics,
+            PathStep::AfterException | PathStep::FailureOnly => true,
         })
     }
 
@@ -960,9 +947,17 @@ impl<'a> Project<'a> {
                 lines
                     .get(&self.files[file as usize].path)
                     .is_some_and(|rows| (first..=last).any(|row| rows.contains(&row)))
-                    && !candidate
-                        .func
-                        .is_some_and(|func| self.unreachable(file, func, &candidate.path, false))
+                    && !candidate.func.is_some_and(|func| {
+                        // Only the guards: whether an exception handler or a failure path ran,
+                        // the map knows.
+                        let guards: Vec<PathStep> = candidate
+                            .path
+                            .iter()
+                            .copied()
+                            .filter(|step| matches!(step, PathStep::Guard(..)))
+                            .collect();
+                        self.eager_only(file, func, &guards)
+                    })
             }
         }
     }
