@@ -25,7 +25,8 @@ pub enum RegionSource {
     #[default]
     Computed,
     /// Exactly these rows of these files (e.g. the lines a real compile traced, from `check`'s
-    /// trace map). Guards are not evaluated: the trace is the truth.
+    /// trace map). The trace decides which lines ran; guard formulas still decide within a
+    /// statement, which a line map cannot see (a short-circuited `and` operand on a traced line).
     #[allow(dead_code)]
     // built by in-process callers (a cross-check against check's trace map)
     Lines(std::collections::HashMap<PathBuf, std::collections::HashSet<u32>>),
@@ -1134,6 +1135,17 @@ impl<'a> Project<'a> {
                 lines
                     .get(&self.files[file as usize].path)
                     .is_some_and(|rows| (first..=last).any(|row| rows.contains(&row)))
+                    && !candidate.func.is_some_and(|func| {
+                        // Only the guards: whether an exception handler or a failure path ran,
+                        // the map knows.
+                        let guards: Vec<PathStep> = candidate
+                            .path
+                            .iter()
+                            .copied()
+                            .filter(|step| matches!(step, PathStep::Guard(..)))
+                            .collect();
+                        self.eager_only(file, func, &guards)
+                    })
             }
         }
     }
