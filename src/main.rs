@@ -214,6 +214,15 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         Some(Ok(trace)) => Some(trace),
         Some(Err(message)) => return fail(message),
     };
+    // With a report from one torch version and no --torch-version, guards read that version (the
+    // one whose trace decides the region), as `recheck` does per result.
+    let torch_version = torch_version.or_else(|| match &report_trace {
+        Some(trace) if args.torch_version.is_none() && trace.torch_versions.len() == 1 => trace
+            .torch_versions
+            .first()
+            .and_then(|v| config::TorchVersion::parse(v)),
+        _ => None,
+    });
     let mut paths = args.paths;
     if let Some(trace) = &report_trace
         && paths.is_empty()

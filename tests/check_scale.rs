@@ -28,33 +28,10 @@ const CASES: &[&str] = &[
     "corpus/cases/clean.py::build[size=nano]",
 ];
 
-/// The fields left out of the comparison (the same list as `graphbreak report diff`'s VOLATILE_FIELDS).
-const VOLATILE: &[&str] = &[
-    "wall_seconds",
-    "compile_seconds",
-    "compile_cache",
-    "eager_ms",
-    "compiled_ms",
-    "eager_ms_stats",
-    "compiled_ms_stats",
-    "speedup",
-    "payback_steps",
-    "timing_stable",
-    "peak_memory_eager_mb",
-    "peak_memory_compiled_mb",
-    "stdout_tail",
-    "stderr_tail",
-    "phase_seconds",
-    "graphbreak_seconds",
-    "graphbreak_share",
-    "process_start_seconds",
-    "checking_seconds",
-    "checking_share",
-    "profile",
-    "gpu",
-    // Which fork server (and which of its cases) ran it: a shard or a GPU lane has its own.
-    "worker",
-];
+/// The fields, environment readings and notes left out of the comparison: `report diff`'s own lists.
+#[path = "../src/check/merge/volatile.rs"]
+mod volatile;
+use volatile::{VOLATILE_ENVIRONMENT_FIELDS, VOLATILE_FIELDS, VOLATILE_NOTE_PREFIXES};
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -142,16 +119,18 @@ fn read(path: &Path) -> Value {
 fn facts(result: &Value) -> Value {
     let mut result = result.clone();
     let map = result.as_object_mut().unwrap();
-    for field in VOLATILE {
+    for field in VOLATILE_FIELDS {
         map.remove(*field);
     }
     if let Some(environment) = map.get_mut("environment").and_then(Value::as_object_mut) {
-        environment.remove("load_average");
+        for field in VOLATILE_ENVIRONMENT_FIELDS {
+            environment.remove(*field);
+        }
     }
     if let Some(notes) = map.get_mut("notes").and_then(Value::as_array_mut) {
         notes.retain(|n| {
             let text = n.as_str().unwrap();
-            !text.starts_with("busy machine (") && !text.starts_with("unstable timings (")
+            !VOLATILE_NOTE_PREFIXES.iter().any(|p| text.starts_with(p))
         });
     }
     result

@@ -1,7 +1,8 @@
 //! The trace map and the cross-check end to end: the real binary, the real harness, real torch (CPU), corpus
 //! cases covering the three paths — a runtime event a rule predicted (`.item()` break, SY002), one no rule
 //! predicted (a shape-change recompile), and a finding whose claimed break did not happen (BR002 on an import
-//! probe of an installed module) — then `scan --traced` on the same results.
+//! probe of an installed module) — plus an `and` operand on traced lines that never runs under compile (no
+//! finding), then `scan --traced` on the same results.
 //!
 //! Needs a Python with torch: `GRAPHBREAK_PYTHON` (relative paths are from the crate root), else `python3`.
 //! Without one the test fails: a cross-check that was never run against Dynamo proves nothing.
@@ -96,6 +97,7 @@ fn cross_check_predicted_unpredicted_and_unconfirmed_on_real_dynamo() {
             "hazards.py::case_item_break",
             "hazards.py::case_multi_scale",
             "cross_check.py::case_import_probe_installed",
+            "cross_check.py::case_short_circuited_mask_check",
         ],
     );
     assert_eq!(output.status.code(), Some(0), "every case runs cleanly");
@@ -164,6 +166,25 @@ fn cross_check_predicted_unpredicted_and_unconfirmed_on_real_dynamo() {
         "{findings:#?}"
     );
 
+    // Short-circuited: the `if` header is traced, but under compile `padding_mask.all()` never runs (the first
+    // operand is False): no finding there, while the real branch below is predicted and confirmed.
+    let short_line = marker_line(&probes, "short_circuit");
+    let mask_line = marker_line(&probes, "mask_branch");
+    let mask = result_for(&results, "case_short_circuited_mask_check");
+    let traced = lines_of(&mask["traced"][&probes_key]);
+    assert!(
+        traced.contains(&(short_line - 1)) && traced.contains(&mask_line),
+        "the header and the branch are traced: {traced:?}"
+    );
+    let events = mask["cross_check"]["events"].as_array().unwrap();
+    assert_eq!(events.len(), 1, "{events:#?}");
+    assert_eq!(events[0]["line"], mask_line);
+    assert_eq!(events[0]["predicted_by"], serde_json::json!(["BR001"]));
+    let findings = mask["cross_check"]["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(findings[0]["line"], mask_line);
+    assert_eq!(findings[0]["confirmed"], true);
+
     // The text report ends with each event's verdict, the shares and the unpredicted table.
     let text = String::from_utf8_lossy(&output.stdout);
     let cross = text
@@ -176,7 +197,7 @@ fn cross_check_predicted_unpredicted_and_unconfirmed_on_real_dynamo() {
     assert!(cross.contains(&format!("cross_check.py:{probe_line}: BR002 not confirmed")));
     assert!(
         cross.contains(
-            "runtime events predicted by scan: 1 of 2 (50%) · traced-line findings confirmed: 1 of 2 (50%)"
+            "runtime events predicted by scan: 2 of 3 (67%) · traced-line findings confirmed: 2 of 3 (67%)"
         ),
         "{cross}"
     );
@@ -202,7 +223,13 @@ fn cross_check_predicted_unpredicted_and_unconfirmed_on_real_dynamo() {
     );
     // Findings off the traced lines are not reported (hazards.py has CR001/RC001/BR001 elsewhere).
     assert!(!scanned.contains("CR001"), "{scanned}");
-    assert!(scanned.contains("runtime events predicted by scan: 1 of 2 (50%)"));
+    // Guards still decide inside traced statements, at the report's torch version.
+    assert!(
+        !scanned.contains(&format!("cross_check.py:{short_line}:")),
+        "{scanned}"
+    );
+    assert!(scanned.contains(&format!("cross_check.py:{mask_line}:")));
+    assert!(scanned.contains("runtime events predicted by scan: 2 of 3 (67%)"));
 }
 
 #[test]

@@ -774,8 +774,17 @@ fn with_roots_flags_left_at_their_default_are_false() {
     let source = std::fs::read_to_string(root_dir.join("profiled.py")).unwrap();
     let row_of = |needle: &str| source.lines().position(|l| l.contains(needle)).unwrap() + 1;
     let text = stdout(&reached);
-    let augmented = format!("profiled.py:{}:", row_of("x * x.max().item()"));
+    let augmented = format!("profiled.py:{}:", row_of("* x.max().item()"));
     let profiled = format!("profiled.py:{}:", row_of("print(x.sum().item())"));
+    let cache_data = format!(
+        "profiled.py:{}:",
+        row_of("self.windows.append(window.item())")
+    );
     assert!(text.contains(&augmented), "{text}");
+    // `LayerCache([x.max()])` passes `cache_data`: its `is not None` branch is traced there.
+    assert!(text.contains(&cache_data), "{text}");
+    // `restore_rows(x, <tensor>)` takes the tensor branch there.
+    let tensor_rows = format!("profiled.py:{}:", row_of("rows = int(shape[0])"));
+    assert!(text.contains(&tensor_rows), "{text}");
     assert!(!text.contains(&profiled), "{text}");
 }

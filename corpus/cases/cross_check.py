@@ -88,3 +88,33 @@ def case_break_inside_loop():
         "args": (torch.randn(2, 4), [boxes, boxes + 1.0]),
         "compile": {"backend": "eager"},
     }
+
+
+class SkipsMaskCheckUnderCompile(nn.Module):
+    """transformers' `_ignore_bidirectional_mask_sdpa` (masking_utils.py, 5.x): the `if` header's lines are all
+    traced, but under compile `padding_mask.all()` never runs — with a mask the first operand is already False
+    (`is_exporting()` is True inside torch.compile from 2.9; missing before 2.7, the getattr default is False, and
+    `is_compiling()` decides) and `and` stops there. Dynamo breaks only on the `.any()` branch below."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x, padding_mask):
+        exporting = getattr(torch.compiler, "is_exporting", lambda: False)
+        if (
+            not (exporting() or (padding_mask is not None and torch.compiler.is_compiling()))
+            and (padding_mask is None or padding_mask.all())  # LINE: short_circuit
+        ):
+            x = x * 2
+        if padding_mask.any():  # LINE: mask_branch
+            x = x + 1
+        return self.proj(x)
+
+
+def case_short_circuited_mask_check():
+    return {
+        "model": SkipsMaskCheckUnderCompile(),
+        "args": (torch.randn(4, 8), torch.ones(4, 8, dtype=torch.bool)),
+        "compile": {"backend": "eager"},
+    }

@@ -251,8 +251,13 @@ pub fn keep_traced(diagnostics: &mut Vec<Diagnostic>, traced: &TracedLines) {
     });
 }
 
-/// Runs the static scan over the traced files, region = the trace map.
-fn scan_traced(traced: &TracedLines) -> Result<Vec<Diagnostic>, String> {
+/// Runs the static scan over the traced files, region = the trace map. `torch`: the version that
+/// traced them, read as the floor so version-dependent guards (`torch.compiler.is_exporting()` is
+/// True under compile from 2.9) take the value they had in that run.
+fn scan_traced(
+    traced: &TracedLines,
+    torch: Option<crate::config::TorchVersion>,
+) -> Result<Vec<Diagnostic>, String> {
     let paths: Vec<PathBuf> = traced
         .iter()
         .filter(|(path, lines)| !lines.is_empty() && path.is_file())
@@ -264,6 +269,7 @@ fn scan_traced(traced: &TracedLines) -> Result<Vec<Diagnostic>, String> {
     let options = scan::ScanOptions {
         paths,
         region: region_of(traced),
+        torch_version: torch,
         ..Default::default()
     };
     let mut diagnostics = scan::run(&options)?.diagnostics;
@@ -271,9 +277,14 @@ fn scan_traced(traced: &TracedLines) -> Result<Vec<Diagnostic>, String> {
     Ok(diagnostics)
 }
 
-/// The cross-check of a trace map and its events against the findings of a scan with that region.
-pub fn cross_check(traced: &TracedLines, events: &[RuntimeEvent]) -> CrossCheck {
-    match scan_traced(traced) {
+/// The cross-check of a trace map and its events against the findings of a scan with that region
+/// (and, when known, the torch version that traced as the floor).
+pub fn cross_check(
+    traced: &TracedLines,
+    events: &[RuntimeEvent],
+    torch: Option<crate::config::TorchVersion>,
+) -> CrossCheck {
+    match scan_traced(traced, torch) {
         Ok(diagnostics) => compare(&diagnostics, events),
         Err(error) => {
             let mut check = compare(&[], events);
@@ -351,7 +362,11 @@ pub fn attach(result: &mut CaseResult) {
         return;
     };
     let events = trace::events_of(result);
-    result.cross_check = Some(cross_check(&traced, &events));
+    let torch = result
+        .torch_version
+        .as_deref()
+        .and_then(crate::config::TorchVersion::parse);
+    result.cross_check = Some(cross_check(&traced, &events, torch));
     result.runtime_events = events;
 }
 
@@ -760,5 +775,58 @@ mod tests {
         let check = compare(&diagnostics, &[event(EventKind::Break, &path, 2)]);
         assert!(check.events[0].predicted_by.is_empty());
         assert_eq!(check.findings[0].confirmed, None);
+    }
+
+    /// transformers' `_ignore_bidirectional_mask_sdpa` (5.x, masking_utils.py): every line of the
+    /// test is traced, but `padding_mask.all()` never runs under compile. From torch 2.9
+    /// `is_exporting()` is True inside torch.compile, so the first operand is False and `and` stops
+    /// there; the branch on `mask.any()` below is a real break and stays.
+    const SHORT_CIRCUITED_MASK_CHECK: &str = "\
+import torch
+from torch import nn
+
+
+class Masked(nn.Module):
+    def forward(self, x, padding_mask):
+        if (
+            not (torch.compiler.is_exporting() or (padding_mask is not None and torch.compiler.is_compiling()))
+            and (padding_mask is None or padding_mask.all())
+        ):
+            x = x * 2
+        if not torch.compiler.is_compiling() and padding_mask.sum() > 3:
+            x = x * 3
+        if padding_mask.any():
+            x = x + 1
+        return x
+";
+
+    fn rows_of(check: &CrossCheck) -> Vec<(&str, u32)> {
+        check
+            .findings
+            .iter()
+            .map(|f| (f.code.as_str(), f.line))
+            .collect()
+    }
+
+    #[test]
+    fn a_trace_map_keeps_guard_facts_within_a_traced_statement() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = crate::scan::discover::absolute(&dir.path().join("masked.py"));
+        std::fs::write(&path, SHORT_CIRCUITED_MASK_CHECK).unwrap();
+        let rows = SHORT_CIRCUITED_MASK_CHECK.lines().count() as u32;
+        let traced: TracedLines = [(path.clone(), (1..=rows).collect())].into();
+        let two_eleven = crate::config::TorchVersion::parse("2.11");
+        // Traced by torch 2.11: both short-circuited operands are silent, the real branch is kept.
+        let check = cross_check(&traced, &[], two_eleven);
+        assert_eq!(check.error, None);
+        assert_eq!(rows_of(&check), vec![("BR001", 14)]);
+        // Read with a 2.6 floor, `is_exporting()` is unknown under compile (missing before 2.7):
+        // the mask check may run and is reported; `not is_compiling() and ...` is False on any torch.
+        // (VR001 also says `is_exporting` is newer than that floor.)
+        let check = cross_check(&traced, &[], crate::config::TorchVersion::parse("2.6"));
+        assert_eq!(
+            rows_of(&check),
+            vec![("VR001", 8), ("BR001", 9), ("BR001", 14)]
+        );
     }
 }

@@ -1,5 +1,6 @@
 use crate::rules::declare_rule;
 use crate::scan::checker::{Checker, Finding};
+use crate::semantic::data::TORCH;
 use crate::semantic::summary::Hazard;
 use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::Ranged;
@@ -24,6 +25,16 @@ declare_rule! {
     ///
     /// Not flagged, because Dynamo traces them (measured): `random.randint`, `random.uniform`,
     /// `id(tensor)` on 2.11, numpy functions on `.numpy()` arrays (traced through `torch._numpy`).
+    ///
+    /// Not flagged, because the code users compile does not take the branch: a misuse branch, an
+    /// `if` / `elif` / `else` body whose own warning says the caller passed a deprecated or ignored
+    /// input (`if txt_ids.ndim == 3: logger.warning("Passing 3d `txt_ids` is deprecated ...")`,
+    /// `if len(unused_kwargs) > 0: logger.warning(f"{unused_kwargs} are not expected ... and will
+    /// be ignored.")`) or that calls a project deprecation helper (`deprecate("scale", ...)`). The
+    /// words and helper names are data (`rules/data/warnings.toml`); the whole branch is treated
+    /// like a `raise` branch, for every rule. A warning about a normal situation stays flagged
+    /// (`"loss_type=... is unrecognized. Using the default loss"` on every call of a model whose
+    /// config names no loss), and so does a `FutureWarning` whose text says nothing of misuse.
     ///
     /// ## Example
     /// ```python
@@ -53,25 +64,6 @@ declare_rule! {
     }
 }
 
-/// Logging-module functions and Logger methods that emit records.
-const LOG_METHODS: &[&str] = &[
-    "debug",
-    "info",
-    "warning",
-    "warn",
-    "error",
-    "exception",
-    "critical",
-    "fatal",
-    "log",
-    "warning_once",
-    "info_once",
-    "warning_advice",
-];
-
-/// Receiver names that hold a `logging.Logger` by universal convention.
-const LOGGER_NAMES: &[&str] = &["logger", "_logger", "LOGGER", "log", "_log", "LOG"];
-
 fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
     let semantic = checker.semantic();
     if !semantic.in_function() {
@@ -86,16 +78,12 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
                 "`print()` in traced code: graph break under torch.compile (GB0059 Failed to trace builtin operator)".to_owned()
             }
             // Also when `logger` is imported from a project module (then it has a qualified name).
-            Expr::Attribute(attribute)
-                if LOG_METHODS.contains(&attribute.attr.id.as_str())
-                    && is_logger(&attribute.value) =>
-            {
-                format!(
-                    "logger method `.{}()` in traced code: graph break under torch.compile (GB0291 logging.Logger method not supported)",
-                    attribute.attr.id
-                )
-            }
-            _ => return,
+            _ => match semantic.logger_method(call) {
+                Some(method) => format!(
+                    "logger method `.{method}()` in traced code: graph break under torch.compile (GB0291 logging.Logger method not supported)"
+                ),
+                None => return,
+            },
         },
     };
     checker.report(
@@ -112,7 +100,7 @@ fn classify_qualified(q: &str) -> Option<String> {
         )
     };
     match module {
-        "logging" if LOG_METHODS.contains(&function) => Some(format!(
+        "logging" if TORCH.logger_methods.contains(function) => Some(format!(
             "`logging.{function}()` in traced code: graph break under torch.compile (GB0156 Unsupported method call)"
         )),
         "warnings" if function == "warn" => Some(skipped("`warnings.warn()`")),
@@ -132,17 +120,5 @@ fn classify_qualified(q: &str) -> Option<String> {
         ),
         _ if q.starts_with("scipy.") => Some(skipped(&format!("`{q}()` (scipy, not traceable)"))),
         _ => None,
-    }
-}
-
-/// `logger`, `self.logger`, `cls._logger`: receivers that are loggers by convention.
-fn is_logger(receiver: &Expr) -> bool {
-    match receiver {
-        Expr::Name(name) => LOGGER_NAMES.contains(&name.id.as_str()),
-        Expr::Attribute(attribute) => {
-            matches!(&*attribute.value, Expr::Name(owner) if owner.id.as_str() == "self" || owner.id.as_str() == "cls")
-                && LOGGER_NAMES.contains(&attribute.attr.id.as_str())
-        }
-        _ => false,
     }
 }

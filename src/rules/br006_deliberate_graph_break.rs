@@ -90,6 +90,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             path: edge.path.to_vec(),
             scope: DeliberateGraphBreak::META.scope,
             hazard: Hazard::GraphBreak,
+            holds_below: None,
         };
         if project.is_traced(file, &candidate) {
             out.push(candidate);

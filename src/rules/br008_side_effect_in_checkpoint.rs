@@ -73,6 +73,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             path: site.path.clone(),
             scope: SideEffectInCheckpoint::META.scope,
             hazard: Hazard::GraphBreak,
+            holds_below: None,
         };
         if project.is_traced(file, &candidate) {
             out.push(candidate);

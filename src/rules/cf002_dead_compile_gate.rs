@@ -104,6 +104,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             path: Vec::new(),
             scope: DeadCompileGate::META.scope,
             hazard: Hazard::NoBreak,
+            holds_below: None,
         });
     }
     out

@@ -61,6 +61,8 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
         export_reading: ExportReading::AllFalse,
         input_is_tensor: false,
         flag_at_default: &|_: &str| false,
+        vararg_len: None,
+        param_is_size: &|_: &str| false,
         resolve_call: &resolve,
     };
     let mut out = Vec::new();
@@ -112,6 +114,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             path: Vec::new(),
             scope: ExportOnlyGuard::META.scope,
             hazard: hazard.hazard,
+            holds_below: None,
         });
     }
     out

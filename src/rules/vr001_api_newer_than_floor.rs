@@ -16,7 +16,11 @@ declare_rule! {
     /// A package that allows `torch>=2.2` and calls them raises `AttributeError` on its own floor —
     /// usually only on the compile path, which nobody tests on old torch. Uses behind
     /// `hasattr(...)`, `getattr(..., default)` or `try: ... except (ImportError, AttributeError)`
-    /// are not flagged (but see CR002: a `getattr` fallback can pick the crashing branch).
+    /// are not flagged (but see CR002: a `getattr` fallback can pick the crashing branch). Nor are
+    /// uses in a module that the project imports only after asserting a torch version at the top
+    /// of the importing function (`assert TORCH_2_8, "..."` or `if not TORCH_2_8: raise ...`,
+    /// with `TORCH_2_8 = check_version(TORCH_VERSION, "2.8.0")` or `= torch.__version__ >= "2.8"`
+    /// at module level): that module never runs on the older torch (ultralytics' export backends).
     ///
     /// ## Example
     /// ```python
@@ -91,5 +95,9 @@ fn check_name(
     let message = format!(
         "`{qualified}` was added in torch {added}, but the project supports torch {floor} ({origin})"
     );
-    checker.report(&ApiNewerThanFloor::META, Finding::new(range, message));
+    // A module the project imports only after `assert TORCH_2_8` never runs below 2.8.
+    checker.report(
+        &ApiNewerThanFloor::META,
+        Finding::new(range, message).holding_below(added),
+    );
 }

@@ -7,7 +7,9 @@ use crate::diagnostics::{Edit, Fix, Noqa};
 use crate::rules::{self, RuleMeta, Scope};
 use crate::semantic::Sym;
 use crate::semantic::model::{FileContext, SemanticModel};
-use crate::semantic::summary::{Branch, Candidate, FileSummary, Hazard, PathStep, Requirement};
+use crate::semantic::summary::{
+    Branch, Candidate, FileSummary, Hazard, PathStep, Requirement, VersionBound,
+};
 use crate::source::{LineIndex, Location, read_source};
 use ruff_python_ast::token::TokenKind;
 use ruff_python_ast::visitor::{self, Visitor};
@@ -27,6 +29,8 @@ pub struct Finding {
     pub hazard: Hazard,
     /// A fact the finding depends on that is known only at the end of the file.
     pub requires: Option<Requirement>,
+    /// The finding holds only on torch below this version.
+    pub holds_below: Option<crate::config::TorchVersion>,
 }
 
 impl Finding {
@@ -37,7 +41,13 @@ impl Finding {
             fix: None,
             hazard: Hazard::NoBreak,
             requires: None,
+            holds_below: None,
         }
+    }
+
+    pub fn holding_below(mut self, version: crate::config::TorchVersion) -> Finding {
+        self.holds_below = Some(version);
+        self
     }
 
     pub fn with_fix(mut self, fix: Fix) -> Finding {
@@ -107,6 +117,7 @@ fn file_diagnostic(
         path: Vec::new(),
         scope: meta.scope,
         hazard: Hazard::NoBreak,
+        holds_below: None,
     }
 }
 
@@ -209,6 +220,12 @@ impl<'a> Checker<'a> {
             path: self.semantic.path().to_vec(),
             scope: meta.scope,
             hazard: finding.hazard,
+            holds_below: finding.holds_below.map(|below| VersionBound {
+                below,
+                asserted: self
+                    .semantic
+                    .version_flags_asserted_before(finding.range.start().into()),
+            }),
         };
         match finding.requires {
             Some(requirement) => self.pending.push((candidate, requirement)),
@@ -314,7 +331,7 @@ impl<'a> Checker<'a> {
         self.visit_truth_test(&stmt_if.test);
         self.visit_expr(&stmt_if.test);
         let guard = self.semantic.enter_guard(&stmt_if.test, Branch::WhenTrue);
-        self.visit_body(&stmt_if.body);
+        self.visit_branch(&stmt_if.body);
         if let Some(g) = guard {
             self.semantic.pop_step();
             self.semantic
@@ -326,18 +343,29 @@ impl<'a> Checker<'a> {
                     self.visit_truth_test(test);
                     self.visit_expr(test);
                     let clause_guard = self.semantic.enter_guard(test, Branch::WhenTrue);
-                    self.visit_body(&clause.body);
+                    self.visit_branch(&clause.body);
                     if let Some(g) = clause_guard {
                         self.semantic.pop_step();
                         self.semantic
                             .push_step(PathStep::Guard(g, Branch::WhenFalse));
                     }
                 }
-                None => self.visit_body(&clause.body),
+                None => self.visit_branch(&clause.body),
             }
         }
         self.semantic.restore(mark);
         self.semantic.set_last_if_guard(guard, stmt_if);
+    }
+
+    /// An `if` / `elif` / `else` body. One whose warning says the caller passed a deprecated or
+    /// ignored input is a misuse branch: the library's own callers do not take it.
+    fn visit_branch(&mut self, body: &'a [Stmt]) {
+        let mark = self.semantic.mark();
+        if self.semantic.warns_of_misuse(body) {
+            self.semantic.push_step(PathStep::MisuseOnly);
+        }
+        self.visit_body(body);
+        self.semantic.restore(mark);
     }
 
     fn visit_try(&mut self, stmt_try: &'a ast::StmtTry) {

@@ -36,6 +36,36 @@ pub enum Atom {
     /// A parameter with a literal False / None / 0 default, read for truth (`if profile:`); False
     /// when no traced call passes it (decided when linking).
     FlagParam(String),
+    /// `len(args) <op> n` on the function's own `*args` (unchanged so far): known when every
+    /// traced call passes the same number of extra positional arguments (decided when linking).
+    VarargLen(LenCompare, u32),
+    /// `isinstance(p, tuple)` on parameter `p` (name, position): True when every traced call
+    /// passes `x.shape` / `x.size()` for it (decided when linking).
+    ParamIsSize(String, Option<u32>),
+}
+
+/// The comparison of a `len(*args)` atom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LenCompare {
+    Eq,
+    NotEq,
+    Lt,
+    LtE,
+    Gt,
+    GtE,
+}
+
+impl LenCompare {
+    pub fn holds(self, len: u32, n: u32) -> bool {
+        match self {
+            LenCompare::Eq => len == n,
+            LenCompare::NotEq => len != n,
+            LenCompare::Lt => len < n,
+            LenCompare::LtE => len <= n,
+            LenCompare::Gt => len > n,
+            LenCompare::GtE => len >= n,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -89,11 +119,32 @@ pub struct Assumptions<'a> {
     pub input_is_tensor: bool,
     /// Is this flag parameter of the guards' function left at its default on every traced call?
     pub flag_at_default: &'a dyn Fn(&str) -> bool,
+    /// How many arguments the guards' function's `*args` receives on every traced call, when
+    /// all traced calls agree.
+    pub vararg_len: Option<u32>,
+    /// Does every traced call pass a torch.Size for this parameter of the guards' function?
+    pub param_is_size: &'a dyn Fn(&str) -> bool,
     /// Resolves a project call to the predicate formula of the called function, if it is one.
     pub resolve_call: &'a dyn Fn(&Sym) -> Option<Cond>,
 }
 
 impl Cond {
+    /// Calls `f` with each `ParamIsSize` atom's parameter.
+    pub fn for_each_size_param(&self, f: &mut dyn FnMut(&str, Option<u32>)) {
+        match self {
+            Cond::Atom(Atom::ParamIsSize(name, position)) => f(name, *position),
+            Cond::Not(inner) => inner.for_each_size_param(f),
+            Cond::And(items) | Cond::Or(items) => {
+                items.iter().for_each(|c| c.for_each_size_param(f))
+            }
+            Cond::Choice(a, b) => {
+                a.for_each_size_param(f);
+                b.for_each_size_param(f);
+            }
+            _ => {}
+        }
+    }
+
     /// True when the formula mentions anything worth keeping (otherwise it is dropped early).
     pub fn is_interesting(&self) -> bool {
         match self {
@@ -169,6 +220,17 @@ impl Cond {
                     Truth::Unknown
                 }
             }
+            Cond::Atom(Atom::ParamIsSize(name, _)) => {
+                if (assume.param_is_size)(name) {
+                    Truth::True
+                } else {
+                    Truth::Unknown
+                }
+            }
+            Cond::Atom(Atom::VarargLen(compare, n)) => match assume.vararg_len {
+                Some(len) => Truth::from_bool(compare.holds(len, *n)),
+                None => Truth::Unknown,
+            },
             Cond::Atom(Atom::InputIsContainer) => {
                 if assume.input_is_tensor {
                     Truth::False

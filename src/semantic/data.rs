@@ -40,6 +40,7 @@ const TENSOR: &str = include_str!("../../rules/data/tensor.toml");
 const DTYPES: &str = include_str!("../../rules/data/dtypes.toml");
 const STDLIB: &str = include_str!("../../rules/data/stdlib.toml");
 const API_VERSIONS: &str = include_str!("../../rules/data/torch_api_versions.toml");
+const WARNINGS: &str = include_str!("../../rules/data/warnings.toml");
 
 /// What a guard predicate asks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
@@ -190,6 +191,15 @@ struct StdlibFile {
 }
 
 #[derive(serde::Deserialize)]
+struct WarningsFile {
+    logger_methods: Vec<String>,
+    third_party_logger_methods: Vec<String>,
+    logger_names: Vec<String>,
+    deprecation_helpers: Vec<String>,
+    misuse_phrases: Vec<String>,
+}
+
+#[derive(serde::Deserialize)]
 struct ApiFile {
     apis: HashMap<String, ApiEntry>,
 }
@@ -231,6 +241,14 @@ pub struct TorchData {
     pub stdlib: NameSet,
     api_added: HashMap<String, TorchVersion>,
     api_last_segments: NameSet,
+    /// Logger methods that emit a record (stdlib and third-party `*_once`).
+    pub logger_methods: NameSet,
+    /// Receiver names that hold a logger by convention.
+    pub logger_names: NameSet,
+    /// Names of project helpers that announce a deprecation.
+    pub deprecation_helpers: NameSet,
+    /// Lower-case fragments of warning text that say the caller's input is deprecated / ignored.
+    pub misuse_phrases: Vec<String>,
 }
 
 fn set(items: Vec<String>) -> NameSet {
@@ -249,6 +267,8 @@ impl TorchData {
         let stdlib: StdlibFile = toml::from_str(STDLIB).expect("rules/data/stdlib.toml parses");
         let apis: ApiFile =
             toml::from_str(API_VERSIONS).expect("rules/data/torch_api_versions.toml parses");
+        let warnings: WarningsFile =
+            toml::from_str(WARNINGS).expect("rules/data/warnings.toml parses");
 
         let predicates = predicates
             .predicate
@@ -315,6 +335,14 @@ impl TorchData {
             stdlib: stdlib.versions.into_values().flatten().collect(),
             api_added,
             api_last_segments,
+            logger_methods: set(warnings
+                .logger_methods
+                .into_iter()
+                .chain(warnings.third_party_logger_methods)
+                .collect()),
+            logger_names: set(warnings.logger_names),
+            deprecation_helpers: set(warnings.deprecation_helpers),
+            misuse_phrases: warnings.misuse_phrases,
         }
     }
 

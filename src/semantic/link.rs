@@ -6,6 +6,7 @@ use super::Sym;
 use super::cond::{Assumptions, Cond, ExportReading, Truth};
 use super::data::TORCH;
 use super::summary::{Candidate, CompileForm, FileId, FileSummary, FuncIdx, PathStep, Scope};
+use crate::config::TorchVersion;
 // FxHash: the link tables are probed per call site (keys are project names and ids, nothing
 // adversarial); findings are sorted before output, so no iteration order reaches it.
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -24,7 +25,8 @@ pub enum RegionSource {
     #[default]
     Computed,
     /// Exactly these rows of these files (e.g. the lines a real compile traced, from `check`'s
-    /// trace map). Guards are not evaluated: the trace is the truth.
+    /// trace map). The trace decides which lines ran; guard formulas still decide within a
+    /// statement, which a line map cannot see (a short-circuited `and` operand on a traced line).
     #[allow(dead_code)]
     // built by in-process callers (a cross-check against check's trace map)
     Lines(std::collections::HashMap<PathBuf, std::collections::HashSet<u32>>),
@@ -94,6 +96,14 @@ pub struct Root {
 /// resolution is the costly part of linking a large tree).
 type CalleeCache<'a> = HashMap<(FileId, &'a Sym), Vec<FuncRef>>;
 
+/// What the traced calls pass, per called function (`flags_at_default`).
+struct CallFacts {
+    pinned: HashMap<FuncRef, HashSet<String>>,
+    vararg_lens: HashMap<FuncRef, u32>,
+    kwargs_keys: HashMap<FuncRef, HashSet<String>>,
+    size_params: HashMap<FuncRef, HashSet<String>>,
+}
+
 enum Target {
     Function(FuncRef),
     Class(ClassRef),
@@ -118,6 +128,12 @@ pub struct Project<'a> {
     /// With roots: per traced function, its `flag=False`-style parameters that no traced call
     /// passes (a root is called with its input only, so its `*args`/`**kwargs` are empty).
     flags_pinned: HashMap<FuncRef, HashSet<String>>,
+    /// Per function, the argument count of its `*args` on every traced call (when they agree).
+    vararg_lens: HashMap<FuncRef, u32>,
+    /// Per function, the keywords its `**kwargs` receives on traced calls (when all are known).
+    kwargs_keys: HashMap<FuncRef, HashSet<String>>,
+    /// Per function, the parameters every traced call passes a torch.Size (`x.shape`) for.
+    size_params: HashMap<FuncRef, HashSet<String>>,
     region_source: &'a RegionSource,
     /// With configured roots, a traced Module method reaches its submodules' forwards (without,
     /// every forward is a root already and the expansion would only cost time).
@@ -157,6 +173,9 @@ impl<'a> Project<'a> {
             roots: Vec::new(),
             root_funcs: HashSet::default(),
             flags_pinned: HashMap::default(),
+            vararg_lens: HashMap::default(),
+            kwargs_keys: HashMap::default(),
+            size_params: HashMap::default(),
             region_source,
             expand_submodules: !root_spec.is_empty(),
             live_classes: None,
@@ -180,16 +199,29 @@ impl<'a> Project<'a> {
                 .live_classes
                 .as_ref()
                 .map(|live| project.instantiated_by(&project.in_region, live));
-            let pinned = project.flags_at_default();
+            let CallFacts {
+                pinned,
+                vararg_lens,
+                kwargs_keys,
+                size_params,
+            } = project.flags_at_default();
             let live_same = match (&grown, &project.live_classes) {
                 (Some(grown), Some(live)) => grown.len() == live.len(),
                 _ => true,
             };
-            if live_same && pinned == project.flags_pinned {
+            if live_same
+                && pinned == project.flags_pinned
+                && vararg_lens == project.vararg_lens
+                && kwargs_keys == project.kwargs_keys
+                && size_params == project.size_params
+            {
                 break;
             }
             project.live_classes = grown;
             project.flags_pinned = pinned;
+            project.vararg_lens = vararg_lens;
+            project.kwargs_keys = kwargs_keys;
+            project.size_params = size_params;
             project.in_region = project.closure(project.roots.iter().map(|r| r.func), &mut callees);
         }
         project
@@ -393,9 +425,42 @@ impl<'a> Project<'a> {
     fn instance_method(&self, class: ClassRef, method: &str) -> Option<FuncRef> {
         self.lookup_method(class, method, 0).or_else(|| {
             (method == "__call__" && self.module_classes.contains(&class))
-                .then(|| self.lookup_method(class, "forward", 0))
+                .then(|| self.module_forward(class))
                 .flatten()
         })
+    }
+
+    /// The `forward` calling a Module of `class` runs: none when a project class decorator
+    /// replaced it with a dispatcher that runs the class's own `forward` only as a fallback
+    /// (`model/dispatch.rs`).
+    fn module_forward(&self, class: ClassRef) -> Option<FuncRef> {
+        let forward = self.lookup_method(class, "forward", 0)?;
+        let owner = self.files[forward.0 as usize].functions[forward.1 as usize]
+            .class
+            .as_deref()
+            .and_then(|qual| self.files[forward.0 as usize].class_by_name.get(qual))
+            .map(|&idx| (forward.0, idx));
+        let dispatched = [Some(class), owner]
+            .into_iter()
+            .flatten()
+            .any(|c| self.forward_replaced_by_decorator(c));
+        (!dispatched).then_some(forward)
+    }
+
+    fn forward_replaced_by_decorator(&self, class: ClassRef) -> bool {
+        self.files[class.0 as usize].classes[class.1 as usize]
+            .decorators
+            .iter()
+            .any(|decorator| {
+                self.resolve_sym(decorator, class.0)
+                    .into_iter()
+                    .any(|target| match target {
+                        Target::Function((file, idx)) => {
+                            self.files[file as usize].functions[idx as usize].replaces_forward
+                        }
+                        _ => false,
+                    })
+            })
     }
 
     /// `self.name(...)` may run the class's own (or inherited) method, or an override in any
@@ -432,18 +497,35 @@ impl<'a> Project<'a> {
 
     // ----- classes and regions --------------------------------------------------------------
 
-    /// For each function traced calls reach, the flag parameters none of those calls passes.
-    fn flags_at_default(&self) -> HashMap<FuncRef, HashSet<String>> {
+    /// For each function traced calls reach, the flag parameters none of those calls passes, and
+    /// the number of arguments its `*args` receives when every traced call passes the same.
+    fn flags_at_default(&self) -> CallFacts {
         // Only calls that can reach a function with flags matter: filter by the called name
         // before resolving (resolution is the costly part on large trees).
+        // A constructor call (`DynamicCache(config=...)`) passes its arguments to `__init__`: the
+        // class's name counts as a called name of an `__init__` with flags.
         let flagged_names: HashSet<&str> = self
             .files
             .iter()
             .flat_map(|file| file.functions.iter())
-            .filter(|f| !f.flag_params.is_empty())
-            .map(|f| f.name.as_str())
+            .filter(|f| {
+                !f.flag_params.is_empty() || f.vararg.is_some() || !f.size_checked_params.is_empty()
+            })
+            .flat_map(|f| {
+                let class_name = (f.name == "__init__")
+                    .then_some(f.class.as_deref())
+                    .flatten()
+                    .map(|class| class.rsplit('.').next().unwrap_or(class));
+                std::iter::once(f.name.as_str()).chain(class_name)
+            })
             .collect();
         let mut passed: HashMap<FuncRef, HashSet<String>> = HashMap::default();
+        // `None`: the traced calls disagree, or one spreads `*x` into it.
+        let mut vararg_counts: HashMap<FuncRef, Option<u32>> = HashMap::default();
+        // The keywords traced calls pass into a function's `**kwargs` (`None`: unknown).
+        let mut kwargs_counts: HashMap<FuncRef, Option<HashSet<String>>> = HashMap::default();
+        // The size-checked parameters every traced call so far passed a torch.Size for.
+        let mut sized: HashMap<FuncRef, HashSet<String>> = HashMap::default();
         for &caller in &self.in_region {
             let info = &self.files[caller.0 as usize].functions[caller.1 as usize];
             let caller_is_root = self.root_funcs.contains(&caller);
@@ -460,14 +542,87 @@ impl<'a> Project<'a> {
                     None => true,
                     Some(name) => caller_is_root && own.as_deref() == Some(name.as_str()),
                 };
-                let star_empty = spread_is_empty(&args.star, &info.vararg);
-                let double_star_empty = spread_is_empty(&args.double_star, &info.kwarg);
-                for target in self.resolve_sym(&call.sym, caller.0) {
-                    let Target::Function(callee) = target else {
-                        continue;
+                let forwards_own =
+                    |spread: &Option<String>, own: &Option<String>| match (spread, own) {
+                        (Some(spread), Some(own)) => spread == own,
+                        _ => false,
                     };
-                    let flags =
-                        &self.files[callee.0 as usize].functions[callee.1 as usize].flag_params;
+                // Forwarding its own `*args` that every traced call leaves empty passes nothing
+                // (`DFlashCache(config=c)` → `super().__init__(*args, **kwargs)`).
+                let own_star_len = forwards_own(&args.star, &info.vararg)
+                    .then(|| self.vararg_lens.get(&caller).copied())
+                    .flatten();
+                let star_empty =
+                    spread_is_empty(&args.star, &info.vararg) || own_star_len == Some(0);
+                let double_star_empty = spread_is_empty(&args.double_star, &info.kwarg);
+                // ... and its own `**kwargs` passes the keywords the traced calls gave it.
+                let own_keywords = forwards_own(&args.double_star, &info.kwarg)
+                    .then(|| self.kwargs_keys.get(&caller))
+                    .flatten();
+                for target in self.resolve_sym(&call.sym, caller.0) {
+                    let callee = match target {
+                        Target::Function(callee) => callee,
+                        Target::Class(class) => match self.lookup_method(class, "__init__", 0) {
+                            Some(init) => init,
+                            None => continue,
+                        },
+                        Target::PredicateAlias(..) => continue,
+                    };
+                    let callee_info = &self.files[callee.0 as usize].functions[callee.1 as usize];
+                    if callee_info.vararg.is_some() {
+                        let spread = match &args.star {
+                            None => Some(0),
+                            Some(_) => own_star_len,
+                        };
+                        let count = spread.map(|spread| {
+                            (args.positional.len() as u32 + spread)
+                                .saturating_sub(callee_info.fixed_positional)
+                        });
+                        vararg_counts
+                            .entry(callee)
+                            .and_modify(|known| {
+                                if *known != count {
+                                    *known = None;
+                                }
+                            })
+                            .or_insert(count);
+                    }
+                    if callee_info.kwarg.is_some() {
+                        let keys = match &args.double_star {
+                            None => Some(args.keywords.iter().map(|(k, _)| k.clone()).collect()),
+                            Some(_) => own_keywords.map(|own| {
+                                let mut keys: Vec<String> =
+                                    args.keywords.iter().map(|(k, _)| k.clone()).collect();
+                                keys.extend(own.iter().cloned());
+                                keys
+                            }),
+                        };
+                        kwargs_counts
+                            .entry(callee)
+                            .and_modify(|known: &mut Option<HashSet<String>>| {
+                                match (known.as_mut(), &keys) {
+                                    (Some(known), Some(keys)) => known.extend(keys.iter().cloned()),
+                                    _ => *known = None,
+                                }
+                            })
+                            .or_insert_with(|| keys.map(|keys| keys.into_iter().collect()));
+                    }
+                    if !callee_info.size_checked_params.is_empty() {
+                        let passes_size: HashSet<String> = callee_info
+                            .size_checked_params
+                            .iter()
+                            .filter(|(name, position)| {
+                                position.is_some_and(|p| args.size_positions.contains(&p))
+                                    || args.size_keywords.iter().any(|k| k == name)
+                            })
+                            .map(|(name, _)| name.clone())
+                            .collect();
+                        sized
+                            .entry(callee)
+                            .and_modify(|known| known.retain(|name| passes_size.contains(name)))
+                            .or_insert(passes_size);
+                    }
+                    let flags = &callee_info.flag_params;
                     // Passing the caller's own flag that is still at its default passes nothing.
                     let passes = |value: &Option<String>| match value {
                         Some(variable) => !self
@@ -481,11 +636,13 @@ impl<'a> Project<'a> {
                         let by_position = position.is_some_and(|p| {
                             !star_empty || args.positional.get(p as usize).is_some_and(passes)
                         });
-                        let by_keyword = !double_star_empty
-                            || args
-                                .keywords
-                                .iter()
-                                .any(|(keyword, value)| keyword == name && passes(value));
+                        let by_keyword = match own_keywords {
+                            Some(own) => own.contains(name),
+                            None => !double_star_empty,
+                        } || args
+                            .keywords
+                            .iter()
+                            .any(|(keyword, value)| keyword == name && passes(value));
                         if by_position || by_keyword {
                             entry.insert(name.clone());
                         }
@@ -493,7 +650,21 @@ impl<'a> Project<'a> {
                 }
             }
         }
-        passed
+        let size_params = sized
+            .into_iter()
+            .filter(|(callee, params)| !self.root_funcs.contains(callee) && !params.is_empty())
+            .collect();
+        let kwargs_keys = kwargs_counts
+            .into_iter()
+            .filter(|(callee, _)| !self.root_funcs.contains(callee))
+            .filter_map(|(callee, keys)| Some((callee, keys?)))
+            .collect();
+        let vararg_lens = vararg_counts
+            .into_iter()
+            .filter(|(callee, _)| !self.root_funcs.contains(callee))
+            .filter_map(|(callee, count)| Some((callee, count?)))
+            .collect();
+        let pinned = passed
             .into_iter()
             .filter(|(callee, _)| !self.root_funcs.contains(callee))
             .map(|(callee, passed)| {
@@ -506,7 +677,13 @@ impl<'a> Project<'a> {
                 (callee, pinned)
             })
             .filter(|(_, pinned)| !pinned.is_empty())
-            .collect()
+            .collect();
+        CallFacts {
+            pinned,
+            vararg_lens,
+            kwargs_keys,
+            size_params,
+        }
     }
 
     /// `live` plus every project class the given functions call (instantiate).
@@ -599,7 +776,7 @@ impl<'a> Project<'a> {
                             if let Some(live) = &mut self.live_classes {
                                 live.insert(class);
                             }
-                            if let Some(forward) = self.lookup_method(class, "forward", 0) {
+                            if let Some(forward) = self.module_forward(class) {
                                 add(forward, reason, &mut roots);
                             }
                         }
@@ -617,6 +794,8 @@ impl<'a> Project<'a> {
                         && let Some(class) = &function.class
                         && let Some(&class_idx) = file.class_by_name.get(class)
                         && self.module_classes.contains(&(file_id, class_idx))
+                        && self.module_forward((file_id, class_idx))
+                            == Some((file_id, idx as FuncIdx))
                     {
                         add(
                             (file_id, idx as FuncIdx),
@@ -641,7 +820,7 @@ impl<'a> Project<'a> {
                     if matched && let Some(live) = &mut self.live_classes {
                         live.insert(class_ref);
                     }
-                    if matched && let Some(forward) = self.lookup_method(class_ref, "forward", 0) {
+                    if matched && let Some(forward) = self.module_forward(class_ref) {
                         add(forward, format!("--roots {}", pattern.text), &mut roots);
                     }
                 }
@@ -702,7 +881,7 @@ impl<'a> Project<'a> {
                 for target in self.resolve_sym(&call.sym, func.0) {
                     match target {
                         Target::Class(class) if self.module_classes.contains(&class) => {
-                            if let Some(forward) = self.lookup_method(class, "forward", 0) {
+                            if let Some(forward) = self.module_forward(class) {
                                 out.push((class, forward));
                             }
                         }
@@ -876,7 +1055,11 @@ impl<'a> Project<'a> {
                 }
             }
             // A flag parameter means something only inside its own function.
-            Cond::Atom(super::cond::Atom::FlagParam(_)) => Cond::Unknown,
+            Cond::Atom(
+                super::cond::Atom::FlagParam(_)
+                | super::cond::Atom::VarargLen(..)
+                | super::cond::Atom::ParamIsSize(..),
+            ) => Cond::Unknown,
             Cond::Not(inner) => Cond::Not(Box::new(self.localize_depth(inner, file, depth))),
             Cond::Choice(a, b) => Cond::Choice(
                 Box::new(self.localize_depth(a, file, depth)),
@@ -915,6 +1098,12 @@ impl<'a> Project<'a> {
                     .get(&(file, func))
                     .is_some_and(|pinned| pinned.contains(name))
             },
+            vararg_len: self.vararg_lens.get(&(file, func)).copied(),
+            param_is_size: &|name: &str| {
+                self.size_params
+                    .get(&(file, func))
+                    .is_some_and(|params| params.contains(name))
+            },
             resolve_call: &resolve,
         };
         path.iter().any(|step| match *step {
@@ -927,7 +1116,7 @@ impl<'a> Project<'a> {
                 };
                 taken != branch
             }
-            PathStep::AfterException | PathStep::FailureOnly => true,
+            PathStep::AfterException | PathStep::FailureOnly | PathStep::MisuseOnly => true,
         })
     }
 
@@ -946,6 +1135,17 @@ impl<'a> Project<'a> {
                 lines
                     .get(&self.files[file as usize].path)
                     .is_some_and(|rows| (first..=last).any(|row| rows.contains(&row)))
+                    && !candidate.func.is_some_and(|func| {
+                        // Only the guards: whether an exception handler or a failure path ran,
+                        // the map knows.
+                        let guards: Vec<PathStep> = candidate
+                            .path
+                            .iter()
+                            .copied()
+                            .filter(|step| matches!(step, PathStep::Guard(..)))
+                            .collect();
+                        self.eager_only(file, func, &guards)
+                    })
             }
         }
     }
@@ -1102,14 +1302,102 @@ impl<'a> Project<'a> {
     /// The findings of one file that survive linking (rules' project hooks add theirs separately).
     pub fn findings(&self, file: FileId) -> Vec<&Candidate> {
         let summary = &self.files[file as usize];
+        // Computed only for files with a version-bound finding (rare: VR001 on an old floor).
+        let called_at = if summary.candidates.iter().any(|c| c.holds_below.is_some()) {
+            self.called_only_at(file)
+        } else {
+            HashMap::default()
+        };
         summary
             .file_diagnostics
             .iter()
-            .chain(summary.candidates.iter().filter(|c| match c.scope {
-                Scope::Anywhere => true,
-                Scope::CompiledRegion => self.is_traced(file, c),
+            .chain(summary.candidates.iter().filter(|c| {
+                let in_scope = match c.scope {
+                    Scope::Anywhere => true,
+                    Scope::CompiledRegion => self.is_traced(file, c),
+                };
+                in_scope
+                    && !c.holds_below.as_ref().is_some_and(|bound| {
+                        // After an assertion in its own function, or called only after one.
+                        let own = bound
+                            .asserted
+                            .iter()
+                            .filter_map(|flag| self.version_flag(flag, file))
+                            .max();
+                        let callers = c.func.and_then(|f| called_at.get(&f).copied());
+                        own.max(callers).is_some_and(|at| at >= bound.below)
+                    })
             }))
             .collect()
+    }
+
+    /// Per function of this file, the lowest torch version on which the project calls it: every
+    /// call of it follows a top-level `assert TORCH_X_Y` (or `if not TORCH_X_Y: raise`) in its
+    /// caller (`model/versions.rs`). Functions with an unguarded call, or none, are absent.
+    fn called_only_at(&self, file: FileId) -> HashMap<FuncIdx, TorchVersion> {
+        let summary = &self.files[file as usize];
+        let wanted: HashSet<&str> = summary
+            .candidates
+            .iter()
+            .filter(|c| c.holds_below.is_some())
+            .filter_map(|c| c.func)
+            .map(|f| summary.functions[f as usize].name.as_str())
+            .collect();
+        let mut lowest: HashMap<FuncIdx, Option<TorchVersion>> = HashMap::default();
+        for (caller_file, caller_summary) in self.files.iter().enumerate() {
+            let caller_file = caller_file as FileId;
+            for (caller, info) in caller_summary.functions.iter().enumerate() {
+                for (index, call) in info.calls.iter().enumerate() {
+                    if !wanted.contains(call.sym.last_segment()) {
+                        continue;
+                    }
+                    for target in self.resolve_sym(&call.sym, caller_file) {
+                        let Target::Function((callee_file, callee)) = target else {
+                            continue;
+                        };
+                        if callee_file != file {
+                            continue;
+                        }
+                        let asserted = caller_summary
+                            .gated_calls
+                            .iter()
+                            .find(|g| g.func == caller as FuncIdx && g.call == index as u32)
+                            .and_then(|g| {
+                                g.flags
+                                    .iter()
+                                    .filter_map(|flag| self.version_flag(flag, caller_file))
+                                    .max()
+                            });
+                        lowest
+                            .entry(callee)
+                            .and_modify(|known| {
+                                *known = match (*known, asserted) {
+                                    (Some(a), Some(b)) => Some(a.min(b)),
+                                    _ => None,
+                                }
+                            })
+                            .or_insert(asserted);
+                    }
+                }
+            }
+        }
+        lowest
+            .into_iter()
+            .filter_map(|(func, version)| Some((func, version?)))
+            .collect()
+    }
+
+    /// The version a module-level flag (`TORCH_2_8 = check_version(...)`) asserts.
+    fn version_flag(&self, flag: &Sym, from: FileId) -> Option<TorchVersion> {
+        match flag {
+            Sym::Local(name) => self.files[from as usize].version_flags.get(name).copied(),
+            Sym::Dotted(dotted) => {
+                let (module, name) = dotted.rsplit_once('.')?;
+                let file = self.file_for_module(module, from)?;
+                self.files[file as usize].version_flags.get(name).copied()
+            }
+            _ => None,
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 //! checker (`src/scan/checker.rs`) drives it through one walk and hands rules a read-only view.
 
 use super::Sym;
-use super::cond::{Atom, Cond, atom_for_qualified};
+use super::cond::{Atom, Cond, LenCompare, atom_for_qualified};
 use super::data::TORCH;
 use super::summary::{
     Branch, CallArgs, CallEdge, CallSite, ClassInfo, CompileForm, CompileTarget, FileSummary,
@@ -13,9 +13,12 @@ use super::summary::{
 use super::tensor::TensorKind;
 use facts::Follow;
 
+mod dispatch;
 mod effects;
 mod facts;
 mod gates;
+mod versions;
+mod warnings;
 use crate::config::TorchVersion;
 use crate::diagnostics::Edit;
 use crate::source::{LineIndex, Location};
@@ -74,6 +77,9 @@ struct Frame<'a> {
     param_classes: FxMap<String, Sym>,
     /// The first positional parameter after `self` (a function's input).
     first_input: Option<String>,
+    /// Positional parameters (after `self`) by name and position; keyword-only ones with `None`.
+    /// Filled only with roots (for call-argument facts).
+    param_positions: Vec<(String, Option<u32>)>,
 }
 
 enum FrameKind {
@@ -92,6 +98,9 @@ pub struct SemanticModel<'a> {
     ctx: &'a FileContext<'a>,
     package: String,
     module_bindings: FxMap<String, Binding>,
+    /// Version flags asserted at the top of the enclosing functions, with where each assertion
+    /// ends (`model/versions.rs`).
+    version_asserts: Vec<(u32, Sym)>,
     frames: Vec<Frame<'a>>,
     path: Vec<PathStep>,
     /// > 0 inside `try:` bodies whose handlers catch ImportError/AttributeError (feature probes).
@@ -125,6 +134,7 @@ pub struct Mark {
 /// What entering a function saved, for [`SemanticModel::leave_function`].
 pub struct FunctionScope {
     idx: FuncIdx,
+    version_asserts: usize,
     path: Vec<PathStep>,
     feature_probe_depth: u32,
     import_probe_depth: u32,
@@ -166,6 +176,7 @@ impl<'a> SemanticModel<'a> {
             last_if_guard: None,
             loop_depth: 0,
             probes: Vec::new(),
+            version_asserts: Vec::new(),
             int_attributes: HashMap::new(),
             module_dicts: HashMap::new(),
             self_dicts: HashMap::new(),
@@ -220,6 +231,7 @@ impl<'a> SemanticModel<'a> {
                         if let Expr::Dict(dict) = &*assign.value {
                             self.module_dicts.insert(target.id.to_string(), dict);
                         }
+                        self.note_version_flag(target.id.as_str(), &assign.value);
                         let binding = self.binding_for_value(&assign.value);
                         self.module_bindings
                             .entry(target.id.to_string())
@@ -440,6 +452,68 @@ impl<'a> SemanticModel<'a> {
                 .any(|(flag, _)| flag == name)
     }
 
+    /// Is `name` a parameter of the current function with a `None` default, not reassigned so
+    /// far?
+    fn is_none_flag_param(&self, name: &str) -> bool {
+        self.is_flag_param(name)
+            && self.current_function().is_some_and(|func| {
+                self.summary.functions[func as usize]
+                    .none_flags
+                    .iter()
+                    .any(|flag| flag == name)
+            })
+    }
+
+    /// `len(args) <op> <int>` where `args` is the current function's `*args`, not reassigned.
+    fn vararg_len_atom(&self, compare: &ast::ExprCompare) -> Option<Atom> {
+        let Expr::Call(call) = &*compare.left else {
+            return None;
+        };
+        if !self.is_builtin(&call.func, "len") || call.arguments.len() != 1 {
+            return None;
+        }
+        let Some(Expr::Name(name)) = call.arguments.args.first() else {
+            return None;
+        };
+        let func = self.current_function()?;
+        let frame = self.function_frame()?;
+        if self.summary.functions[func as usize].vararg.as_deref() != Some(name.id.as_str())
+            || frame.values.contains_key(name.id.as_str())
+        {
+            return None;
+        }
+        let Some(Expr::NumberLiteral(number)) = compare.comparators.first() else {
+            return None;
+        };
+        let ast::Number::Int(n) = &number.value else {
+            return None;
+        };
+        let compare_op = match compare.ops[0] {
+            ast::CmpOp::Eq => LenCompare::Eq,
+            ast::CmpOp::NotEq => LenCompare::NotEq,
+            ast::CmpOp::Lt => LenCompare::Lt,
+            ast::CmpOp::LtE => LenCompare::LtE,
+            ast::CmpOp::Gt => LenCompare::Gt,
+            ast::CmpOp::GtE => LenCompare::GtE,
+            _ => return None,
+        };
+        Some(Atom::VarargLen(compare_op, u32::from(n.as_u8()?)))
+    }
+
+    /// `(name, position)` of a parameter of the current function not reassigned so far (known
+    /// only with roots).
+    fn unchanged_param(&self, name: &str) -> Option<(String, Option<u32>)> {
+        let frame = self.function_frame()?;
+        if frame.values.contains_key(name) {
+            return None;
+        }
+        frame
+            .param_positions
+            .iter()
+            .find(|(param, _)| param == name)
+            .cloned()
+    }
+
     /// Is `name` the first input parameter of the current function (after `self`), not
     /// reassigned so far?
     fn is_first_input(&self, name: &str) -> bool {
@@ -534,6 +608,31 @@ impl<'a> SemanticModel<'a> {
             Expr::Name(name) if self.is_flag_param(name.id.as_str()) => {
                 Cond::Atom(Atom::FlagParam(name.id.to_string()))
             }
+            // `len(caches) == 1` on the function's own `*caches`.
+            Expr::Compare(compare)
+                if compare.ops.len() == 1
+                    && let Some(atom) = self.vararg_len_atom(compare) =>
+            {
+                Cond::Atom(atom)
+            }
+            // `if cache_data is not None:` / `is None` on a `cache_data=None` parameter: the same
+            // atom (False at the default) or its negation.
+            Expr::Compare(compare)
+                if compare.ops.len() == 1
+                    && matches!(compare.ops[0], ast::CmpOp::Is | ast::CmpOp::IsNot)
+                    && matches!(compare.comparators.first(), Some(Expr::NoneLiteral(_)))
+                    && matches!(&*compare.left, Expr::Name(name) if self.is_none_flag_param(name.id.as_str())) =>
+            {
+                let Expr::Name(name) = &*compare.left else {
+                    return Cond::Unknown;
+                };
+                let atom = Cond::Atom(Atom::FlagParam(name.id.to_string()));
+                if matches!(compare.ops[0], ast::CmpOp::IsNot) {
+                    atom
+                } else {
+                    Cond::Not(Box::new(atom))
+                }
+            }
             // `compiling = is_compiling()` … `if compiling:`
             Expr::Name(name) if follow == Follow::Locals => {
                 match self.local_value(name.id.as_str()) {
@@ -568,6 +667,27 @@ impl<'a> SemanticModel<'a> {
                 }
             {
                 return Cond::Atom(Atom::InputIsContainer);
+            }
+            if let [Expr::Name(name), kind] = &*call.arguments.args
+                && let Some((param, position)) = self.unchanged_param(name.id.as_str())
+            {
+                // `isinstance(shape, tuple)` / `torch.Size` on a parameter every traced call
+                // passes `x.shape` to: True; `isinstance(shape, torch.Tensor)`: False.
+                let atom = Cond::Atom(Atom::ParamIsSize(param, position));
+                let is = |kind: &Expr, names: &[&str]| match kind {
+                    Expr::Name(n) => {
+                        names.contains(&n.id.as_str()) && self.lookup(n.id.as_str()).is_none()
+                    }
+                    other => self
+                        .qualified(other)
+                        .is_some_and(|q| names.contains(&q.as_str())),
+                };
+                if is(kind, &["tuple", "torch.Size"]) {
+                    return atom;
+                }
+                if is(kind, &["torch.Tensor"]) {
+                    return Cond::Not(Box::new(atom));
+                }
             }
             return Cond::Unknown;
         }
@@ -609,6 +729,14 @@ impl<'a> SemanticModel<'a> {
         let cond = self.cond_of(test);
         if !cond.is_interesting() {
             return None;
+        }
+        if let Some(func) = self.current_function() {
+            cond.for_each_size_param(&mut |name, position| {
+                let checked = &mut self.summary.functions[func as usize].size_checked_params;
+                if !checked.iter().any(|(n, _)| n == name) {
+                    checked.push((name.to_owned(), position));
+                }
+            });
         }
         let idx = self.summary.guards.len() as GuardIdx;
         let location = self.location(test.range().start().into());
@@ -665,7 +793,7 @@ impl<'a> SemanticModel<'a> {
                 PathStep::Guard(g, _) => self.summary.guards[*g as usize]
                     .cond
                     .mentions_probe(qualified),
-                PathStep::AfterException | PathStep::FailureOnly => false,
+                PathStep::AfterException | PathStep::FailureOnly | PathStep::MisuseOnly => false,
             })
     }
 
@@ -753,6 +881,11 @@ impl<'a> SemanticModel<'a> {
             returned_callables: Vec::new(),
             predicate: None,
             flag_params: Vec::new(),
+            none_flags: Vec::new(),
+            size_checked_params: Vec::new(),
+            replaces_forward: self.frames.is_empty()
+                && dispatch::replaces_forward_with_dispatcher(def),
+            fixed_positional: 0,
             vararg: def
                 .parameters
                 .vararg
@@ -782,6 +915,25 @@ impl<'a> SemanticModel<'a> {
         let mut self_name = None;
         let mut first_input = None;
         let params = &def.parameters;
+        let has_self_param = class.is_some() && !self.is_static(def);
+        let param_positions: Vec<(String, Option<u32>)> = if self.ctx.roots_configured {
+            params
+                .posonlyargs
+                .iter()
+                .chain(params.args.iter())
+                .skip(usize::from(has_self_param))
+                .enumerate()
+                .map(|(position, p)| (p.parameter.name.id.to_string(), Some(position as u32)))
+                .chain(
+                    params
+                        .kwonlyargs
+                        .iter()
+                        .map(|p| (p.parameter.name.id.to_string(), None)),
+                )
+                .collect()
+        } else {
+            Vec::new()
+        };
         let has_self = class.is_some() && !self.is_static(def);
         let comment_kinds = self.type_comment_kinds(def, has_self);
         for (position, param) in params
@@ -825,6 +977,19 @@ impl<'a> SemanticModel<'a> {
             locals.insert(variadic.name.id.to_string(), TensorKind::NotTensor);
         }
         let offset = usize::from(self_name.is_some());
+        let none_flags: Vec<String> = if !self.ctx.roots_configured {
+            Vec::new()
+        } else {
+            params
+                .iter_non_variadic_params()
+                .filter(|param| matches!(param.default.as_deref(), Some(Expr::NoneLiteral(_))))
+                .map(|param| param.parameter.name.id.to_string())
+                .collect()
+        };
+        self.summary.functions[idx as usize].none_flags = none_flags;
+        self.summary.functions[idx as usize].fixed_positional =
+            (params.posonlyargs.len() + params.args.len() - usize::from(self_name.is_some()))
+                as u32;
         let flag_params: Vec<(String, Option<u32>)> = if !self.ctx.roots_configured {
             Vec::new()
         } else {
@@ -866,9 +1031,14 @@ impl<'a> SemanticModel<'a> {
             values: FxMap::default(),
             param_classes,
             first_input,
+            param_positions,
         });
+        let version_asserts = self.version_asserts.len();
+        let asserted = self.top_level_version_asserts(&def.body);
+        self.version_asserts.extend(asserted);
         let scope = FunctionScope {
             idx,
+            version_asserts,
             path: std::mem::take(&mut self.path),
             feature_probe_depth: std::mem::replace(&mut self.feature_probe_depth, 0),
             import_probe_depth: std::mem::replace(&mut self.import_probe_depth, 0),
@@ -885,6 +1055,7 @@ impl<'a> SemanticModel<'a> {
         self.feature_probe_depth = scope.feature_probe_depth;
         self.import_probe_depth = scope.import_probe_depth;
         self.loop_depth = scope.loop_depth;
+        self.version_asserts.truncate(scope.version_asserts);
         let predicate = self.predicate_of_body(&def.body);
         self.summary.functions[scope.idx as usize].predicate = predicate;
         self.frames.pop();
@@ -973,11 +1144,23 @@ impl<'a> SemanticModel<'a> {
             Some(frame) => format!("{}.{name}", frame.qual),
             None => name.clone(),
         };
+        let decorators = class
+            .decorator_list
+            .iter()
+            .filter_map(|decorator| {
+                let called = match &decorator.expression {
+                    Expr::Call(call) => &*call.func,
+                    other => other,
+                };
+                self.resolve(called)
+            })
+            .collect();
         let idx = self.summary.classes.len() as u32;
         let fields = self.class_field_defaults(class);
         self.summary.classes.push(ClassInfo {
             qualname: qual.clone(),
             bases,
+            decorators,
             fields,
         });
         self.summary.class_by_name.insert(qual.clone(), idx);
@@ -996,6 +1179,7 @@ impl<'a> SemanticModel<'a> {
             values: FxMap::default(),
             param_classes: FxMap::default(),
             first_input: None,
+            param_positions: Vec::new(),
         });
     }
 
@@ -1344,9 +1528,10 @@ impl<'a> SemanticModel<'a> {
             Some(Sym::Dotted(_)) => return,
             Some(sym) => sym.clone(),
         };
+        let site_call = self.summary.functions[func as usize].calls.len() as u32;
         let site = ProjectCall {
             func,
-            call: self.summary.functions[func as usize].calls.len() as u32,
+            call: site_call,
             location: self.location(call.start().into()),
             end_location: self.location(call.end().into()),
         };
@@ -1361,6 +1546,7 @@ impl<'a> SemanticModel<'a> {
             path,
             args,
         });
+        self.note_gated_call(func, site_call, u32::from(call.start()));
     }
 
     /// Parameter kinds from a TorchScript-style type comment right below the `def` line
@@ -1601,21 +1787,44 @@ fn call_args(arguments: &ast::Arguments) -> CallArgs {
         Expr::Name(name) => Some(name.id.to_string()),
         _ => None,
     };
+    // `x.shape` / `x.size()`: a torch.Size (a tuple) whatever `x` is.
+    let is_size = |value: &Expr| match value {
+        Expr::Attribute(attribute) => attribute.attr.id.as_str() == "shape",
+        Expr::Call(call) => {
+            call.arguments.is_empty()
+                && matches!(&*call.func, Expr::Attribute(a) if a.attr.id.as_str() == "size")
+        }
+        _ => false,
+    };
     let mut args = CallArgs::default();
     let mut positional = Vec::new();
+    let mut sizes = Vec::new();
     for argument in arguments.args.iter() {
         match argument {
             Expr::Starred(starred) => args.star = Some(spread_name(&starred.value)),
-            other => positional.push(bare_name(other)),
+            other => {
+                if is_size(other) {
+                    sizes.push(positional.len() as u32);
+                }
+                positional.push(bare_name(other));
+            }
         }
     }
     let mut keywords = Vec::new();
+    let mut size_keywords = Vec::new();
     for keyword in arguments.keywords.iter() {
         match &keyword.arg {
-            Some(name) => keywords.push((name.id.to_string(), bare_name(&keyword.value))),
+            Some(name) => {
+                if is_size(&keyword.value) {
+                    size_keywords.push(name.id.to_string());
+                }
+                keywords.push((name.id.to_string(), bare_name(&keyword.value)));
+            }
             None => args.double_star = Some(spread_name(&keyword.value)),
         }
     }
+    args.size_positions = sizes.into();
+    args.size_keywords = size_keywords.into();
     args.positional = positional.into();
     args.keywords = keywords.into();
     args

@@ -38,8 +38,20 @@ pub struct FunctionInfo {
     /// Parameters with a literal False / None / 0 default (`profile=False`): name and position
     /// among the positional parameters after `self` (`None` for keyword-only).
     pub flag_params: Vec<(String, Option<u32>)>,
+    /// The flag parameters whose default is `None` (`cache_data=None`): at their default,
+    /// `p is not None` is False and `p is None` True.
+    pub none_flags: Vec<String>,
+    /// Parameters tested with `isinstance(p, tuple | torch.Size | torch.Tensor)`, with their
+    /// position (`None`: keyword-only).
+    pub size_checked_params: Vec<(String, Option<u32>)>,
+    /// A (module-level) class decorator that replaces the class's `forward` with a dispatcher
+    /// that never calls the original directly (`model/dispatch.rs`).
+    pub replaces_forward: bool,
     /// Names of `*args` / `**kwargs`, to tell a call that forwards them.
     pub vararg: Option<String>,
+    /// Named positional parameters (after `self`) ahead of `*args`: a call's extra positional
+    /// arguments go to `*args`.
+    pub fixed_positional: u32,
     pub kwarg: Option<String>,
 }
 
@@ -53,6 +65,9 @@ pub struct CallArgs {
     /// `*name` / `**name` spreads by name (`Some("")` for a spread of anything else).
     pub star: Option<String>,
     pub double_star: Option<String>,
+    /// Positions and keywords whose value is `x.shape` / `x.size()` (a torch.Size).
+    pub size_positions: Box<[u32]>,
+    pub size_keywords: Box<[String]>,
 }
 
 /// A call from a function to project code, with the path (guards, exception-only) that leads to
@@ -96,6 +111,8 @@ pub struct CallSite {
 pub struct ClassInfo {
     pub qualname: String,
     pub bases: Vec<Sym>,
+    /// Class decorators (`@dec` and `@dec(...)`: the called name).
+    pub decorators: Vec<Sym>,
     /// Fields declared in the class body with a literal boolean default.
     pub fields: Vec<super::gates::FieldDefault>,
 }
@@ -154,6 +171,9 @@ pub enum PathStep {
     AfterException,
     /// On a failure path only: a block that ends in `raise`, an `assert` message.
     FailureOnly,
+    /// On a misuse path only: a branch whose warning says the caller passed a deprecated or
+    /// ignored input (the library's own callers do not take it).
+    MisuseOnly,
 }
 
 /// Where a rule's findings count (declared once per rule in `declare_rule!`).
@@ -196,6 +216,17 @@ pub struct Candidate {
     pub path: Vec<PathStep>,
     pub scope: Scope,
     pub hazard: Hazard,
+    /// The finding holds only on torch below a version (an API newer than the floor): it does
+    /// not hold after an assertion of that version, in its function or in every caller.
+    pub holds_below: Option<VersionBound>,
+}
+
+/// A torch version a finding needs to stay below, and the version flags its own function
+/// asserted before it (`model/versions.rs`).
+#[derive(Debug)]
+pub struct VersionBound {
+    pub below: crate::config::TorchVersion,
+    pub asserted: Vec<Sym>,
 }
 
 #[derive(Debug, Default)]
@@ -233,4 +264,18 @@ pub struct FileSummary {
     pub torch_floor: Option<crate::config::TorchVersion>,
     /// Row → noqa directive on that row.
     pub noqa: HashMap<u32, crate::diagnostics::Noqa>,
+    /// Module-level names that are True exactly on torch at or above a version
+    /// (`TORCH_2_8 = check_version(TORCH_VERSION, "2.8.0")`).
+    pub version_flags: HashMap<String, crate::config::TorchVersion>,
+    /// Project calls made after a top-level version assertion of their function.
+    pub gated_calls: Vec<GatedCall>,
+}
+
+/// A call (`functions[func].calls[call]`) made after its function asserted version flags at
+/// its top level (`assert TORCH_2_8, "..."`; `model/versions.rs`).
+#[derive(Debug)]
+pub struct GatedCall {
+    pub func: FuncIdx,
+    pub call: u32,
+    pub flags: Vec<Sym>,
 }

@@ -9,6 +9,7 @@ claims inside torch.compile (backend="eager", real Dynamo).
 from __future__ import annotations
 
 import importlib
+import logging
 import re
 import sys
 import tomllib
@@ -260,3 +261,38 @@ def test_stdlib_table_holds_this_pythons_modules():
     assert here in versions, f"run scripts/gen_stdlib.py with Python {here}"
     assert set(versions[here]) == set(sys.stdlib_module_names)
     assert "tarfile" in versions[here]
+
+
+# --------------------------------------------------------------------------------------------
+# logging / warnings (misuse branches)
+
+WARNINGS = table("warnings")
+
+
+@pytest.mark.parametrize("name", WARNINGS["logger_methods"])
+def test_logger_method_emits_a_record_on_logging_logger(name):
+    assert callable(getattr(logging.Logger, name)), name
+
+
+@pytest.mark.parametrize("name", WARNINGS["third_party_logger_methods"])
+def test_third_party_logger_methods_are_not_stdlib(name):
+    assert not hasattr(logging.Logger, name), f"{name} is a stdlib method: move it to logger_methods"
+
+
+def test_misuse_phrases_are_lower_case_and_single_spaced():
+    # The scanner lower-cases the warning text and collapses its whitespace before matching.
+    for phrase in WARNINGS["misuse_phrases"]:
+        assert phrase == phrase.lower() and phrase == " ".join(phrase.split()) and phrase, phrase
+
+
+def test_misuse_phrases_leave_normal_situation_warnings_alone():
+    # Real warnings on normal paths (transformers 5.24 loss_function, bloom, big_bird): none may
+    # read as a misuse notice, or their branch (a measured graph break) would go silent.
+    normal = [
+        "`loss_type=None` was set in the config but it is unrecognized. Using the default loss: `ForCausalLMLoss`.",
+        "`use_cache=True` is incompatible with gradient checkpointing. Setting `use_cache=False`...",
+        "Attention type 'block_sparse' is not possible if sequence_length: 8 <= num global tokens",
+        "Input ids are automatically padded from 7 to 8 to be a multiple of `config.block_size`: 4",
+    ]
+    for text in normal:
+        assert not any(p in text.lower() for p in WARNINGS["misuse_phrases"]), text

@@ -368,3 +368,43 @@ def test_dynamo_traces_what_a_property_returns_and_the_constructor_it_calls():
     codes = break_codes(_WithLossProperty(), (torch.randn(3, 4),))
     # nn.Buffer in the __init__ of a module built by the function the property returns.
     assert "GB0116" in codes, codes
+
+
+# --------------------------------------------------------------------------------------------
+# SY002 `float()` of a tensor built inline (issue 8: torchvision's `_infer_scale` was missed)
+
+
+def _float_of_constant_tensor(x):
+    return x * float(torch.tensor(0.5))
+
+
+def _float_of_argument_tensor(x, scale: float):
+    return x * float(torch.tensor(scale))
+
+
+def _float_of_traced_tensor(x):
+    return x * float(torch.tensor(x.sum()))
+
+
+@pytest.mark.parametrize(
+    "fn,args",
+    [
+        pytest.param(_float_of_constant_tensor, (torch.ones(3),), id="python-constant"),
+        pytest.param(_float_of_argument_tensor, (torch.ones(3), 0.5), id="python-float-argument"),
+        pytest.param(_float_of_traced_tensor, (torch.ones(3),), id="traced-tensor"),
+    ],
+)
+def test_float_of_an_inline_tensor_is_not_folded(fn, args):
+    # Not constant-folded even when the data is a Python constant: the read is `.item()` (GB0124).
+    assert break_codes(fn, args) == ["GB0124"]
+
+
+@pytest.mark.parametrize("case", ["float_of_inline_host_tensor", "float_of_inline_device_tensor"])
+def test_sy002_float_of_inline_tensor_breaks(case):
+    fn, args = corpus_cases("SY002", "positive")[case]
+    assert break_codes(fn, args) == ["GB0124"]
+
+
+def test_sy002_scale_math_on_the_host_is_folded():
+    fn, args = corpus_cases("SY002", "negative")["scale_math_on_the_host"]
+    assert break_codes(fn, args) == []

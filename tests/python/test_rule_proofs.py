@@ -636,3 +636,16 @@ def test_vr001_positive_runs_on_this_torch_without_breaks():
     for fn, args in corpus_cases("VR001", "positive").values():
         fn(*args)
         assert not reasons(explain(fn, *args))
+
+
+def test_vr001_negative_version_assert_runs_before_the_newer_api():
+    # corpus/rules/VR001/negative.py: `_force_eager` (set_stance, torch 2.6) is called only after
+    # `assert TORCH_2_6`: below 2.6 the assertion fails first, never an AttributeError.
+    module = load_corpus("VR001", "negative")
+    assert module.TORCH_2_6 == (TORCH_VERSION >= (2, 6))
+    model = nn.Identity()
+    if TORCH_VERSION < (2, 6):
+        with pytest.raises(AssertionError):
+            module.evaluate_eagerly(model, [torch.ones(1)])
+    else:
+        assert len(module.evaluate_eagerly(model, [torch.ones(1)])) == 1

@@ -51,6 +51,58 @@ def host_lists(sizes: list) -> int:
     return flags[len(sizes) > 1]
 
 
+def dense_experts(self, x: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+    # Every expert on every token, weighted: static shapes.
+    return torch.einsum("te,tf->tf", weights, x) / self.num_experts
+
+
+EXPERTS_FUNCTIONS = {"dense": dense_experts}
+
+
+def use_experts_implementation(experts_class=None, *, registry=EXPERTS_FUNCTIONS):
+    """A class decorator that replaces `forward` with a dispatcher (transformers' MoE experts): the
+    class's own eager loop runs only when the configured implementation is "eager"."""
+
+    def wrapper(experts_class):
+        original_forward = experts_class.forward
+
+        def forward(self, *args, **kwargs):
+            experts_forward = registry.get(self.implementation, original_forward)
+            return experts_forward(self, *args, **kwargs)
+
+        experts_class.forward = forward
+        return experts_class
+
+    if experts_class is not None:
+        return wrapper(experts_class)
+    return wrapper
+
+
+@use_experts_implementation
+class Experts(nn.Module):
+    def __init__(self, num_experts: int = 4, implementation: str = "dense"):
+        super().__init__()
+        self.num_experts = num_experts
+        self.implementation = implementation
+
+    def forward(self, x: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+        out = torch.zeros_like(x)
+        expert_hit = (weights.sum(0) > 0).nonzero()
+        for expert_idx in expert_hit:
+            out = out + x * weights[:, expert_idx]
+        return out
+
+
+class SparseMoeBlock(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.experts = Experts()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        weights = torch.softmax(x[:, :4], dim=-1)
+        return self.experts(x, weights)
+
+
 def cases():
     x = torch.randn(4, 3)
     labels = torch.tensor([0, 2, 1, 3])
@@ -60,4 +112,5 @@ def cases():
         "one_hot_with_num_classes": (onehot_fixed, (labels,)),
         "repeat_interleave_int": (repeat_static, (torch.randn(3),)),
         "eager_only_unique": (eager_only_unique, (torch.randn(3),)),
+        "forward_replaced_by_a_dispatcher": (SparseMoeBlock(), (torch.randn(5, 8),)),
     }

@@ -65,6 +65,24 @@ def suppress(boxes: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
     return nms(boxes, scores, 0.5)  # expect: BR003
 
 
+def with_input_hook(module_class):
+    """A class decorator that wraps `forward` and still calls the original: the class's own
+    `forward` is what runs."""
+    original_forward = module_class.forward
+
+    def forward(self, x):
+        return original_forward(self, x + 0)
+
+    module_class.forward = forward
+    return module_class
+
+
+@with_input_hook
+class HookedSelector(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x.nonzero()  # expect: BR003
+
+
 def cases():
     """Entry points for the proofs: name -> (callable as written, example args)."""
     boxes = torch.rand(6, 4) * 10
@@ -77,6 +95,7 @@ def cases():
         "nonzero_method": (nonzero_rows, (torch.randn(4, 3),)),
         "repeat_interleave_tensor": (expand_by_counts, (torch.randn(3), torch.tensor([1, 0, 2]))),
         "one_hot_without_num_classes": (onehot_targets, (labels,)),
+        "decorator_that_calls_the_original_forward": (HookedSelector(), (torch.randn(4, 3),)),
     }
     try:
         import torchvision  # noqa: F401

@@ -69,6 +69,38 @@ class HungarianMatcher(nn.Module):
         return torch.as_tensor(rows), torch.as_tensor(cols)
 
 
+class LossSelector(nn.Module):
+    """A warning about a normal situation stays flagged: an unknown config value falls back to a
+    default on every call (transformers' `loss_function`: "`loss_type=...` was set in the config but
+    it is unrecognized. Using the default loss"), so the branch is traced."""
+
+    def __init__(self, loss_type=None):
+        super().__init__()
+        self.loss_type = loss_type
+
+    def forward(self, x):
+        if self.loss_type is None or self.loss_type not in ("mse", "l1"):
+            logger.warning(  # expect: BR004
+                f"`loss_type={self.loss_type}` was set in the config but it is unrecognized. "
+                "Using the default loss: `mse`."
+            )
+        return (x * x).mean()
+
+
+CHANGED_LOSS = "Version 2 computes the loss inside the model; you may observe training discrepancies."
+
+
+class TrainingLoss(nn.Module):
+    """A FutureWarning about changed behaviour on the normal training path (labels given) is not a
+    misuse branch: the category alone does not make it one, only the text would."""
+
+    def forward(self, x, labels=None):
+        if labels is not None:
+            warnings.warn(CHANGED_LOSS, FutureWarning)  # expect: BR004
+            return ((x - labels) ** 2).mean()
+        return x.mean()
+
+
 def cases():
     """Entry points for the proofs: name -> (callable as written, example args, expected GB codes)."""
     x = torch.randn(4, 8)
@@ -78,6 +110,8 @@ def cases():
         "time_and_print": (timed_step, (x,), {"GB0007", "GB0059"}),
         "warnings_and_logging": (warn_on_large, (x,), {"GB0007", "GB0156"}),
         "deepcopy": (snapshot, (x,), {"GB0179"}),
+        "unrecognized_config_fallback": (LossSelector(), (x,), {"GB0291"}),
+        "future_warning_on_training_path": (TrainingLoss(), (x, torch.zeros(4, 8)), {"GB0007"}),
     }
     try:
         import scipy.optimize  # noqa: F401

@@ -2,6 +2,8 @@
 loop, logging via helpers.py), and reads that only run eagerly. Nothing here may be reported;
 the region code compiles with 0 graph breaks."""
 
+import math
+
 import torch
 from torch import nn
 
@@ -135,6 +137,16 @@ class DictMeansTraining(nn.Module):
         print(x.max().item())
 
 
+class InferScaleOnTheHost(nn.Module):
+    """The fix for `float(torch.tensor(scale).log2().round())`: the same math on the Python float
+    (`math.log2`, builtin `round`) is folded by Dynamo, no tensor is built or read."""
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        approx_scale = float(features.shape[-1]) / 64.0
+        scale = 2 ** float(round(math.log2(approx_scale)))
+        return features * scale
+
+
 def train_step(model, x, y, optimizer, history):
     # Training loop: host reads for logging are fine here.
     loss = torch.nn.functional.mse_loss(model(x), y)
@@ -157,4 +169,5 @@ def cases():
         "failure_only_reads": (FailureOnlyReads(), (torch.randn(4, 4),)),
         "out_of_memory_fallback": (OutOfMemoryFallback(), (torch.randn(4, 4),)),
         "dict_means_training": (DictMeansTraining(), (torch.randn(4, 4),)),
+        "scale_math_on_the_host": (InferScaleOnTheHost(), (torch.randn(2, 16),)),
     }

@@ -120,6 +120,25 @@ class Runner:
         self.step = torch.compile(self.model)
 
 
+class InferScale(nn.Module):
+    """torchvision's `_infer_scale` (ops/poolers.py): a tensor built inline from a Python float and
+    read back by `float()`. Dynamo does not fold it (torch 2.11: "Unsupported Tensor.item() call",
+    GB0124), whether the float is a constant or an argument; built on the host, so no sync."""
+
+    def forward(self, features):
+        approx_scale = float(features.shape[-1]) / 64.0
+        scale = 2 ** float(torch.tensor(approx_scale).log2().round())  # expect: SY002
+        return features * scale
+
+
+class CopiedScalar(nn.Module):
+    """`torch.as_tensor` of a tensor returns that tensor, on its device: a sync there, unlike the
+    host-built one above."""
+
+    def forward(self, x):
+        return x * float(torch.as_tensor(x.sum()))  # expect: SY002
+
+
 def cases():
     """Entry points runnable on CPU: name -> (callable as written, example args)."""
     scores = torch.rand(6) + 0.1
@@ -134,4 +153,6 @@ def cases():
         "item_of_numpy_value": (SpecAugmentMask(), (scores,)),
         "item_of_host_meshgrid": (RopeGrid(), (torch.rand(3, 4),)),
         "compiled_through_self_attribute": (HiddenModule(), (scores,)),
+        "float_of_inline_host_tensor": (InferScale(), (torch.rand(2, 16),)),
+        "float_of_inline_device_tensor": (CopiedScalar(), (scores,)),
     }

@@ -40,3 +40,25 @@ def evaluate(model, batches):
     out = [compiled(b) for b in batches]
     torch.compiler.reset()  # 2.1
     return out
+
+
+def check_version(current, required: str) -> bool:
+    return torch.torch_version.TorchVersion(current) >= required
+
+
+# ultralytics' shape: a module-level flag, asserted at the top of the only caller.
+TORCH_2_6 = check_version(torch.__version__, "2.6.0")
+
+
+def _force_eager():
+    # Called only after `assert TORCH_2_6`: never runs below 2.6.
+    torch.compiler.set_stance("force_eager")
+
+
+def evaluate_eagerly(model, batches):
+    assert TORCH_2_6, "eager evaluation needs torch>=2.6"
+    _force_eager()
+    try:
+        return [model(b) for b in batches]
+    finally:
+        torch.compiler.set_stance("default")

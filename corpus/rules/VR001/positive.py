@@ -34,6 +34,29 @@ def evaluate(model, batches):
         torch.compiler.set_stance("default")  # expect: VR001
 
 
+def check_version(current, required: str) -> bool:
+    return torch.torch_version.TorchVersion(current) >= required
+
+
+TORCH_2_6 = check_version(torch.__version__, "2.6.0")
+
+
+def _force_eager():
+    torch.compiler.set_stance("force_eager")  # expect: VR001
+
+
+def gated_evaluate(model, batches):
+    assert TORCH_2_6, "needs torch>=2.6"
+    _force_eager()
+    return [model(b) for b in batches]
+
+
+def ungated_evaluate(model, batches):
+    # One call without the assertion is enough: the helper may run on the floor.
+    _force_eager()
+    return [model(b) for b in batches]
+
+
 def cases():
     """Entry points (runnable on the installed torch, which is above the floor)."""
     x = torch.randn(2, 3)

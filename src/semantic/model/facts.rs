@@ -352,8 +352,16 @@ impl<'a> SemanticModel<'a> {
                     return false;
                 };
                 let q = qualified.as_str();
-                if TORCH.host_factories.contains(q) || TORCH.host_builders.contains(q) {
+                if TORCH.host_factories.contains(q) {
                     return call.arguments.find_keyword("device").is_none();
+                }
+                // `torch.tensor(t)` / `as_tensor(t)` of a tensor stays where `t` is.
+                if TORCH.host_builders.contains(q) {
+                    return call.arguments.find_keyword("device").is_none()
+                        && call.arguments.args.first().is_none_or(|data| {
+                            self.tensor_kind_depth(data, depth + 1) != TensorKind::Tensor
+                                || self.is_on_host_depth(data, depth + 1)
+                        });
                 }
                 // `torch.stack([...host...])`, `torch.stack(torch.meshgrid(*[...host...]))`.
                 if TORCH.host_preserving_stackers.contains(q) || q == "torch.meshgrid" {
