@@ -537,6 +537,15 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 self.visit_loop_else(&stmt_for.body, &stmt_for.orelse);
             }
             Stmt::Match(stmt_match) => self.visit_match(stmt_match),
+            Stmt::With(with) => {
+                for item in &with.items {
+                    self.visit_with_item(item);
+                    if let Some(target) = &item.optional_vars {
+                        self.semantic.forget_target(target);
+                    }
+                }
+                self.visit_body(&with.body);
+            }
             Stmt::Import(import) => self.semantic.bind_import(import),
             Stmt::ImportFrom(import) => self.semantic.bind_import_from(import),
             Stmt::Assign(assign) => {
@@ -619,6 +628,12 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 self.semantic.enter_guard(&if_expr.test, Branch::WhenFalse);
                 self.visit_expr(&if_expr.orelse);
                 self.semantic.restore(mark);
+                self.depth -= 1;
+                return;
+            }
+            Expr::Named(named) => {
+                visitor::walk_expr(self, expr);
+                self.semantic.forget_target(&named.target);
                 self.depth -= 1;
                 return;
             }

@@ -6,6 +6,13 @@
 //!
 //! Most frames hold no such fact: every step below is free (no allocation, no walk) while the
 //! facts are empty.
+//!
+//! Still last-assignment, on purpose: tensor-ness (`Frame::locals`) and the value last assigned
+//! (`Frame::values`). A join of tensor-ness (`Tensor` on one branch, `None` on the other →
+//! `Unknown`) would drop true BR001/SY002 findings on the path that holds the tensor, and
+//! `values` doubles as "reassigned so far" for flag parameters; neither is a clean intersection.
+//! Rebinding outside assignments (`with … as m`, `(m := …)`) forgets the name's facts rather
+//! than computing them from the value.
 
 use super::SemanticModel;
 use ruff_python_ast::visitor::{self, Visitor};
@@ -189,6 +196,15 @@ impl<'a> SemanticModel<'a> {
             && !facts.is_empty()
         {
             forget_bound(facts, body);
+        }
+    }
+
+    /// No fact for the names a binding outside an assignment rebinds (`with … as m`, `m := …`).
+    pub(crate) fn forget_target(&mut self, target: &Expr) {
+        if let Some(facts) = self.facts_mut()
+            && !facts.is_empty()
+        {
+            forget_bound_in_expr(facts, target);
         }
     }
 
@@ -457,6 +473,25 @@ mod tests {
             host_claims(source),
             [(5, false), (9, false), (14, false), (22, false), (26, true)]
         );
+    }
+
+    #[test]
+    fn with_as_and_walrus_rebind_without_the_old_fact() {
+        let source = r#"
+    def forward(self, x, ctx):
+        m = torch.ones(3)
+        with ctx(x) as m:
+            pass
+        if m.any():
+            pass
+        n = torch.ones(3)
+        if (n := x > 0).any():
+            pass
+        if n.any():
+            pass
+        return x
+"#;
+        assert_eq!(host_claims(source), [(6, false), (9, false), (11, false)]);
     }
 
     #[test]
