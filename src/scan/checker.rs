@@ -6,7 +6,7 @@
 use crate::diagnostics::{Edit, Fix, Noqa};
 use crate::rules::{self, RuleMeta, Scope};
 use crate::semantic::Sym;
-use crate::semantic::model::{FileContext, SemanticModel};
+use crate::semantic::model::{FileContext, SemanticModel, path_ends};
 use crate::semantic::summary::{
     Branch, Candidate, FileSummary, Hazard, PathStep, Requirement, VersionBound,
 };
@@ -330,14 +330,19 @@ impl<'a> Checker<'a> {
         let mark = self.semantic.mark();
         self.visit_truth_test(&stmt_if.test);
         self.visit_expr(&stmt_if.test);
+        // Each branch starts from the facts before the `if`; after it, a local keeps a fact only
+        // when every branch that gets there agrees.
+        let mut join = self.semantic.begin_join();
         let guard = self.semantic.enter_guard(&stmt_if.test, Branch::WhenTrue);
         self.visit_branch(&stmt_if.body);
+        self.semantic.end_path(&mut join, !path_ends(&stmt_if.body));
         if let Some(g) = guard {
             self.semantic.pop_step();
             self.semantic
                 .push_step(PathStep::Guard(g, Branch::WhenFalse));
         }
         for clause in &stmt_if.elif_else_clauses {
+            self.semantic.start_path(&join);
             match &clause.test {
                 Some(test) => {
                     self.visit_truth_test(test);
@@ -352,7 +357,13 @@ impl<'a> Checker<'a> {
                 }
                 None => self.visit_branch(&clause.body),
             }
+            self.semantic.end_path(&mut join, !path_ends(&clause.body));
         }
+        let has_else = stmt_if
+            .elif_else_clauses
+            .last()
+            .is_some_and(|clause| clause.test.is_none());
+        self.semantic.finish_join(join, !has_else);
         self.semantic.restore(mark);
         self.semantic.set_last_if_guard(guard, stmt_if);
     }
@@ -370,11 +381,17 @@ impl<'a> Checker<'a> {
 
     fn visit_try(&mut self, stmt_try: &'a ast::StmtTry) {
         let handlers = SemanticModel::try_handlers(stmt_try);
+        let mut join = self.semantic.begin_join();
         self.semantic.enter_try_body(handlers);
         self.visit_body(&stmt_try.body);
         self.semantic.leave_try_body(handlers);
+        // The body's path resumes in `else`; a handler starts wherever the body raised, so it
+        // keeps no fact for a name the body binds.
+        let body_end = self.semantic.take_facts();
         for handler in &stmt_try.handlers {
             let ast::ExceptHandler::ExceptHandler(handler) = handler;
+            self.semantic.start_path(&join);
+            self.semantic.forget_bound_in(&stmt_try.body);
             if let Some(kind) = &handler.type_ {
                 self.visit_expr(kind);
             }
@@ -382,9 +399,55 @@ impl<'a> Checker<'a> {
             self.semantic.push_step(PathStep::AfterException);
             self.visit_body(&handler.body);
             self.semantic.pop_step();
+            self.semantic.end_path(&mut join, !path_ends(&handler.body));
         }
+        self.semantic.put_facts(body_end);
         self.visit_body(&stmt_try.orelse);
+        let body_reaches = if stmt_try.orelse.is_empty() {
+            !path_ends(&stmt_try.body)
+        } else {
+            !path_ends(&stmt_try.orelse)
+        };
+        self.semantic.end_path(&mut join, body_reaches);
+        self.semantic.finish_join(join, false);
+        if !stmt_try.finalbody.is_empty() {
+            // `finally` also runs after a raise anywhere above.
+            self.semantic.forget_bound_in(&stmt_try.body);
+            self.semantic.forget_bound_in(&stmt_try.orelse);
+            for handler in &stmt_try.handlers {
+                let ast::ExceptHandler::ExceptHandler(handler) = handler;
+                self.semantic.forget_bound_in(&handler.body);
+            }
+        }
         self.visit_body(&stmt_try.finalbody);
+    }
+
+    /// A loop's `else`: a `break` skips it, so with one in the body what it binds keeps no fact.
+    fn visit_loop_else(&mut self, body: &'a [Stmt], orelse: &'a [Stmt]) {
+        if orelse.is_empty() {
+            return;
+        }
+        self.visit_body(orelse);
+        self.semantic.after_loop_else(body, orelse);
+    }
+
+    fn visit_match(&mut self, stmt_match: &'a ast::StmtMatch) {
+        self.visit_expr(&stmt_match.subject);
+        let mut join = self.semantic.begin_join();
+        for (index, case) in stmt_match.cases.iter().enumerate() {
+            if index > 0 {
+                self.semantic.start_path(&join);
+            }
+            self.semantic.forget_pattern_names(&case.pattern);
+            self.visit_match_case(case);
+            self.semantic.end_path(&mut join, !path_ends(&case.body));
+        }
+        // Without a catch-all last case (`case _:` / `case name:`), no case may match.
+        let exhaustive = stmt_match.cases.last().is_some_and(|case| {
+            case.guard.is_none()
+                && matches!(&case.pattern, ast::Pattern::MatchAs(p) if p.pattern.is_none())
+        });
+        self.semantic.finish_join(join, !exhaustive);
     }
 }
 
@@ -451,20 +514,37 @@ impl<'a> Visitor<'a> for Checker<'a> {
             Stmt::While(stmt_while) => {
                 // The test itself breaks and resumes (measured: 2 graphs); a break in the body
                 // cannot resume mid-loop.
+                // The test runs again after each iteration: it sees what the body binds.
+                let join = self.semantic.begin_loop(None, &stmt_while.body);
                 self.visit_truth_test(&stmt_while.test);
                 self.visit_expr(&stmt_while.test);
                 self.semantic.enter_loop();
                 self.visit_body(&stmt_while.body);
                 self.semantic.leave_loop();
-                self.visit_body(&stmt_while.orelse);
+                self.semantic.finish_loop(join, &stmt_while.body);
+                self.visit_loop_else(&stmt_while.body, &stmt_while.orelse);
             }
             Stmt::For(stmt_for) => {
                 self.visit_expr(&stmt_for.iter);
+                let join = self
+                    .semantic
+                    .begin_loop(Some(&stmt_for.target), &stmt_for.body);
                 self.visit_expr(&stmt_for.target);
                 self.semantic.enter_loop();
                 self.visit_body(&stmt_for.body);
                 self.semantic.leave_loop();
-                self.visit_body(&stmt_for.orelse);
+                self.semantic.finish_loop(join, &stmt_for.body);
+                self.visit_loop_else(&stmt_for.body, &stmt_for.orelse);
+            }
+            Stmt::Match(stmt_match) => self.visit_match(stmt_match),
+            Stmt::With(with) => {
+                for item in &with.items {
+                    self.visit_with_item(item);
+                    if let Some(target) = &item.optional_vars {
+                        self.semantic.forget_target(target);
+                    }
+                }
+                self.visit_body(&with.body);
             }
             Stmt::Import(import) => self.semantic.bind_import(import),
             Stmt::ImportFrom(import) => self.semantic.bind_import_from(import),
@@ -548,6 +628,12 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 self.semantic.enter_guard(&if_expr.test, Branch::WhenFalse);
                 self.visit_expr(&if_expr.orelse);
                 self.semantic.restore(mark);
+                self.depth -= 1;
+                return;
+            }
+            Expr::Named(named) => {
+                visitor::walk_expr(self, expr);
+                self.semantic.forget_target(&named.target);
                 self.depth -= 1;
                 return;
             }

@@ -12,10 +12,13 @@ use super::summary::{
 };
 use super::tensor::TensorKind;
 use facts::Follow;
+use flow::LocalFacts;
+pub(crate) use flow::path_ends;
 
 mod dispatch;
 mod effects;
 mod facts;
+mod flow;
 mod gates;
 mod versions;
 mod warnings;
@@ -28,7 +31,6 @@ use std::collections::{HashMap, HashSet};
 // The per-function frames are looked up on every name an expression mentions: FxHash, not SipHash
 // (keys are source identifiers, nothing adversarial to guard against; none is iterated for output).
 type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
-type FxSet<K> = rustc_hash::FxHashSet<K>;
 
 /// Bound for the small recursive helpers (tensor-ness, guard formulas, searches in one expression).
 pub(crate) const MAX_EXPR_DEPTH: u32 = 48;
@@ -63,14 +65,9 @@ struct Frame<'a> {
     kind: FrameKind,
     bindings: FxMap<String, Binding>,
     locals: FxMap<String, TensorKind>,
-    /// Locals holding tensors built on the host (torch.tensor(...) without device=, ...).
-    host_built: FxSet<String>,
-    /// Locals holding tensors that live on the host by construction (no device sync to read).
-    on_host: FxSet<String>,
-    /// Locals holding numpy values (never tensors).
-    numpy_values: FxSet<String>,
-    /// Locals holding lists of `_shape_as_tensor` results.
-    shape_lists: FxSet<String>,
+    /// What the locals hold where a join must agree (host-built, on the host, numpy, shape
+    /// lists): `model/flow.rs`.
+    facts: LocalFacts<'a>,
     /// The expression last assigned to each simple local (for rules that look through a name).
     values: FxMap<String, &'a Expr>,
     /// Parameters annotated with a project class (`config: MyConfig`, `head: Head | None`).
@@ -1024,10 +1021,7 @@ impl<'a> SemanticModel<'a> {
             },
             bindings: FxMap::default(),
             locals,
-            host_built: FxSet::default(),
-            on_host: FxSet::default(),
-            numpy_values: FxSet::default(),
-            shape_lists: FxSet::default(),
+            facts: LocalFacts::default(),
             values: FxMap::default(),
             param_classes,
             first_input,
@@ -1172,10 +1166,7 @@ impl<'a> SemanticModel<'a> {
             kind: FrameKind::Class,
             bindings: FxMap::default(),
             locals: FxMap::default(),
-            host_built: FxSet::default(),
-            on_host: FxSet::default(),
-            numpy_values: FxSet::default(),
-            shape_lists: FxSet::default(),
+            facts: LocalFacts::default(),
             values: FxMap::default(),
             param_classes: FxMap::default(),
             first_input: None,
@@ -1225,11 +1216,14 @@ impl<'a> SemanticModel<'a> {
         for target in targets {
             match target {
                 Expr::Name(name) => {
+                    let facts = &mut frame.facts;
+                    let key = name.id.as_str();
+                    set_membership(&mut facts.host_built, key, host_built);
+                    set_membership(&mut facts.on_host, key, on_host);
+                    set_membership(&mut facts.numpy_values, key, numpy);
+                    set_membership(&mut facts.shape_lists, key, shape_list);
+                    set_membership(&mut facts.not_tensors, key, kind == TensorKind::NotTensor);
                     let name = name.id.to_string();
-                    set_membership(&mut frame.host_built, &name, host_built);
-                    set_membership(&mut frame.on_host, &name, on_host);
-                    set_membership(&mut frame.numpy_values, &name, numpy);
-                    set_membership(&mut frame.shape_lists, &name, shape_list);
                     if !frame.bindings.is_empty() {
                         frame.bindings.remove(&name);
                     }
@@ -1988,13 +1982,13 @@ fn split_top_level(text: &str) -> Vec<&str> {
 
 /// Put `name` in `set` when the fact holds, take it out when it doesn't (skipping the hash of an empty
 /// set: most frames never hold any).
-fn set_membership<S: std::hash::BuildHasher>(
-    set: &mut std::collections::HashSet<String, S>,
-    name: &str,
+fn set_membership<'a, S: std::hash::BuildHasher>(
+    set: &mut std::collections::HashSet<&'a str, S>,
+    name: &'a str,
     holds: bool,
 ) {
     if holds {
-        set.insert(name.to_owned());
+        set.insert(name);
     } else if !set.is_empty() {
         set.remove(name);
     }

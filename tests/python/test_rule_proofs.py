@@ -353,6 +353,9 @@ def test_br001_negative_static_branches_do_not_break(code, name, case):
         ("compiled_through_self_attribute", "Unsupported Tensor.item() call"),
         ("item_of_numpy_value", "Data dependent operator"),
         ("item_of_host_meshgrid", "Unsupported Tensor.item() call"),
+        # Device on one branch, host-built on the other: breaks either way (the message keeps
+        # the sync).
+        ("item_of_joined_scale", "Unsupported Tensor.item() call"),
     ],
 )
 def test_sy002_host_reads_break_the_graph(case, expected_reason):
@@ -383,8 +386,9 @@ def test_roots_default_flags_are_not_traced():
     assert any("Tensor.item()" in r for r in found), found
 
 
-def test_sy002_cpu_is_a_sync_not_a_break():
-    fn, args = corpus_cases("SY002", "positive")["cpu_copy"]
+@pytest.mark.parametrize("case", ["cpu_copy", "cpu_of_joined_offset"])
+def test_sy002_cpu_is_a_sync_not_a_break(case):
+    fn, args = corpus_cases("SY002", "positive")[case]
     explanation = explain(fn, *args)
     assert not reasons(explanation) and explanation.graph_count == 1
 

@@ -84,10 +84,67 @@ class WhileRefine(nn.Module):
         return x
 
 
+class JoinedMask(nn.Module):
+    """A local assigned on both branches: a device comparison on one, a host build on the other.
+    Where the paths join it may be on the device, so the message claims no "no device sync"
+    (the last assignment, `torch.ones`, is not what every path holds)."""
+
+    def forward(self, x, exact: bool = True):
+        if exact:
+            mask = x > 0
+        else:
+            mask = torch.ones(x.shape[-1], dtype=torch.bool)
+        if mask.any():  # expect: BR001
+            return x * 2
+        return x
+
+
+class OverriddenMask(nn.Module):
+    """Reassigned on one branch only: the path that skips it keeps the device comparison."""
+
+    def forward(self, x, everything: bool = False):
+        mask = x > 0
+        if everything:
+            mask = torch.ones(x.shape[-1], dtype=torch.bool)
+        if mask.all():  # expect: BR001
+            return x * 2
+        return x
+
+
+class TrainingLayerDrop(nn.Module):
+    """transformers' LayerDrop: `skip = False`, then on one branch a host-built comparison. Every
+    path leaves a host value (a Python bool or `torch.rand([]) < p`), so "no device sync" holds."""
+
+    def forward(self, x):
+        skip = False
+        if self.training:
+            skip = torch.rand([]) < 0.0
+        if skip:  # expect: BR001
+            return x
+        return x * 2
+
+
+class LaterIterationMask(nn.Module):
+    """Built on the host before the loop, replaced by a device comparison at the end of the body:
+    from the second iteration on the test reads a device value."""
+
+    def forward(self, x):
+        mask = torch.ones(x.shape[-1], dtype=torch.bool)
+        for _ in range(3):
+            if mask.any():  # expect: BR001
+                x = x - 1
+            mask = x > 0
+        return x
+
+
 def loop_cases():
     """Branches inside loop bodies: the whole frame runs eagerly."""
     x = torch.randn(4, 8) * 4
-    return {"if_in_for_loop": (RefineLoop(), (x,)), "if_in_while_loop": (WhileRefine(), (x,))}
+    return {
+        "if_in_for_loop": (RefineLoop(), (x,)),
+        "if_in_while_loop": (WhileRefine(), (x,)),
+        "mask_replaced_in_loop_body": (LaterIterationMask(), (x,)),
+    }
 
 
 def cases():
@@ -100,4 +157,8 @@ def cases():
         "ternary_in_helper": (rescale, (x,)),
         "host_built_gate": (HostGate(), (x,)),
         "two_operands_one_statement": (NonFiniteGuard(), (x,)),
+        "mask_joined_from_both_branches": (JoinedMask(), (x,)),
+        "host_branch_of_joined_mask": (JoinedMask(), (x, False)),
+        "mask_overridden_on_one_branch": (OverriddenMask(), (x,)),
+        "layerdrop_host_values_on_every_path": (TrainingLayerDrop(), (x,)),
     }

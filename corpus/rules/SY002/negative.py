@@ -96,6 +96,17 @@ class HostOnlyCopies(nn.Module):
         return x + offset
 
 
+class HostOnEveryBranch(nn.Module):
+    """Built on the host on both branches: after the join `.cpu()` still copies nothing."""
+
+    def forward(self, x: torch.Tensor, ramp: bool = True) -> torch.Tensor:
+        if ramp:
+            offset = torch.arange(4.0)
+        else:
+            offset = torch.zeros(4)
+        return x + offset.cpu()
+
+
 class FailureOnlyReads(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.shape[0] > 1000:
@@ -166,6 +177,7 @@ def cases():
         "short_circuit_reads": (ShortCircuitReads(), (torch.randn(4, 4),)),
         "frame_only_disable": (FrameOnlyStats(), (torch.randn(4, 4),)),
         "host_only_copies": (HostOnlyCopies(), (torch.randn(4, 4),)),
+        "host_on_every_branch": (HostOnEveryBranch(), (torch.randn(4, 4),)),
         "failure_only_reads": (FailureOnlyReads(), (torch.randn(4, 4),)),
         "out_of_memory_fallback": (OutOfMemoryFallback(), (torch.randn(4, 4),)),
         "dict_means_training": (DictMeansTraining(), (torch.randn(4, 4),)),

@@ -139,6 +139,29 @@ class CopiedScalar(nn.Module):
         return x * float(torch.as_tensor(x.sum()))  # expect: SY002
 
 
+class JoinedScale(nn.Module):
+    """A local that is a device reduction on one branch and host-built on the other: after the
+    join it may be on the device, so the message keeps the sync (not the host claim the last
+    assignment would give)."""
+
+    def forward(self, x, learned: bool = True):
+        if learned:
+            scale = x.abs().amax()
+        else:
+            scale = torch.tensor(1.0)
+        return x * scale.item()  # expect: SY002
+
+
+class JoinedOffsetCopy(nn.Module):
+    """Host-built on one branch only: the other path's device tensor makes `.cpu()` a copy."""
+
+    def forward(self, x, fixed: bool = False):
+        offset = x.mean(dim=0)
+        if fixed:
+            offset = torch.zeros(x.shape[-1])
+        return x + offset.cpu()  # expect: SY002
+
+
 def cases():
     """Entry points runnable on CPU: name -> (callable as written, example args)."""
     scores = torch.rand(6) + 0.1
@@ -155,4 +178,6 @@ def cases():
         "compiled_through_self_attribute": (HiddenModule(), (scores,)),
         "float_of_inline_host_tensor": (InferScale(), (torch.rand(2, 16),)),
         "float_of_inline_device_tensor": (CopiedScalar(), (scores,)),
+        "item_of_joined_scale": (JoinedScale(), (scores,)),
+        "cpu_of_joined_offset": (JoinedOffsetCopy(), (torch.rand(3, 4),)),
     }

@@ -175,7 +175,7 @@ impl<'a> SemanticModel<'a> {
         match expr {
             Expr::Name(name) => self
                 .function_frame()
-                .is_some_and(|frame| frame.host_built.contains(name.id.as_str())),
+                .is_some_and(|frame| frame.facts.host_built.contains(name.id.as_str())),
             Expr::Subscript(subscript) => self.is_host_built_depth(&subscript.value, depth + 1),
             Expr::Call(call) => {
                 let Some(qualified) = self.qualified(&call.func) else {
@@ -235,7 +235,7 @@ impl<'a> SemanticModel<'a> {
             }
             Expr::Name(name) => {
                 self.function_frame()
-                    .is_some_and(|frame| frame.shape_lists.contains(name.id.as_str()))
+                    .is_some_and(|frame| frame.facts.shape_lists.contains(name.id.as_str()))
                     || follow == Follow::Locals
                         && self.local_value(name.id.as_str()).is_some_and(|value| {
                             !matches!(value, Expr::Name(_))
@@ -286,7 +286,7 @@ impl<'a> SemanticModel<'a> {
             Expr::Generator(comp) => self.contains_shape_as_tensor(&comp.elt),
             Expr::Name(name) => self
                 .function_frame()
-                .is_some_and(|frame| frame.shape_lists.contains(name.id.as_str())),
+                .is_some_and(|frame| frame.facts.shape_lists.contains(name.id.as_str())),
             _ => false,
         }
     }
@@ -332,7 +332,7 @@ impl<'a> SemanticModel<'a> {
         match expr {
             Expr::Name(name) => self
                 .function_frame()
-                .is_some_and(|frame| frame.on_host.contains(name.id.as_str())),
+                .is_some_and(|frame| frame.facts.on_host.contains(name.id.as_str())),
             Expr::Subscript(subscript) => self.is_on_host_depth(&subscript.value, depth + 1),
             Expr::UnaryOp(unary) => self.is_on_host_depth(&unary.operand, depth + 1),
             Expr::BinOp(binop) => host_operands(&mut [&*binop.left, &*binop.right].into_iter()),
@@ -406,7 +406,7 @@ impl<'a> SemanticModel<'a> {
         match expr {
             Expr::Name(name) => self
                 .function_frame()
-                .is_some_and(|frame| frame.numpy_values.contains(name.id.as_str())),
+                .is_some_and(|frame| frame.facts.numpy_values.contains(name.id.as_str())),
             Expr::Call(call) => {
                 if let Some(qualified) = self.qualified(&call.func) {
                     return qualified.starts_with("numpy.");
