@@ -1123,3 +1123,135 @@ fn fork_server_falls_back_to_spawning_when_a_thread_is_alive() {
     assert!(results[0]["worker"]["start_seconds"].as_f64().is_some());
     assert!(results[1]["worker"]["start_seconds"].is_null());
 }
+
+/// A process of ours that is still running (not a zombie) and runs `expected` (its argv contains it).
+#[cfg(target_os = "linux")]
+fn running_with_argv(pid: &str, expected: &[u8]) -> bool {
+    let proc = Path::new("/proc").join(pid);
+    let Ok(stat) = std::fs::read_to_string(proc.join("stat")) else {
+        return false;
+    };
+    // `pid (comm) STATE ...`: the state follows the last ')'.
+    let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+    let cmdline = std::fs::read(proc.join("cmdline")).unwrap_or_default();
+    !state.starts_with('Z')
+        && cmdline
+            .windows(expected.len())
+            .any(|window| window == expected)
+}
+
+/// The fork server dies under a case (hostile.py::case_kills_fork_server SIGKILLs it, as the OOM killer
+/// would, and leaves a `sleep` holding the server's pipes): that case is re-run spawned (where its parent is
+/// graphbreak, so it is healthy), says so, and the later cases spawn; the run neither hangs nor waits for
+/// the timeout, and no process of the dead server's case outlives graphbreak.
+#[cfg(target_os = "linux")]
+#[test]
+fn fork_server_death_reruns_the_case_spawned_and_spawns_the_rest() {
+    let python = require_torch!();
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("results.jsonl");
+    let record = dir.path().join("pids");
+    std::fs::create_dir_all(&record).unwrap();
+    let killer = format!(
+        "corpus/cases/hostile.py::case_kills_fork_server[record_dir={}]",
+        record.display()
+    );
+    let started = Instant::now();
+    let output = run_check(
+        repo(),
+        Some(python),
+        &[
+            "corpus/cases/hazards.py::case_item_break",
+            &killer,
+            "corpus/cases/hazards.py::case_multi_scale",
+            "--no-measure",
+            // Far above the run's own time: a lost server noticed only at the case's timeout shows.
+            "--timeout",
+            "120",
+            "--jsonl",
+            jsonl.to_str().unwrap(),
+        ],
+    );
+    let elapsed = started.elapsed();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        elapsed < Duration::from_secs(90),
+        "the server's death must be noticed at once, not at the 120 s timeout: took {elapsed:?}"
+    );
+
+    let results = read_jsonl(&jsonl);
+    assert_eq!(results.len(), 3, "every case has a result: {results:#?}");
+    for result in &results {
+        assert_eq!(result["status"], "ok", "{result:#}");
+    }
+    let first = &results[0]["worker"];
+    assert_eq!(first["mode"], "fork_server", "{first:#}");
+    assert_eq!(first["served"], 1);
+    assert!(first.get("server_lost").is_none(), "{first:#}");
+
+    let killed = result_for(&results, &killer);
+    let worker = &killed["worker"];
+    assert_eq!(
+        worker["mode"], "spawn",
+        "re-run in a fresh interpreter: {killed:#}"
+    );
+    assert_eq!(
+        worker["server_lost"], "the fork server died: signal: 9 (SIGKILL)",
+        "{killed:#}"
+    );
+    let fallback = worker["fallback"].as_str().unwrap();
+    assert!(
+        fallback.starts_with(&format!(
+            "the fork server was lost during its case 2 ({killer}): the fork server died"
+        )),
+        "{fallback}"
+    );
+    // The result is the re-run's alone: the forked attempt's output is not in it.
+    assert!(
+        !killed["stderr_tail"]
+            .as_str()
+            .unwrap()
+            .contains("yet its child lives on"),
+        "{killed:#}"
+    );
+    assert!(
+        stderr(&output).contains("re-run spawned (the fork server was lost)"),
+        "the progress line says so"
+    );
+    assert!(
+        stdout(&output).contains("worker: the fork server was lost while this case ran in it"),
+        "the details say so"
+    );
+
+    let last = result_for(&results, "::case_multi_scale");
+    assert_eq!(last["worker"]["mode"], "spawn", "{last:#}");
+    assert_eq!(last["worker"]["fallback"], fallback);
+    assert!(last["worker"].get("server_lost").is_none(), "{last:#}");
+    assert_eq!(last["recompiles"], 1);
+
+    // What ran: the server (killed), its forked child (killed by its parent-death signal), the child's
+    // `sleep` (killed with the child's process group), then the spawned re-run.
+    let mut recorded: Vec<(String, String)> = std::fs::read_dir(&record)
+        .unwrap()
+        .map(|entry| {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            let (role, pid) = name.split_once('-').unwrap();
+            (role.to_owned(), pid.to_owned())
+        })
+        .collect();
+    recorded.sort();
+    let roles: Vec<&str> = recorded.iter().map(|(role, _)| role.as_str()).collect();
+    assert_eq!(roles, ["child", "grandchild", "server", "spawned"]);
+    for (role, pid) in &recorded {
+        let argv: &[u8] = match role.as_str() {
+            "grandchild" => b"sleep\x00120",
+            // The forked child runs the server's argv.
+            "server" | "child" => b"\x00serve\x00",
+            _ => continue,
+        };
+        assert!(
+            !running_with_argv(pid, argv),
+            "the dead server's {role} (pid {pid}) outlived graphbreak"
+        );
+    }
+}

@@ -367,6 +367,7 @@ pub fn run_case(
     env.extend(lane.env.iter().cloned());
     let timeout = Duration::from_secs_f64(options.timeout);
     let mut fallback: Option<(String, Option<f64>)> = None;
+    let mut server_lost: Option<String> = None;
     // A server's start-up is reported once (worker.start_seconds, the run's cost), not in this case's wall.
     let mode = lane.mode(interpreter, settings, &env);
     let since = Instant::now();
@@ -391,12 +392,16 @@ pub fn run_case(
                 ));
             }
             Err(ServerLost(why)) => {
-                // The case runs again, spawned; so do the lane's next cases on this interpreter.
+                // The case runs again, spawned; so do the lane's next cases on this interpreter. No new
+                // server: one that died under a case (the OOM killer, a case that kills it) would likely
+                // die again, and a spawned case cannot take anything else down with it.
                 let reason = format!(
-                    "the fork server was lost after {} case(s) ({why}); spawning from here on",
-                    server.served()
+                    "the fork server was lost during its case {} ({}): {why}; spawning from there on",
+                    server.served(),
+                    case.node_id
                 );
                 *mode = LaneMode::Spawn(reason, None);
+                server_lost = Some(why);
                 let _ = std::fs::remove_file(&result_path);
             }
         }
@@ -427,6 +432,7 @@ pub fn run_case(
         mode: Some("spawn".into()),
         fallback: Some(reason),
         start_seconds: attempt_seconds.map(|s| (s * 1000.0).round() / 1000.0),
+        server_lost,
         ..WorkerInfo::default()
     };
     Ok(finish(

@@ -492,6 +492,11 @@ pub struct WorkerInfo {
     /// importing torch, the server died...).
     #[serde(default)]
     pub fallback: Option<String>,
+    /// Spawn: this case was running in a forked child when its fork server was lost (how: it died, its
+    /// output closed, it did not start the case); the result is the case's re-run in a fresh interpreter.
+    /// Only on that case; the lane's later cases carry the loss in `fallback`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_lost: Option<String>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
 }

@@ -57,7 +57,15 @@ pub fn progress_summary(result: &CaseResult) -> String {
         ));
     }
     parts.push(format!("{:.1} s", result.wall_seconds.unwrap_or(0.0)));
+    if server_lost(result).is_some() {
+        parts.push("re-run spawned (the fork server was lost)".into());
+    }
     parts.join(", ")
+}
+
+/// How the fork server was lost while this case ran in it (the result is then the case's spawned re-run).
+fn server_lost(result: &CaseResult) -> Option<&str> {
+    result.worker.as_ref()?.server_lost.as_deref()
 }
 
 pub(super) fn row(result: &CaseResult) -> [String; 11] {
@@ -236,6 +244,12 @@ pub(super) fn findings(result: &CaseResult, cwd: &Path) -> Vec<String> {
     }
     if let Some(line) = wall_line(result) {
         lines.push(line);
+    }
+    if let Some(why) = server_lost(result) {
+        lines.push(format!(
+            "worker: the fork server was lost while this case ran in it ({why}); this is the case's \
+             re-run in a fresh interpreter, and this interpreter's later cases were spawned too"
+        ));
     }
     lines.extend(super::profile::report_lines(result.profile.as_ref(), cwd));
     // The harness's own caveats (unstable timings, a busy machine, limits hit during timing).

@@ -361,6 +361,7 @@ impl ForkServer {
         let mut timed_out = false;
         let mut aborted_at: Option<Instant> = None;
         let mut was_interrupted = false;
+        let mut server_died: Option<(Instant, ExitStatus)> = None;
         let lost = loop {
             // `done` (the result is final; the child may still be exiting) or `end` (it exited), each
             // seen on both streams so the tails are complete (bounded wait for the second one).
@@ -433,21 +434,29 @@ impl ForkServer {
                 Ok(Message::Closed(stream)) => {
                     self.closed[stream as usize] = true;
                     if status.is_none() {
-                        break Some("the fork server exited".to_owned());
+                        break Some(self.death());
                     }
                     stderr_ended |= stream == Stream::Stderr;
                 }
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if status.is_none() && matches!(self.child.try_wait(), Ok(Some(_))) {
-                        // Drain what is left before deciding: the end record may be in flight.
-                        std::thread::sleep(Duration::from_millis(50));
-                        if self.closed.iter().all(|c| *c) {
-                            break Some("the fork server exited".to_owned());
-                        }
-                    }
-                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
                     break Some("the fork server's output closed".to_owned());
+                }
+            }
+            // The server gone while its case runs: no `end` can come any more, and its pipes may stay
+            // open for as long as anything the case started lives (a compile worker outlives the
+            // child, whom the parent-death signal killed), so waiting for them to close could take the
+            // whole timeout. A `done` already in flight gets STREAM_SETTLE; then the case is lost.
+            if status.is_none() {
+                if server_died.is_none()
+                    && let Ok(Some(exit)) = self.child.try_wait()
+                {
+                    server_died = Some((Instant::now(), exit));
+                }
+                if let Some((at, exit)) = server_died
+                    && at.elapsed() > STREAM_SETTLE
+                {
+                    break Some(format!("the fork server died: {exit}"));
                 }
             }
         };
@@ -469,6 +478,21 @@ impl ForkServer {
             stdout_tail: render(&tails[0]),
             stderr_tail: render(&tails[1]),
         })
+    }
+}
+
+impl ForkServer {
+    /// Why the server's output closed: how it ended, once it has (its pipes close as it exits, a moment
+    /// before it can be reaped).
+    fn death(&mut self) -> String {
+        let waited = Instant::now();
+        while waited.elapsed() < Duration::from_secs(1) {
+            if let Ok(Some(exit)) = self.child.try_wait() {
+                return format!("the fork server died: {exit}");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        "the fork server's output closed".to_owned()
     }
 }
 
