@@ -406,7 +406,7 @@ def test_sy002_negative_reads_stay_out_of_the_graph(code, name, case):
 def test_sy001_blocking_copy_is_invisible_to_explain():
     """Why SY001 is a static rule: the blocking copy traces without any graph break."""
     cases = corpus_cases("SY001", "positive", "cpu")
-    for case in ("tensor_to_device", "as_tensor_to_non_blocking_false"):
+    for case in ("tensor_to_device", "as_tensor_to_non_blocking_false", "numpy_array_to_device"):
         fn, args = cases[case]
         explanation = explain(fn, *args)
         assert not reasons(explanation) and explanation.graph_count == 1, case
@@ -527,6 +527,21 @@ def test_cf001_suppress_errors_hides_a_backend_failure():
     out = positive.compile_with_fallback(sine_plus_one, backend=failing_backend)(x)
     assert torch._dynamo.config.suppress_errors is True
     torch.testing.assert_close(out, sine_plus_one(x))
+
+
+def test_cf001_module_alias_assignments_turn_on_the_real_switch():
+    # configure_from_flags sets it through `import torch._dynamo as dynamo` and
+    # `from torch._dynamo import config as dynamo_config`: both are the one config object, so each
+    # marked line hides a backend failure like the fully qualified form.
+    positive = load_corpus("CF001", "positive")
+    x = torch.randn(5)
+    for flags in ({"robust_compile": True}, {}):
+        torch._dynamo.config.suppress_errors = False
+        torch._dynamo.reset()
+        positive.configure_from_flags(flags)
+        assert torch._dynamo.config.suppress_errors is True, flags
+        out = torch.compile(sine_plus_one, backend=failing_backend)(x)
+        torch.testing.assert_close(out, sine_plus_one(x))
 
 
 def test_cf001_suppress_errors_does_not_catch_user_code_errors():
