@@ -178,6 +178,36 @@ def test_rc001_negative_counters_compile_once(code, name, case):
     assert compiled_graph_count(module, args) <= 2, f"{case} recompiled"
 
 
+class PoolingSchedule(nn.Module):
+    """transformers' FunnelAttentionStructure: the counter is reset in one method at the start of each
+    call and doubled in others later in the same call (modeling_funnel.py, `pooling_mult`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.pooling_mult = None
+
+    def init_inputs(self, x):
+        self.pooling_mult = 1
+        return x
+
+    def pool(self, x):
+        self.pooling_mult *= 2
+        return x * self.pooling_mult
+
+    def forward(self, x):
+        x = self.init_inputs(x)
+        return self.pool(self.pool(x))
+
+
+def test_rc001_counter_reset_earlier_in_the_call_compiles_once():
+    # The scan still flags `self.pooling_mult *= 2` here (RC001, judged wrong in
+    # docs/real-code-precision.md "Review audit (stop 13)"): the store of 1 comes before any read in
+    # the traced call, so Dynamo never guards on the value the frame is entered with.
+    module = PoolingSchedule()
+    assert compiled_graph_count(module, (torch.randn(4),)) == 1
+    assert module.pooling_mult == 4
+
+
 # --------------------------------------------------------------------------------------------
 # CR001 shape-as-tensor-stack
 
