@@ -51,9 +51,12 @@ class NumpyAnchors(nn.Module):
 
 def cases(device):
     """Entry points for the proofs (need CUDA): name -> (callable as written, example args)."""
+    import numpy  # only the proofs need it; the rule's scan of this file does not
+
     boxes = torch.rand(2, 4, device=device)
     return {
         "tensor_to_device": (BoxScaler(), (boxes,)),
         "as_tensor_to_non_blocking_false": (AnchorOffsets(), (boxes,)),
         "stack_of_host_tensors_cuda": (weighted, (boxes,)),
+        "numpy_array_to_device": (NumpyAnchors(numpy.array([0.5, 0.25, 0.5, 0.25], dtype="float32")), (boxes,)),
     }
