@@ -5,25 +5,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
-fn graphbreak(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_graphbreak"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("run graphbreak")
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
-use common::write;
+use common::{graphbreak, text, write};
 
 const PYPROJECT: &str = "[project]\nname = \"demo\"\nversion = \"0.1\"\ndependencies = [\"numpy\", \"torch>=2.3\"]\n\n[tool.ruff]\nline-length = 100\n";
 

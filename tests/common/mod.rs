@@ -94,3 +94,29 @@ pub fn write(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBu
     std::fs::write(&path, text).unwrap();
     path
 }
+
+/// Runs the graphbreak binary under test with `args` in `dir`, to completion, output captured.
+pub fn graphbreak(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_graphbreak"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("run graphbreak")
+}
+
+pub fn stdout(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Both streams, labelled: the message of an assertion on a run's outcome.
+pub fn text(output: &std::process::Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
