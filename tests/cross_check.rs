@@ -9,7 +9,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
@@ -18,16 +18,6 @@ const BINARY: &str = env!("CARGO_BIN_EXE_graphbreak");
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn python_with_torch() -> PathBuf {
-    match common::python_with_torch() {
-        Some(python) => python.to_path_buf(),
-        None => panic!(
-            "no Python that can import torch: set GRAPHBREAK_PYTHON to a Python with torch (the \
-             cross-check is only meaningful against real Dynamo)"
-        ),
-    }
 }
 
 fn run(cwd: &Path, args: &[&str]) -> Output {
@@ -77,7 +67,8 @@ fn lines_of(value: &Value) -> Vec<u64> {
 
 #[test]
 fn cross_check_predicted_unpredicted_and_unconfirmed_on_real_dynamo() {
-    let python = python_with_torch();
+    // The cross-check is only meaningful against real Dynamo: no torch fails the test.
+    let python = common::python_with_torch_or_panic();
     let cases = repo().join("corpus/cases");
     let hazards = cases.join("hazards.py");
     let probes = cases.join("cross_check.py");

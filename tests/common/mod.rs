@@ -1,6 +1,6 @@
 //! Shared by the integration tests that run the real binary on hostile or generated input.
 // Each test crate uses a different part of it.
-#![allow(dead_code)]
+#![allow(dead_code, unused_macros)]
 
 use std::io::Read;
 use std::process::{Command, ExitStatus, Stdio};
@@ -119,4 +119,62 @@ pub fn text(output: &std::process::Output) -> String {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     )
+}
+
+/// `name` is set to a yes (`1`, `true`, `yes`, any case).
+pub fn flag(name: &str) -> bool {
+    std::env::var(name)
+        .is_ok_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes"))
+}
+
+/// What a test does when `what` (torch, a browser) is missing. Skipping is allowed only on a developer
+/// machine: in CI (`CI=true`) or when the test script asks for it (`flag`, e.g. `GRAPHBREAK_REQUIRE_TORCH=1`,
+/// set by scripts/test.sh) this panics, since a run without it must not report the test as passed. Else the
+/// notice goes straight to the process's stderr: the harness captures `eprintln!` of passing tests, and a
+/// skip must be visible in CI logs.
+pub fn skip_or_fail(what: &str, flag_name: &str) {
+    use std::io::Write;
+    assert!(
+        !(flag("CI") || flag(flag_name)),
+        "no {what}, and it is required here (CI or {flag_name}=1)"
+    );
+    // The test harness names each test's thread after the test.
+    let test = thread::current().name().unwrap_or("test").to_owned();
+    let notice = format!("\nSKIPPED {test}: no {what}\n");
+    let _ = std::io::stderr().write_all(notice.as_bytes());
+}
+
+/// `$found`'s `Some` value, else [`skip_or_fail`] and return from the test.
+macro_rules! require {
+    ($found:expr, $what:expr, $flag:expr) => {
+        match $found {
+            Some(found) => found,
+            None => {
+                $crate::common::skip_or_fail($what, $flag);
+                return;
+            }
+        }
+    };
+}
+
+/// [`python_with_torch`], else skip (developer machine) or fail (CI, `GRAPHBREAK_REQUIRE_TORCH`).
+macro_rules! require_torch {
+    () => {
+        require!(
+            $crate::common::python_with_torch(),
+            "Python with torch (set GRAPHBREAK_PYTHON)",
+            "GRAPHBREAK_REQUIRE_TORCH"
+        )
+    };
+}
+
+/// [`python_with_torch`] for tests that mean nothing without real torch: a missing torch fails them everywhere.
+pub fn python_with_torch_or_panic() -> &'static std::path::Path {
+    python_with_torch().unwrap_or_else(|| {
+        panic!(
+            "no Python that can import torch (GRAPHBREAK_PYTHON={:?}): set GRAPHBREAK_PYTHON to a Python \
+             with torch (scripts/test.sh does)",
+            std::env::var_os("GRAPHBREAK_PYTHON")
+        )
+    })
 }
