@@ -85,6 +85,20 @@ fn codes_and_lines(output: &Output) -> Vec<(String, u64)> {
         .collect()
 }
 
+/// `scan --baseline graphbreak-baseline.json --output-format json` at the project root.
+fn scan_json_against_baseline(root: &Path) -> Output {
+    graphbreak(
+        root,
+        &[
+            "scan",
+            "--baseline",
+            "graphbreak-baseline.json",
+            "--output-format",
+            "json",
+        ],
+    )
+}
+
 fn edit(root: &Path, change: impl FnOnce(&str) -> String, message: &str) {
     let path = root.join("pkg/models.py");
     let before = std::fs::read_to_string(&path).unwrap();
@@ -136,16 +150,7 @@ fn baseline_survives_shifted_lines_and_fails_only_on_new_findings() {
         },
         "docstring, imports, a with-block",
     );
-    let shifted = graphbreak(
-        &root,
-        &[
-            "scan",
-            "--baseline",
-            "graphbreak-baseline.json",
-            "--output-format",
-            "json",
-        ],
-    );
+    let shifted = scan_json_against_baseline(&root);
     assert_eq!(shifted.status.code(), Some(0), "{}", text(&shifted));
     assert_eq!(codes_and_lines(&shifted), []);
     // Without the baseline the same findings are there, on their new lines.
@@ -169,16 +174,7 @@ fn baseline_survives_shifted_lines_and_fails_only_on_new_findings() {
         },
         "two new modules",
     );
-    let new = graphbreak(
-        &root,
-        &[
-            "scan",
-            "--baseline",
-            "graphbreak-baseline.json",
-            "--output-format",
-            "json",
-        ],
-    );
+    let new = scan_json_against_baseline(&root);
     assert_eq!(new.status.code(), Some(1), "{}", text(&new));
     assert_eq!(
         codes_and_lines(&new),
