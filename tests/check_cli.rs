@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use common::{stderr, stdout};
+use common::{line_containing, marker_line, result_for, stderr, stdout};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_graphbreak");
 
@@ -41,17 +41,10 @@ fn check_command(cwd: &Path, python: Option<&Path>, args: &[&str]) -> Command {
 }
 
 fn run_check(cwd: &Path, python: Option<&Path>, args: &[&str]) -> Output {
-    let output = check_command(cwd, python, args)
-        .output()
-        .expect("graphbreak runs");
-    // Always visible with --nocapture; on failure the assertion messages repeat the relevant part.
-    eprintln!(
-        "$ graphbreak check {}\n--- stdout\n{}--- stderr\n{}",
-        args.join(" "),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
+    common::output_echoed(
+        &mut check_command(cwd, python, args),
+        &format!("check {}", args.join(" ")),
+    )
 }
 
 fn read_jsonl(path: &Path) -> Vec<Value> {
@@ -60,24 +53,6 @@ fn read_jsonl(path: &Path) -> Vec<Value> {
         .lines()
         .map(|line| serde_json::from_str(line).expect("each JSONL line is one JSON object"))
         .collect()
-}
-
-fn result_for<'a>(results: &'a [Value], case_suffix: &str) -> &'a Value {
-    results
-        .iter()
-        .find(|r| r["case"].as_str().is_some_and(|c| c.ends_with(case_suffix)))
-        .unwrap_or_else(|| panic!("no result for {case_suffix} in {results:#?}"))
-}
-
-/// 1-based line of the `# LINE: name` marker in a corpus file.
-fn marker_line(file: &Path, name: &str) -> usize {
-    let marker = format!("# LINE: {name}");
-    std::fs::read_to_string(file)
-        .unwrap()
-        .lines()
-        .position(|line| line.trim_end().ends_with(&marker))
-        .unwrap_or_else(|| panic!("no `{marker}` in {}", file.display()))
-        + 1
 }
 
 #[test]
@@ -277,12 +252,7 @@ fn hostile_cases_become_statuses() {
     );
     // faulthandler's innermost frame in the case file locates the crash.
     assert_eq!(segfault["error"]["filename"], hostile.display().to_string());
-    let crash_line = std::fs::read_to_string(&hostile)
-        .unwrap()
-        .lines()
-        .position(|l| l.contains("ctypes.string_at(0)"))
-        .unwrap()
-        + 1;
+    let crash_line = line_containing(&hostile, "ctypes.string_at(0)");
     assert_eq!(segfault["error"]["line"], crash_line);
     assert!(
         text.contains(&format!("corpus/cases/hostile.py:{crash_line}: crash")),
@@ -357,12 +327,7 @@ fn hanging_case_times_out_and_its_group_is_killed() {
     // Before the kill, SIGABRT makes faulthandler dump the stack, which locates the hang. (On a loaded
     // machine the harness may still be importing torch at 5 s; the location is then elsewhere.)
     let hostile = repo().join("corpus/cases/hostile.py");
-    let sleep_line = std::fs::read_to_string(&hostile)
-        .unwrap()
-        .lines()
-        .position(|l| l.contains("time.sleep(3600)"))
-        .unwrap()
-        + 1;
+    let sleep_line = line_containing(&hostile, "time.sleep(3600)");
     let stderr_tail = results[0]["stderr_tail"].as_str().unwrap();
     assert!(
         stderr_tail.contains("Fatal Python error: Aborted"),
@@ -961,12 +926,7 @@ fn fork_server_serves_healthy_cases_around_a_crash_and_a_hang() {
             .contains("SIGSEGV"),
         "{segfault:#}"
     );
-    let crash_line = std::fs::read_to_string(&hostile)
-        .unwrap()
-        .lines()
-        .position(|l| l.contains("ctypes.string_at(0)"))
-        .unwrap()
-        + 1;
+    let crash_line = line_containing(&hostile, "ctypes.string_at(0)");
     assert_eq!(segfault["error"]["filename"], hostile.display().to_string());
     assert_eq!(segfault["error"]["line"], crash_line);
 

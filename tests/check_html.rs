@@ -147,22 +147,17 @@ fn assert_self_contained(html: &str) {
 }
 
 fn graphbreak(python: &Path, args: &[&str]) -> Output {
-    let output = Command::new(BINARY)
-        .args(args)
-        .current_dir(repo())
-        .env(
-            "XDG_CACHE_HOME",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("check-html-cache"),
-        )
-        .env("GRAPHBREAK_PYTHON", python)
-        .output()
-        .expect("graphbreak runs");
-    eprintln!(
-        "$ graphbreak {}\n{}",
-        args.join(" "),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
+    common::output_echoed(
+        Command::new(BINARY)
+            .args(args)
+            .current_dir(repo())
+            .env(
+                "XDG_CACHE_HOME",
+                Path::new(env!("CARGO_TARGET_TMPDIR")).join("check-html-cache"),
+            )
+            .env("GRAPHBREAK_PYTHON", python),
+        &args.join(" "),
+    )
 }
 
 #[test]
@@ -252,12 +247,7 @@ fn html_report_renders_in_a_real_browser() {
     .collect();
     assert_eq!(grid_cells(&dom), expected);
     // Each break with its source line, read from the file.
-    let item_line = std::fs::read_to_string(repo().join("corpus/cases/hazards.py"))
-        .unwrap()
-        .lines()
-        .position(|l| l.ends_with("# LINE: item"))
-        .unwrap()
-        + 1;
+    let item_line = common::marker_line(&repo().join("corpus/cases/hazards.py"), "item");
     assert!(
         dom.contains(&format!(
             "<span class=\"ln\">{item_line}</span>        scale = y.abs().max().item()  # LINE: item</pre>"

@@ -53,14 +53,7 @@ fn graphbreak(python: Option<&Path>, args: &[&str]) -> Output {
     if let Some(python) = python {
         command.env("GRAPHBREAK_PYTHON", python);
     }
-    let output = command.output().expect("graphbreak runs");
-    eprintln!(
-        "$ graphbreak {}\n--- stdout\n{}--- stderr\n{}",
-        args.join(" "),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
+    common::output_echoed(&mut command, &args.join(" "))
 }
 
 /// `check CASES... --output-format json --output FILE` plus `extra`; returns the exit code.

@@ -14,6 +14,8 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+use common::{marker_line, result_for};
+
 const BINARY: &str = env!("CARGO_BIN_EXE_graphbreak");
 
 fn repo() -> &'static Path {
@@ -21,47 +23,22 @@ fn repo() -> &'static Path {
 }
 
 fn run(cwd: &Path, args: &[&str]) -> Output {
-    let output = Command::new(BINARY)
-        .args(args)
-        .current_dir(cwd)
-        .env(
+    common::output_echoed(
+        Command::new(BINARY).args(args).current_dir(cwd).env(
             "XDG_CACHE_HOME",
             Path::new(env!("CARGO_TARGET_TMPDIR")).join("cross-check-cache"),
-        )
-        .output()
-        .expect("graphbreak runs");
-    eprintln!(
-        "$ graphbreak {}\n--- stdout\n{}--- stderr\n{}",
-        args.join(" "),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
+        ),
+        &args.join(" "),
+    )
 }
 
-fn marker_line(file: &Path, name: &str) -> u64 {
-    let marker = format!("# LINE: {name}");
-    std::fs::read_to_string(file)
-        .unwrap()
-        .lines()
-        .position(|line| line.trim_end().ends_with(&marker))
-        .unwrap_or_else(|| panic!("no `{marker}` in {}", file.display())) as u64
-        + 1
-}
-
-fn result_for<'a>(results: &'a [Value], case_suffix: &str) -> &'a Value {
-    results
-        .iter()
-        .find(|r| r["case"].as_str().is_some_and(|c| c.ends_with(case_suffix)))
-        .unwrap_or_else(|| panic!("no result for {case_suffix}"))
-}
-
-fn lines_of(value: &Value) -> Vec<u64> {
+fn lines_of(value: &Value) -> Vec<usize> {
     value
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(Value::as_u64)
+        .map(|line| line as usize)
         .collect()
 }
 

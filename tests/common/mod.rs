@@ -178,3 +178,52 @@ pub fn python_with_torch_or_panic() -> &'static std::path::Path {
         )
     })
 }
+
+/// 1-based number of the first line of `file` that `is_it` accepts; panics naming `what` and the file.
+pub fn line_where(file: &std::path::Path, what: &str, is_it: impl Fn(&str) -> bool) -> usize {
+    std::fs::read_to_string(file)
+        .unwrap_or_else(|e| panic!("read {}: {e}", file.display()))
+        .lines()
+        .position(is_it)
+        .unwrap_or_else(|| panic!("no {what} in {}", file.display()))
+        + 1
+}
+
+/// 1-based line of the `# LINE: name` marker in a corpus file.
+pub fn marker_line(file: &std::path::Path, name: &str) -> usize {
+    let marker = format!("# LINE: {name}");
+    line_where(file, &format!("`{marker}`"), |line| {
+        line.trim_end().ends_with(&marker)
+    })
+}
+
+/// 1-based line of the first line of `file` containing `needle`.
+pub fn line_containing(file: &std::path::Path, needle: &str) -> usize {
+    line_where(file, &format!("line containing `{needle}`"), |line| {
+        line.contains(needle)
+    })
+}
+
+/// The result of the case whose id ends with `case_suffix`.
+pub fn result_for<'a>(
+    results: &'a [serde_json::Value],
+    case_suffix: &str,
+) -> &'a serde_json::Value {
+    results
+        .iter()
+        .find(|r| r["case"].as_str().is_some_and(|c| c.ends_with(case_suffix)))
+        .unwrap_or_else(|| panic!("no result for {case_suffix} in {results:#?}"))
+}
+
+/// Runs `command` (the binary, `shown` being its arguments) to completion and echoes the run on stderr with
+/// both streams: shown with --nocapture and under a failing test, where the assertion messages quote only
+/// the relevant part.
+pub fn output_echoed(command: &mut Command, shown: &str) -> std::process::Output {
+    let output = command.output().expect("graphbreak runs");
+    eprintln!(
+        "$ graphbreak {shown}\n--- stdout\n{}--- stderr\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
