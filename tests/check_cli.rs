@@ -4,12 +4,16 @@
 //! that can import torch; without one the torch-dependent tests print a notice and return. Dynamo facts use
 //! `--no-measure` and the cases' own `backend="eager"`; only the clean-case test compiles with Inductor.
 
+#[macro_use]
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+use common::{line_containing, marker_line, result_for, stderr, stdout};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_graphbreak");
 
@@ -20,79 +24,6 @@ fn repo() -> &'static Path {
 /// Shared across tests and runs so Inductor's cache stays warm locally; never the user's ~/.cache.
 fn cache_home() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("check-cli-cache")
-}
-
-fn python_with_torch() -> Option<&'static Path> {
-    static FOUND: OnceLock<Option<PathBuf>> = OnceLock::new();
-    FOUND
-        .get_or_init(|| {
-            let candidates: Vec<PathBuf> = match std::env::var_os("GRAPHBREAK_PYTHON") {
-                // The test script may give `.venv/bin/python`: relative to the crate root (the tests' cwd),
-                // while the binary runs in other directories.
-                // A bare name (`python3`) stays a PATH lookup.
-                Some(path) if !path.is_empty() => {
-                    let path = PathBuf::from(path);
-                    if path.components().count() > 1 {
-                        vec![repo().join(path)]
-                    } else {
-                        vec![path]
-                    }
-                }
-                _ => vec![PathBuf::from("python3")],
-            };
-            candidates.into_iter().find(|python| {
-                Command::new(python)
-                    .args(["-c", "import torch"])
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .status()
-                    .is_ok_and(|s| s.success())
-            })
-        })
-        .as_deref()
-}
-
-/// Skipping is allowed only on a developer machine without torch. In CI (`CI=true`) or when the test script
-/// asks for it (`GRAPHBREAK_REQUIRE_TORCH=1`, set by scripts/test.sh) a missing torch is a failure: a run
-/// with no usable interpreter must not report these tests as passed.
-macro_rules! require_torch {
-    () => {
-        match python_with_torch() {
-            Some(python) => python,
-            None => {
-                if torch_required() {
-                    panic!(
-                        "no Python with torch (GRAPHBREAK_PYTHON={:?}), and torch is required here \
-                         (CI or GRAPHBREAK_REQUIRE_TORCH=1)",
-                        std::env::var_os("GRAPHBREAK_PYTHON")
-                    );
-                }
-                skip_notice();
-                return;
-            }
-        }
-    };
-}
-
-fn torch_required() -> bool {
-    let set = |name: &str| {
-        std::env::var(name)
-            .is_ok_and(|v| matches!(v.trim(), "1" | "true" | "TRUE" | "True" | "yes"))
-    };
-    set("CI") || set("GRAPHBREAK_REQUIRE_TORCH")
-}
-
-/// Written straight to the process's stderr: the test harness captures `eprintln!` of passing tests, and a
-/// skip must be visible in CI logs.
-fn skip_notice() {
-    use std::io::Write;
-    // The test harness names each test's thread after the test.
-    let test = std::thread::current()
-        .name()
-        .unwrap_or("check_cli")
-        .to_owned();
-    let notice = format!("\nSKIPPED {test}: no Python with torch (set GRAPHBREAK_PYTHON)\n");
-    let _ = std::io::stderr().write_all(notice.as_bytes());
 }
 
 fn check_command(cwd: &Path, python: Option<&Path>, args: &[&str]) -> Command {
@@ -110,25 +41,10 @@ fn check_command(cwd: &Path, python: Option<&Path>, args: &[&str]) -> Command {
 }
 
 fn run_check(cwd: &Path, python: Option<&Path>, args: &[&str]) -> Output {
-    let output = check_command(cwd, python, args)
-        .output()
-        .expect("graphbreak runs");
-    // Always visible with --nocapture; on failure the assertion messages repeat the relevant part.
-    eprintln!(
-        "$ graphbreak check {}\n--- stdout\n{}--- stderr\n{}",
-        args.join(" "),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
+    common::output_echoed(
+        &mut check_command(cwd, python, args),
+        &format!("check {}", args.join(" ")),
+    )
 }
 
 fn read_jsonl(path: &Path) -> Vec<Value> {
@@ -137,24 +53,6 @@ fn read_jsonl(path: &Path) -> Vec<Value> {
         .lines()
         .map(|line| serde_json::from_str(line).expect("each JSONL line is one JSON object"))
         .collect()
-}
-
-fn result_for<'a>(results: &'a [Value], case_suffix: &str) -> &'a Value {
-    results
-        .iter()
-        .find(|r| r["case"].as_str().is_some_and(|c| c.ends_with(case_suffix)))
-        .unwrap_or_else(|| panic!("no result for {case_suffix} in {results:#?}"))
-}
-
-/// 1-based line of the `# LINE: name` marker in a corpus file.
-fn marker_line(file: &Path, name: &str) -> usize {
-    let marker = format!("# LINE: {name}");
-    std::fs::read_to_string(file)
-        .unwrap()
-        .lines()
-        .position(|line| line.trim_end().ends_with(&marker))
-        .unwrap_or_else(|| panic!("no `{marker}` in {}", file.display()))
-        + 1
 }
 
 #[test]
@@ -354,12 +252,7 @@ fn hostile_cases_become_statuses() {
     );
     // faulthandler's innermost frame in the case file locates the crash.
     assert_eq!(segfault["error"]["filename"], hostile.display().to_string());
-    let crash_line = std::fs::read_to_string(&hostile)
-        .unwrap()
-        .lines()
-        .position(|l| l.contains("ctypes.string_at(0)"))
-        .unwrap()
-        + 1;
+    let crash_line = line_containing(&hostile, "ctypes.string_at(0)");
     assert_eq!(segfault["error"]["line"], crash_line);
     assert!(
         text.contains(&format!("corpus/cases/hostile.py:{crash_line}: crash")),
@@ -434,12 +327,7 @@ fn hanging_case_times_out_and_its_group_is_killed() {
     // Before the kill, SIGABRT makes faulthandler dump the stack, which locates the hang. (On a loaded
     // machine the harness may still be importing torch at 5 s; the location is then elsewhere.)
     let hostile = repo().join("corpus/cases/hostile.py");
-    let sleep_line = std::fs::read_to_string(&hostile)
-        .unwrap()
-        .lines()
-        .position(|l| l.contains("time.sleep(3600)"))
-        .unwrap()
-        + 1;
+    let sleep_line = line_containing(&hostile, "time.sleep(3600)");
     let stderr_tail = results[0]["stderr_tail"].as_str().unwrap();
     assert!(
         stderr_tail.contains("Fatal Python error: Aborted"),
@@ -1038,12 +926,7 @@ fn fork_server_serves_healthy_cases_around_a_crash_and_a_hang() {
             .contains("SIGSEGV"),
         "{segfault:#}"
     );
-    let crash_line = std::fs::read_to_string(&hostile)
-        .unwrap()
-        .lines()
-        .position(|l| l.contains("ctypes.string_at(0)"))
-        .unwrap()
-        + 1;
+    let crash_line = line_containing(&hostile, "ctypes.string_at(0)");
     assert_eq!(segfault["error"]["filename"], hostile.display().to_string());
     assert_eq!(segfault["error"]["line"], crash_line);
 

@@ -5,6 +5,7 @@
 //! message. The report comes from a real check run (real torch, CPU); the second torch column comes from a
 //! copy of that run's report relabelled as another torch (one case dropped), merged with `report merge`.
 
+#[macro_use]
 mod common;
 
 use std::collections::BTreeSet;
@@ -25,12 +26,6 @@ fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn flag(name: &str) -> bool {
-    std::env::var(name).is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"))
-}
-
-use common::python_with_torch;
-
 /// `$GRAPHBREAK_CHROMIUM`, else `chromium` on PATH.
 fn chromium() -> Option<PathBuf> {
     let program = std::env::var_os("GRAPHBREAK_CHROMIUM")
@@ -44,25 +39,6 @@ fn chromium() -> Option<PathBuf> {
         .status()
         .is_ok_and(|s| s.success())
         .then_some(program)
-}
-
-/// Torch and the browser are required in CI and under scripts/test.sh; elsewhere their absence skips loudly.
-macro_rules! require {
-    ($found:expr, $what:literal, $flag:literal) => {
-        match $found {
-            Some(found) => found,
-            None => {
-                assert!(
-                    !(flag("CI") || flag($flag)),
-                    concat!("no ", $what, ", and it is required here (", $flag, ")")
-                );
-                use std::io::Write;
-                let _ =
-                    std::io::stderr().write_all(concat!("\nSKIPPED: no ", $what, "\n").as_bytes());
-                return;
-            }
-        }
-    };
 }
 
 /// What one headless chromium run over a local file left: its output and the network requests the page made.
@@ -171,31 +147,23 @@ fn assert_self_contained(html: &str) {
 }
 
 fn graphbreak(python: &Path, args: &[&str]) -> Output {
-    let output = Command::new(BINARY)
-        .args(args)
-        .current_dir(repo())
-        .env(
-            "XDG_CACHE_HOME",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("check-html-cache"),
-        )
-        .env("GRAPHBREAK_PYTHON", python)
-        .output()
-        .expect("graphbreak runs");
-    eprintln!(
-        "$ graphbreak {}\n{}",
-        args.join(" "),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
+    common::output_echoed(
+        Command::new(BINARY)
+            .args(args)
+            .current_dir(repo())
+            .env(
+                "XDG_CACHE_HOME",
+                Path::new(env!("CARGO_TARGET_TMPDIR")).join("check-html-cache"),
+            )
+            .env("GRAPHBREAK_PYTHON", python),
+        &args.join(" "),
+    )
 }
 
 #[test]
 fn html_report_renders_in_a_real_browser() {
-    let python = require!(
-        python_with_torch(),
-        "Python with torch",
-        "GRAPHBREAK_REQUIRE_TORCH"
-    );
+    // Torch and the browser are required in CI and under scripts/test.sh; elsewhere their absence skips loudly.
+    let python = require_torch!();
     let browser = require!(chromium(), "chromium", "GRAPHBREAK_REQUIRE_BROWSER");
     let dir = tempfile::tempdir().unwrap();
     let profile = dir.path().join("profile");
@@ -279,12 +247,7 @@ fn html_report_renders_in_a_real_browser() {
     .collect();
     assert_eq!(grid_cells(&dom), expected);
     // Each break with its source line, read from the file.
-    let item_line = std::fs::read_to_string(repo().join("corpus/cases/hazards.py"))
-        .unwrap()
-        .lines()
-        .position(|l| l.ends_with("# LINE: item"))
-        .unwrap()
-        + 1;
+    let item_line = common::marker_line(&repo().join("corpus/cases/hazards.py"), "item");
     assert!(
         dom.contains(&format!(
             "<span class=\"ln\">{item_line}</span>        scale = y.abs().max().item()  # LINE: item</pre>"

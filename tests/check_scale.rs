@@ -9,6 +9,7 @@
 //! This file checks those exclusions itself rather than trusting `report diff`, and checks that `report diff`
 //! does catch a changed break line.
 
+#[macro_use]
 mod common;
 
 use std::collections::BTreeSet;
@@ -16,6 +17,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
+
+use common::stderr;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_graphbreak");
 
@@ -37,30 +40,6 @@ fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-use common::python_with_torch;
-
-/// Without torch these tests fail in CI (`CI` or `GRAPHBREAK_REQUIRE_TORCH`), and skip loudly elsewhere.
-macro_rules! require_torch {
-    () => {
-        match python_with_torch() {
-            Some(python) => python,
-            None => {
-                let required = ["CI", "GRAPHBREAK_REQUIRE_TORCH"].iter().any(|name| {
-                    std::env::var(name).is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"))
-                });
-                assert!(
-                    !required,
-                    "no Python with torch, and torch is required here"
-                );
-                use std::io::Write;
-                let _ = std::io::stderr()
-                    .write_all(b"\nSKIPPED: no Python with torch (set GRAPHBREAK_PYTHON)\n");
-                return;
-            }
-        }
-    };
-}
-
 fn graphbreak(python: Option<&Path>, args: &[&str]) -> Output {
     let mut command = Command::new(BINARY);
     command
@@ -74,18 +53,7 @@ fn graphbreak(python: Option<&Path>, args: &[&str]) -> Output {
     if let Some(python) = python {
         command.env("GRAPHBREAK_PYTHON", python);
     }
-    let output = command.output().expect("graphbreak runs");
-    eprintln!(
-        "$ graphbreak {}\n--- stdout\n{}--- stderr\n{}",
-        args.join(" "),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
+    common::output_echoed(&mut command, &args.join(" "))
 }
 
 /// `check CASES... --output-format json --output FILE` plus `extra`; returns the exit code.

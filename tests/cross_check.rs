@@ -9,10 +9,12 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
+
+use common::{marker_line, result_for};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_graphbreak");
 
@@ -20,64 +22,30 @@ fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn python_with_torch() -> PathBuf {
-    match common::python_with_torch() {
-        Some(python) => python.to_path_buf(),
-        None => panic!(
-            "no Python that can import torch: set GRAPHBREAK_PYTHON to a Python with torch (the \
-             cross-check is only meaningful against real Dynamo)"
-        ),
-    }
-}
-
 fn run(cwd: &Path, args: &[&str]) -> Output {
-    let output = Command::new(BINARY)
-        .args(args)
-        .current_dir(cwd)
-        .env(
+    common::output_echoed(
+        Command::new(BINARY).args(args).current_dir(cwd).env(
             "XDG_CACHE_HOME",
             Path::new(env!("CARGO_TARGET_TMPDIR")).join("cross-check-cache"),
-        )
-        .output()
-        .expect("graphbreak runs");
-    eprintln!(
-        "$ graphbreak {}\n--- stdout\n{}--- stderr\n{}",
-        args.join(" "),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
+        ),
+        &args.join(" "),
+    )
 }
 
-fn marker_line(file: &Path, name: &str) -> u64 {
-    let marker = format!("# LINE: {name}");
-    std::fs::read_to_string(file)
-        .unwrap()
-        .lines()
-        .position(|line| line.trim_end().ends_with(&marker))
-        .unwrap_or_else(|| panic!("no `{marker}` in {}", file.display())) as u64
-        + 1
-}
-
-fn result_for<'a>(results: &'a [Value], case_suffix: &str) -> &'a Value {
-    results
-        .iter()
-        .find(|r| r["case"].as_str().is_some_and(|c| c.ends_with(case_suffix)))
-        .unwrap_or_else(|| panic!("no result for {case_suffix}"))
-}
-
-fn lines_of(value: &Value) -> Vec<u64> {
+fn lines_of(value: &Value) -> Vec<usize> {
     value
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(Value::as_u64)
+        .map(|line| line as usize)
         .collect()
 }
 
 #[test]
 fn cross_check_predicted_unpredicted_and_unconfirmed_on_real_dynamo() {
-    let python = python_with_torch();
+    // The cross-check is only meaningful against real Dynamo: no torch fails the test.
+    let python = common::python_with_torch_or_panic();
     let cases = repo().join("corpus/cases");
     let hazards = cases.join("hazards.py");
     let probes = cases.join("cross_check.py");

@@ -5,17 +5,13 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
+
+use common::{graphbreak, stdout, write};
 
 fn scan(dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_graphbreak"))
-        .current_dir(dir)
-        .args(["scan", "--select", "SY002,BR004", "."])
-        .output()
-        .expect("run graphbreak")
+    graphbreak(dir, &["scan", "--select", "SY002,BR004", "."])
 }
-
-use common::write;
 
 const CALLEES: &str = "\
 import torch
@@ -81,7 +77,7 @@ class Detector(torch.nn.Module):
 ",
     );
     let output = scan(dir.path());
-    let text = String::from_utf8_lossy(&output.stdout);
+    let text = stdout(&output);
     // Criterion is an nn.Module: with no roots set its forward is a root anyway; the other three are
     // plain classes reached only through Detector.forward.
     for expected in [
@@ -120,12 +116,7 @@ def step(x):
 ",
     );
     let output = scan(dir.path());
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stdout)
-    );
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
 }
 
 #[test]
@@ -176,7 +167,7 @@ def eager(pred):
 ",
     );
     let output = scan(dir.path());
-    let text = String::from_utf8_lossy(&output.stdout);
+    let text = stdout(&output);
     for expected in ["m.py:5:12: SY002", "m.py:9:5: BR004", "m.py:18:16: SY002"] {
         assert!(text.contains(expected), "missing {expected} in:\n{text}");
     }
@@ -219,7 +210,7 @@ class Model(torch.nn.Module):
 ",
     );
     let output = scan(dir.path());
-    let text = String::from_utf8_lossy(&output.stdout);
+    let text = stdout(&output);
     // Config.text_config is reached both through `self.config` (typed by the annotated
     // __init__ parameter) and through Cache.__init__ (a constructor call in forward).
     assert!(text.contains("m.py:8:16: BR004"), "{text}");
@@ -253,7 +244,7 @@ class M(torch.nn.Module):
 ",
     );
     let output = scan(dir.path());
-    let text = String::from_utf8_lossy(&output.stdout);
+    let text = stdout(&output);
     assert!(text.contains("m.py:6:9: SY002"), "{text}");
     // `im_h` is an int by the comment; a comment that does not match the parameters is ignored.
     assert!(!text.contains("m.py:7:"), "{text}");
@@ -315,12 +306,8 @@ class Detector(Base):
         return self.loss_function(logits, labels)
 ",
     );
-    let output = Command::new(env!("CARGO_BIN_EXE_graphbreak"))
-        .current_dir(dir.path())
-        .args(["scan", "--select", "BR009,SY002", "."])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&output.stdout);
+    let output = graphbreak(dir.path(), &["scan", "--select", "BR009,SY002", "."]);
+    let text = stdout(&output);
     // getter (not the setter) -> LOSS_MAPPING values -> detection_loss -> SetCriterion.__init__.
     assert!(text.contains("pkg/losses.py:7:29: BR009"), "{text}");
     assert!(

@@ -5,25 +5,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 
-fn graphbreak(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_graphbreak"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("run graphbreak")
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
-use common::write;
+use common::{graphbreak, text, write};
 
 const PYPROJECT: &str = "[project]\nname = \"demo\"\nversion = \"0.1\"\ndependencies = [\"numpy\", \"torch>=2.3\"]\n\n[tool.ruff]\nline-length = 100\n";
 
@@ -142,36 +126,10 @@ fn init_without_pyproject_writes_graphbreak_toml_with_the_requirements_floor() {
     );
 }
 
-/// The interpreter the tests run cases with; missing torch fails the test (never a silent pass).
-fn python_with_torch() -> PathBuf {
-    let python = std::env::var_os("GRAPHBREAK_PYTHON")
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            let p = PathBuf::from(p);
-            if p.components().count() > 1 {
-                Path::new(env!("CARGO_MANIFEST_DIR")).join(p)
-            } else {
-                p
-            }
-        })
-        .unwrap_or_else(|| PathBuf::from("python3"));
-    let has_torch = Command::new(&python)
-        .args(["-c", "import torch"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(
-        has_torch,
-        "{} cannot import torch: set GRAPHBREAK_PYTHON to a Python with torch (scripts/test.sh does)",
-        python.display()
-    );
-    python
-}
-
 #[test]
 fn the_cases_template_runs_under_check_with_real_torch() {
-    let python = python_with_torch();
+    // Missing torch fails the test (never a silent pass).
+    let python = common::python_with_torch_or_panic();
     let (_guard, root) = project_with_compile_calls();
     let output = graphbreak(&root, &["init"]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
@@ -183,7 +141,7 @@ fn the_cases_template_runs_under_check_with_real_torch() {
         .args(["check", "--backend", "eager", "--output-format", "json"])
         .args(["--warmup", "1", "--steps", "2"])
         .arg("--python")
-        .arg(&python)
+        .arg(python)
         .env(
             "XDG_CACHE_HOME",
             Path::new(env!("CARGO_TARGET_TMPDIR")).join("init-cli-cache"),

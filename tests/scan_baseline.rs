@@ -2,17 +2,13 @@
 //! unrelated edits that shift lines keep old findings baselined, new hazards (even a copy of a
 //! baselined line) fail the run, and a fixed finding leaves the baseline when it is rewritten.
 
+mod common;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn graphbreak(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_graphbreak"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("run graphbreak")
-}
+use common::{graphbreak, text};
 
 fn git(dir: &Path, args: &[&str]) -> String {
     let output = Command::new("git")
@@ -27,14 +23,6 @@ fn git(dir: &Path, args: &[&str]) -> String {
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
 }
 
 const MODELS: &str = r#"import torch
@@ -97,6 +85,20 @@ fn codes_and_lines(output: &Output) -> Vec<(String, u64)> {
         .collect()
 }
 
+/// `scan --baseline graphbreak-baseline.json --output-format json` at the project root.
+fn scan_json_against_baseline(root: &Path) -> Output {
+    graphbreak(
+        root,
+        &[
+            "scan",
+            "--baseline",
+            "graphbreak-baseline.json",
+            "--output-format",
+            "json",
+        ],
+    )
+}
+
 fn edit(root: &Path, change: impl FnOnce(&str) -> String, message: &str) {
     let path = root.join("pkg/models.py");
     let before = std::fs::read_to_string(&path).unwrap();
@@ -148,16 +150,7 @@ fn baseline_survives_shifted_lines_and_fails_only_on_new_findings() {
         },
         "docstring, imports, a with-block",
     );
-    let shifted = graphbreak(
-        &root,
-        &[
-            "scan",
-            "--baseline",
-            "graphbreak-baseline.json",
-            "--output-format",
-            "json",
-        ],
-    );
+    let shifted = scan_json_against_baseline(&root);
     assert_eq!(shifted.status.code(), Some(0), "{}", text(&shifted));
     assert_eq!(codes_and_lines(&shifted), []);
     // Without the baseline the same findings are there, on their new lines.
@@ -181,16 +174,7 @@ fn baseline_survives_shifted_lines_and_fails_only_on_new_findings() {
         },
         "two new modules",
     );
-    let new = graphbreak(
-        &root,
-        &[
-            "scan",
-            "--baseline",
-            "graphbreak-baseline.json",
-            "--output-format",
-            "json",
-        ],
-    );
+    let new = scan_json_against_baseline(&root);
     assert_eq!(new.status.code(), Some(1), "{}", text(&new));
     assert_eq!(
         codes_and_lines(&new),

@@ -10,23 +10,7 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn graphbreak(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_graphbreak"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("run graphbreak")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-use common::write;
+use common::{graphbreak, stderr, stdout, write};
 
 /// Each rule's corpus output, one snapshot per rule (`snapshot_<code>`), for every rule the binary
 /// lists: a new rule needs no line here, only its accepted snapshot.

@@ -1,20 +1,11 @@
 //! `--statistics`, `--output-format full` and `--output-format junit` on the real binary.
 //! (SARIF and JUnit are also validated by real validators in tests/tooling/.)
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn graphbreak(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_graphbreak"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("run graphbreak")
-}
+use std::path::PathBuf;
 
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
+use common::{graphbreak, stdout};
 
 fn project() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();

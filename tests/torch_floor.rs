@@ -16,14 +16,10 @@ fn scan(dir: &Path, args: &[&str]) -> Output {
         .expect("run graphbreak")
 }
 
-use common::write;
+use common::{stdout, write};
 
 /// `torch.compiler.is_compiling` is newer than the floors below, so VR001 fires iff a floor was found.
 const USES_NEW_API: &str = "import torch\n\ndef f():\n    return torch.compiler.is_compiling()\n";
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
 
 #[track_caller]
 fn assert_floor(output: &Output, floor: &str, origin: &str) {

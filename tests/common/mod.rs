@@ -1,6 +1,6 @@
 //! Shared by the integration tests that run the real binary on hostile or generated input.
 // Each test crate uses a different part of it.
-#![allow(dead_code)]
+#![allow(dead_code, unused_macros)]
 
 use std::io::Read;
 use std::process::{Command, ExitStatus, Stdio};
@@ -93,4 +93,137 @@ pub fn write(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBu
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, text).unwrap();
     path
+}
+
+/// Runs the graphbreak binary under test with `args` in `dir`, to completion, output captured.
+pub fn graphbreak(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_graphbreak"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("run graphbreak")
+}
+
+pub fn stdout(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Both streams, labelled: the message of an assertion on a run's outcome.
+pub fn text(output: &std::process::Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// `name` is set to a yes (`1`, `true`, `yes`, any case).
+pub fn flag(name: &str) -> bool {
+    std::env::var(name)
+        .is_ok_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes"))
+}
+
+/// What a test does when `what` (torch, a browser) is missing. Skipping is allowed only on a developer
+/// machine: in CI (`CI=true`) or when the test script asks for it (`flag`, e.g. `GRAPHBREAK_REQUIRE_TORCH=1`,
+/// set by scripts/test.sh) this panics, since a run without it must not report the test as passed. Else the
+/// notice goes straight to the process's stderr: the harness captures `eprintln!` of passing tests, and a
+/// skip must be visible in CI logs.
+pub fn skip_or_fail(what: &str, flag_name: &str) {
+    use std::io::Write;
+    assert!(
+        !(flag("CI") || flag(flag_name)),
+        "no {what}, and it is required here (CI or {flag_name}=1)"
+    );
+    // The test harness names each test's thread after the test.
+    let test = thread::current().name().unwrap_or("test").to_owned();
+    let notice = format!("\nSKIPPED {test}: no {what}\n");
+    let _ = std::io::stderr().write_all(notice.as_bytes());
+}
+
+/// `$found`'s `Some` value, else [`skip_or_fail`] and return from the test.
+macro_rules! require {
+    ($found:expr, $what:expr, $flag:expr) => {
+        match $found {
+            Some(found) => found,
+            None => {
+                $crate::common::skip_or_fail($what, $flag);
+                return;
+            }
+        }
+    };
+}
+
+/// [`python_with_torch`], else skip (developer machine) or fail (CI, `GRAPHBREAK_REQUIRE_TORCH`).
+macro_rules! require_torch {
+    () => {
+        require!(
+            $crate::common::python_with_torch(),
+            "Python with torch (set GRAPHBREAK_PYTHON)",
+            "GRAPHBREAK_REQUIRE_TORCH"
+        )
+    };
+}
+
+/// [`python_with_torch`] for tests that mean nothing without real torch: a missing torch fails them everywhere.
+pub fn python_with_torch_or_panic() -> &'static std::path::Path {
+    python_with_torch().unwrap_or_else(|| {
+        panic!(
+            "no Python that can import torch (GRAPHBREAK_PYTHON={:?}): set GRAPHBREAK_PYTHON to a Python \
+             with torch (scripts/test.sh does)",
+            std::env::var_os("GRAPHBREAK_PYTHON")
+        )
+    })
+}
+
+/// 1-based number of the first line of `file` that `is_it` accepts; panics naming `what` and the file.
+pub fn line_where(file: &std::path::Path, what: &str, is_it: impl Fn(&str) -> bool) -> usize {
+    std::fs::read_to_string(file)
+        .unwrap_or_else(|e| panic!("read {}: {e}", file.display()))
+        .lines()
+        .position(is_it)
+        .unwrap_or_else(|| panic!("no {what} in {}", file.display()))
+        + 1
+}
+
+/// 1-based line of the `# LINE: name` marker in a corpus file.
+pub fn marker_line(file: &std::path::Path, name: &str) -> usize {
+    let marker = format!("# LINE: {name}");
+    line_where(file, &format!("`{marker}`"), |line| {
+        line.trim_end().ends_with(&marker)
+    })
+}
+
+/// 1-based line of the first line of `file` containing `needle`.
+pub fn line_containing(file: &std::path::Path, needle: &str) -> usize {
+    line_where(file, &format!("line containing `{needle}`"), |line| {
+        line.contains(needle)
+    })
+}
+
+/// The result of the case whose id ends with `case_suffix`.
+pub fn result_for<'a>(
+    results: &'a [serde_json::Value],
+    case_suffix: &str,
+) -> &'a serde_json::Value {
+    results
+        .iter()
+        .find(|r| r["case"].as_str().is_some_and(|c| c.ends_with(case_suffix)))
+        .unwrap_or_else(|| panic!("no result for {case_suffix} in {results:#?}"))
+}
+
+/// Runs `command` (the binary, `shown` being its arguments) to completion and echoes the run on stderr with
+/// both streams: shown with --nocapture and under a failing test, where the assertion messages quote only
+/// the relevant part.
+pub fn output_echoed(command: &mut Command, shown: &str) -> std::process::Output {
+    let output = command.output().expect("graphbreak runs");
+    eprintln!(
+        "$ graphbreak {shown}\n--- stdout\n{}--- stderr\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
 }
