@@ -1483,14 +1483,7 @@ impl<'a> SemanticModel<'a> {
                 end_location: self.location(call.end().into()),
                 path: self.path().to_vec(),
             });
-            let edge = CallEdge {
-                sym: target,
-                path: self.path.as_slice().into(),
-                args: self
-                    .ctx
-                    .roots_configured
-                    .then(|| Box::new(call_args(&call.arguments))),
-            };
+            let edge = self.call_edge(target, call);
             self.summary.functions[func as usize].calls.push(edge);
             return;
         }
@@ -1499,14 +1492,7 @@ impl<'a> SemanticModel<'a> {
         {
             // `HANDLERS[kind](x)` / `self.losses[name](pred)`: any value of the dict may run.
             for sym in self.dispatch_call(&subscript.value) {
-                let edge = CallEdge {
-                    sym,
-                    path: self.path.as_slice().into(),
-                    args: self
-                        .ctx
-                        .roots_configured
-                        .then(|| Box::new(call_args(&call.arguments))),
-                };
+                let edge = self.call_edge(sym, call);
                 self.summary.functions[func as usize].calls.push(edge);
             }
             return;
@@ -1530,17 +1516,22 @@ impl<'a> SemanticModel<'a> {
             end_location: self.location(call.end().into()),
         };
         self.summary.call_sites.push(site);
-        let path = self.path.as_slice().into();
-        let args = self
-            .ctx
-            .roots_configured
-            .then(|| Box::new(call_args(&call.arguments)));
-        self.summary.functions[func as usize].calls.push(CallEdge {
-            sym: edge,
-            path,
-            args,
-        });
+        let edge = self.call_edge(edge, call);
+        self.summary.functions[func as usize].calls.push(edge);
         self.note_gated_call(func, site_call, u32::from(call.start()));
+    }
+
+    /// The edge of a call to `sym` at the current path; its arguments are kept only when roots
+    /// are configured (flag and argument facts at the root's calls).
+    fn call_edge(&self, sym: Sym, call: &ast::ExprCall) -> CallEdge {
+        CallEdge {
+            sym,
+            path: self.path.as_slice().into(),
+            args: self
+                .ctx
+                .roots_configured
+                .then(|| Box::new(call_args(&call.arguments))),
+        }
     }
 
     /// Parameter kinds from a TorchScript-style type comment right below the `def` line
