@@ -1200,13 +1200,8 @@ impl<'a> Project<'a> {
                 Target::Function((callee_file, idx)) => {
                     let summary = &self.files[callee_file as usize];
                     let info = &summary.functions[idx as usize];
-                    info.disabled.then(|| {
-                        let name = match &info.class {
-                            Some(class) => format!("{class}.{}", info.name),
-                            None => info.name.clone(),
-                        };
-                        (name, summary.path.as_path(), info.line)
-                    })
+                    info.disabled
+                        .then(|| (info.qualified_name(), summary.path.as_path(), info.line))
                 }
                 _ => None,
             })
@@ -1226,11 +1221,7 @@ impl<'a> Project<'a> {
                     let summary = &self.files[callee_file as usize];
                     let info = &summary.functions[idx as usize];
                     let write = info.outside_writes.first()?;
-                    let name = match &info.class {
-                        Some(class) => format!("{class}.{}", info.name),
-                        None => info.name.clone(),
-                    };
-                    Some((name, summary.path.as_path(), write))
+                    Some((info.qualified_name(), summary.path.as_path(), write))
                 }
                 _ => None,
             })
