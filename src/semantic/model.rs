@@ -912,13 +912,13 @@ impl<'a> SemanticModel<'a> {
         let mut self_name = None;
         let mut first_input = None;
         let params = &def.parameters;
-        let has_self_param = class.is_some() && !self.is_static(def);
+        let has_self = class.is_some() && !self.is_static(def);
         let param_positions: Vec<(String, Option<u32>)> = if self.ctx.roots_configured {
             params
                 .posonlyargs
                 .iter()
                 .chain(params.args.iter())
-                .skip(usize::from(has_self_param))
+                .skip(usize::from(has_self))
                 .enumerate()
                 .map(|(position, p)| (p.parameter.name.id.to_string(), Some(position as u32)))
                 .chain(
@@ -931,7 +931,6 @@ impl<'a> SemanticModel<'a> {
         } else {
             Vec::new()
         };
-        let has_self = class.is_some() && !self.is_static(def);
         let comment_kinds = self.type_comment_kinds(def, has_self);
         for (position, param) in params
             .posonlyargs
