@@ -77,10 +77,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             code: DeliberateGraphBreak::META.code,
             message: format!(
                 "call into `{name}`, which is `@torch.compiler.disable`d ({}:{line}): Dynamo runs it eagerly, a deliberate graph break (GB0098)",
-                path.file_name().map_or_else(
-                    || path.display().to_string(),
-                    |n| n.to_string_lossy().into_owned()
-                ),
+                super::file_name(path),
             ),
             location: site.location,
             end_location: site.end_location,

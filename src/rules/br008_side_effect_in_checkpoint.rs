@@ -59,10 +59,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             message: format!(
                 "checkpointed `{name}` {} ({}:{}): a side effect inside the checkpoint's higher-order op, graph break under torch.compile (GB0067 HOP: Unsafe side effect)",
                 write.what,
-                path.file_name().map_or_else(
-                    || path.display().to_string(),
-                    |n| n.to_string_lossy().into_owned()
-                ),
+                super::file_name(path),
                 write.location.row
             ),
             location: site.location,

@@ -82,10 +82,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
                     if r.default { "True" } else { "False" },
                     r.class,
                     r.field,
-                    r.path.file_name().map_or_else(
-                        || r.path.display().to_string(),
-                        |n| n.to_string_lossy().into_owned()
-                    ),
+                    super::file_name(&r.path),
                     r.location.row
                 )
             })

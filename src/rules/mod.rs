@@ -221,3 +221,11 @@ pub fn selector_matches(pattern: &str, code: &str) -> bool {
     pattern.eq_ignore_ascii_case("ALL")
         || (code.len() >= pattern.len() && code[..pattern.len()].eq_ignore_ascii_case(pattern))
 }
+
+/// The last component of a path, for a message that points at another file (`modeling_x.py:42`).
+pub(crate) fn file_name(path: &std::path::Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}

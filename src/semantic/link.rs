@@ -534,7 +534,7 @@ impl<'a> Project<'a> {
                 if !flagged_names.contains(call.sym.last_segment()) {
                     continue;
                 }
-                if !call.path.is_empty() && self.eager_only(caller.0, caller.1, &call.path) {
+                if !call.path.is_empty() && self.eager_only(caller.0, caller.1, call.path.iter()) {
                     continue;
                 }
                 // A root's own `*args` / `**kwargs` are empty: it is called with its input.
@@ -976,7 +976,7 @@ impl<'a> Project<'a> {
             for call in &info.calls {
                 // `if not is_compiling(): self.debug(x)`, `if isinstance(x, dict): return
                 // self.loss(x)`: a call Dynamo never traces does not compile its callee.
-                if !call.path.is_empty() && self.eager_only(func.0, func.1, &call.path) {
+                if !call.path.is_empty() && self.eager_only(func.0, func.1, call.path.iter()) {
                     continue;
                 }
                 let callees = cache
@@ -1085,7 +1085,12 @@ impl<'a> Project<'a> {
 
     /// Is a finding with this path unreachable while Dynamo traces (eager-only or failure-only
     /// code)?
-    fn eager_only(&self, file: FileId, func: FuncIdx, path: &[PathStep]) -> bool {
+    fn eager_only<'p>(
+        &self,
+        file: FileId,
+        func: FuncIdx,
+        path: impl IntoIterator<Item = &'p PathStep>,
+    ) -> bool {
         let summary = &self.files[file as usize];
         let resolve = |sym: &Sym| self.predicate_formula(sym, file);
         let assume = Assumptions {
@@ -1106,7 +1111,7 @@ impl<'a> Project<'a> {
             },
             resolve_call: &resolve,
         };
-        path.iter().any(|step| match *step {
+        path.into_iter().any(|step| match *step {
             PathStep::Guard(guard, branch) => {
                 let truth = summary.guards[guard as usize].cond.eval(&assume);
                 let taken = match truth {
@@ -1138,13 +1143,11 @@ impl<'a> Project<'a> {
                     && !candidate.func.is_some_and(|func| {
                         // Only the guards: whether an exception handler or a failure path ran,
                         // the map knows.
-                        let guards: Vec<PathStep> = candidate
+                        let guards = candidate
                             .path
                             .iter()
-                            .copied()
-                            .filter(|step| matches!(step, PathStep::Guard(..)))
-                            .collect();
-                        self.eager_only(file, func, &guards)
+                            .filter(|step| matches!(step, PathStep::Guard(..)));
+                        self.eager_only(file, func, guards)
                     })
             }
         }
@@ -1200,13 +1203,8 @@ impl<'a> Project<'a> {
                 Target::Function((callee_file, idx)) => {
                     let summary = &self.files[callee_file as usize];
                     let info = &summary.functions[idx as usize];
-                    info.disabled.then(|| {
-                        let name = match &info.class {
-                            Some(class) => format!("{class}.{}", info.name),
-                            None => info.name.clone(),
-                        };
-                        (name, summary.path.as_path(), info.line)
-                    })
+                    info.disabled
+                        .then(|| (info.qualified_name(), summary.path.as_path(), info.line))
                 }
                 _ => None,
             })
@@ -1226,11 +1224,7 @@ impl<'a> Project<'a> {
                     let summary = &self.files[callee_file as usize];
                     let info = &summary.functions[idx as usize];
                     let write = info.outside_writes.first()?;
-                    let name = match &info.class {
-                        Some(class) => format!("{class}.{}", info.name),
-                        None => info.name.clone(),
-                    };
-                    Some((name, summary.path.as_path(), write))
+                    Some((info.qualified_name(), summary.path.as_path(), write))
                 }
                 _ => None,
             })

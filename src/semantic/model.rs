@@ -912,13 +912,13 @@ impl<'a> SemanticModel<'a> {
         let mut self_name = None;
         let mut first_input = None;
         let params = &def.parameters;
-        let has_self_param = class.is_some() && !self.is_static(def);
+        let has_self = class.is_some() && !self.is_static(def);
         let param_positions: Vec<(String, Option<u32>)> = if self.ctx.roots_configured {
             params
                 .posonlyargs
                 .iter()
                 .chain(params.args.iter())
-                .skip(usize::from(has_self_param))
+                .skip(usize::from(has_self))
                 .enumerate()
                 .map(|(position, p)| (p.parameter.name.id.to_string(), Some(position as u32)))
                 .chain(
@@ -931,7 +931,6 @@ impl<'a> SemanticModel<'a> {
         } else {
             Vec::new()
         };
-        let has_self = class.is_some() && !self.is_static(def);
         let comment_kinds = self.type_comment_kinds(def, has_self);
         for (position, param) in params
             .posonlyargs
@@ -1483,14 +1482,7 @@ impl<'a> SemanticModel<'a> {
                 end_location: self.location(call.end().into()),
                 path: self.path().to_vec(),
             });
-            let edge = CallEdge {
-                sym: target,
-                path: self.path.as_slice().into(),
-                args: self
-                    .ctx
-                    .roots_configured
-                    .then(|| Box::new(call_args(&call.arguments))),
-            };
+            let edge = self.call_edge(target, call);
             self.summary.functions[func as usize].calls.push(edge);
             return;
         }
@@ -1499,14 +1491,7 @@ impl<'a> SemanticModel<'a> {
         {
             // `HANDLERS[kind](x)` / `self.losses[name](pred)`: any value of the dict may run.
             for sym in self.dispatch_call(&subscript.value) {
-                let edge = CallEdge {
-                    sym,
-                    path: self.path.as_slice().into(),
-                    args: self
-                        .ctx
-                        .roots_configured
-                        .then(|| Box::new(call_args(&call.arguments))),
-                };
+                let edge = self.call_edge(sym, call);
                 self.summary.functions[func as usize].calls.push(edge);
             }
             return;
@@ -1530,17 +1515,22 @@ impl<'a> SemanticModel<'a> {
             end_location: self.location(call.end().into()),
         };
         self.summary.call_sites.push(site);
-        let path = self.path.as_slice().into();
-        let args = self
-            .ctx
-            .roots_configured
-            .then(|| Box::new(call_args(&call.arguments)));
-        self.summary.functions[func as usize].calls.push(CallEdge {
-            sym: edge,
-            path,
-            args,
-        });
+        let edge = self.call_edge(edge, call);
+        self.summary.functions[func as usize].calls.push(edge);
         self.note_gated_call(func, site_call, u32::from(call.start()));
+    }
+
+    /// The edge of a call to `sym` at the current path; its arguments are kept only when roots
+    /// are configured (flag and argument facts at the root's calls).
+    fn call_edge(&self, sym: Sym, call: &ast::ExprCall) -> CallEdge {
+        CallEdge {
+            sym,
+            path: self.path.as_slice().into(),
+            args: self
+                .ctx
+                .roots_configured
+                .then(|| Box::new(call_args(&call.arguments))),
+        }
     }
 
     /// Parameter kinds from a TorchScript-style type comment right below the `def` line

@@ -55,6 +55,16 @@ pub struct FunctionInfo {
     pub kwarg: Option<String>,
 }
 
+impl FunctionInfo {
+    /// `Class.method` for a method, the bare name otherwise (messages).
+    pub fn qualified_name(&self) -> String {
+        match &self.class {
+            Some(class) => format!("{class}.{}", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
 /// What a call passes: positional arguments and keywords (with the name of the caller's variable
 /// when the value is a bare name, so a flag passed through stays at its default), and `*x` /
 /// `**x` spreads.

@@ -113,12 +113,7 @@ impl<'a> SemanticModel<'a> {
         if self.version_asserts.is_empty() {
             return;
         }
-        let flags: Vec<Sym> = self
-            .version_asserts
-            .iter()
-            .filter(|(end, _)| *end <= at)
-            .map(|(_, sym)| sym.clone())
-            .collect();
+        let flags = self.version_flags_asserted_before(at);
         if !flags.is_empty() {
             self.summary
                 .gated_calls
