@@ -7,7 +7,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::record::{CaseResult, ParityEntry, ProbeEnvironment, SCHEMA_VERSION, TimingStats};
+use super::record::{
+    CaseResult, GraphBreak, ParityEntry, ProbeEnvironment, SCHEMA_VERSION, TimingStats,
+};
 
 pub struct Document<'a> {
     /// One `harness.py env` object per interpreter.
@@ -146,22 +148,29 @@ pub(super) fn first_line(text: &str) -> &str {
         .trim_end()
 }
 
+/// How both reports label a graph break: its place (`file:line`, `<unknown>`), the `GBxxxx ` prefix torch
+/// numbers it with (empty when it does not) and the mark for a break outside user code (empty inside).
+pub(super) fn break_label(graph_break: &GraphBreak, cwd: &Path) -> (String, String, &'static str) {
+    let place = location(graph_break.filename.as_deref(), graph_break.line, cwd)
+        .unwrap_or_else(|| "<unknown>".into());
+    let code = graph_break
+        .gb_code
+        .as_deref()
+        .map(|c| format!("{c} "))
+        .unwrap_or_default();
+    let outside = if graph_break.in_user_code == Some(false) {
+        " (outside user code)"
+    } else {
+        ""
+    };
+    (place, code, outside)
+}
+
 /// The finding lines of one result (without indentation): breaks, recompiles, error.
 pub(super) fn findings(result: &CaseResult, cwd: &Path) -> Vec<String> {
     let mut lines = Vec::new();
     for graph_break in &result.graph_breaks {
-        let place = location(graph_break.filename.as_deref(), graph_break.line, cwd)
-            .unwrap_or_else(|| "<unknown>".into());
-        let code = graph_break
-            .gb_code
-            .as_deref()
-            .map(|c| format!("{c} "))
-            .unwrap_or_default();
-        let outside = if graph_break.in_user_code == Some(false) {
-            " (outside user code)"
-        } else {
-            ""
-        };
+        let (place, code, outside) = break_label(graph_break, cwd);
         lines.push(format!(
             "{place}: {code}graph break: {}{outside}",
             first_line(graph_break.reason.as_deref().unwrap_or("?"))
