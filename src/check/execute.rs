@@ -10,7 +10,7 @@ use super::Options;
 use super::provision::fnv1a;
 use super::record::{
     CaseRequest, CaseResult, CompileRequest, ErrorInfo, ProbeEnvironment, SCHEMA_VERSION, Status,
-    WorkerInfo,
+    WorkerInfo, round3,
 };
 use super::runner::{self, Finished};
 use super::targets::Case;
@@ -431,7 +431,7 @@ pub fn run_case(
     let info = WorkerInfo {
         mode: Some("spawn".into()),
         fallback: Some(reason),
-        start_seconds: attempt_seconds.map(|s| (s * 1000.0).round() / 1000.0),
+        start_seconds: attempt_seconds.map(round3),
         server_lost,
         ..WorkerInfo::default()
     };
@@ -550,7 +550,7 @@ fn classify(
     } else {
         TAIL_LIMIT
     };
-    result.wall_seconds = Some((finished.wall_seconds * 1000.0).round() / 1000.0);
+    result.wall_seconds = Some(round3(finished.wall_seconds));
     account_wall_time(&mut result, finished.wall_seconds);
     result.stdout_tail = Some(tail_chars(&finished.stdout_tail, keep));
     result.stderr_tail = Some(tail_chars(&finished.stderr_tail, keep));
@@ -564,37 +564,17 @@ fn account_wall_time(result: &mut CaseResult, wall_seconds: f64) {
         return;
     };
     let covered = phases.harness_total();
-    phases.process_other = Some(round_ms((wall_seconds - covered).max(0.0)));
-    let own = [
-        phases.model_build,
-        phases.compile,
-        phases.recompile_schedule,
-    ]
-    .iter()
-    .flatten()
-    .sum::<f64>();
-    let added = (wall_seconds - own).max(0.0);
-    let start = [
-        phases.interpreter_start,
-        phases.torch_import,
-        phases.fork,
-        phases.device_init,
-    ]
-    .iter()
-    .flatten()
-    .sum::<f64>();
+    phases.process_other = Some(round3((wall_seconds - covered).max(0.0)));
+    let added = (wall_seconds - phases.own_work()).max(0.0);
+    let start = phases.process_start();
     let checking = (added - start).max(0.0);
-    result.graphbreak_seconds = Some(round_ms(added));
-    result.process_start_seconds = Some(round_ms(start));
-    result.checking_seconds = Some(round_ms(checking));
+    result.graphbreak_seconds = Some(round3(added));
+    result.process_start_seconds = Some(round3(start));
+    result.checking_seconds = Some(round3(checking));
     if wall_seconds > 0.0 {
-        result.graphbreak_share = Some((added / wall_seconds * 1000.0).round() / 1000.0);
-        result.checking_share = Some((checking / wall_seconds * 1000.0).round() / 1000.0);
+        result.graphbreak_share = Some(round3(added / wall_seconds));
+        result.checking_share = Some(round3(checking / wall_seconds));
     }
-}
-
-fn round_ms(seconds: f64) -> f64 {
-    (seconds * 1000.0).round() / 1000.0
 }
 
 use super::worker::epoch_seconds;

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::record::{
-    CaseResult, GraphBreak, ParityEntry, ProbeEnvironment, SCHEMA_VERSION, TimingStats,
+    CaseResult, GraphBreak, ParityEntry, ProbeEnvironment, SCHEMA_VERSION, TimingStats, round3,
 };
 
 pub struct Document<'a> {
@@ -709,16 +709,15 @@ pub fn run_cost(results: &[CaseResult]) -> Option<RunCost> {
     if cost.cases == 0 {
         return None;
     }
-    let round = |x: f64| (x * 1000.0).round() / 1000.0;
     if cost.wall_seconds > 0.0 {
-        cost.graphbreak_share = Some(round(cost.graphbreak_seconds / cost.wall_seconds));
-        cost.checking_share = Some(round(cost.checking_seconds / cost.wall_seconds));
+        cost.graphbreak_share = Some(round3(cost.graphbreak_seconds / cost.wall_seconds));
+        cost.checking_share = Some(round3(cost.checking_seconds / cost.wall_seconds));
     }
-    cost.wall_seconds = round(cost.wall_seconds);
-    cost.graphbreak_seconds = round(cost.graphbreak_seconds);
-    cost.process_start_seconds = round(cost.process_start_seconds);
-    cost.checking_seconds = round(cost.checking_seconds);
-    cost.fork_server_start_seconds = round(cost.fork_server_start_seconds);
+    cost.wall_seconds = round3(cost.wall_seconds);
+    cost.graphbreak_seconds = round3(cost.graphbreak_seconds);
+    cost.process_start_seconds = round3(cost.process_start_seconds);
+    cost.checking_seconds = round3(cost.checking_seconds);
+    cost.fork_server_start_seconds = round3(cost.fork_server_start_seconds);
     Some(cost)
 }
 

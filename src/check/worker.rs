@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::record::WorkerInfo;
+use super::record::{WorkerInfo, round3};
 use super::runner::{self, Finished, Tail};
 
 /// How long the server may take to import torch before the lane gives up on it (a cold disk on a GPU host
@@ -309,7 +309,7 @@ impl ForkServer {
         WorkerInfo {
             mode: Some("fork_server".into()),
             served: Some(self.served),
-            start_seconds: Some(round_ms(self.start_seconds)),
+            start_seconds: Some(round3(self.start_seconds)),
             native_threads: self.native_threads,
             ..WorkerInfo::default()
         }
@@ -526,10 +526,6 @@ fn exit_status(raw: i32) -> ExitStatus {
 #[cfg(not(unix))]
 fn exit_status(_raw: i32) -> ExitStatus {
     unreachable!("the fork server runs only on Linux")
-}
-
-fn round_ms(seconds: f64) -> f64 {
-    (seconds * 1000.0).round() / 1000.0
 }
 
 pub fn epoch_seconds() -> String {
