@@ -292,15 +292,21 @@ def locate_error(error, classifier):
     return None, None
 
 
-def innermost_user_traceback_frame(error, classifier):
-    """(filename, line, function's first line, function's last line) of the innermost user frame in the
-    traceback, or None."""
+def innermost_user_traceback_entry(error, classifier):
+    """The innermost traceback entry of `error` whose code is the user's, or None."""
     innermost = None
     entry = error.__traceback__
     while entry is not None:
         if classifier.is_user(entry.tb_frame.f_code.co_filename):
             innermost = entry
         entry = entry.tb_next
+    return innermost
+
+
+def innermost_user_traceback_frame(error, classifier):
+    """(filename, line, function's first line, function's last line) of the innermost user frame in the
+    traceback, or None."""
+    innermost = innermost_user_traceback_entry(error, classifier)
     if innermost is None:
         return None
     code = innermost.tb_frame.f_code
@@ -355,12 +361,7 @@ def statement_in_rewritten_frame(torch, error, classifier):
     code_map = original_code_map(torch)
     if code_map is None:
         return None
-    innermost = None
-    entry = error.__traceback__
-    while entry is not None:
-        if classifier.is_user(entry.tb_frame.f_code.co_filename):
-            innermost = entry
-        entry = entry.tb_next
+    innermost = innermost_user_traceback_entry(error, classifier)
     if innermost is None:
         return None
     rewritten = innermost.tb_frame.f_code
