@@ -257,29 +257,36 @@ impl Lane {
         {
             Some(position) => position,
             None => {
-                let mode = match spawn_reason() {
-                    Some(reason) => LaneMode::Spawn(reason, None),
-                    None => {
-                        let started = Instant::now();
-                        match ForkServer::start(
-                            &interpreter.path,
-                            &settings.harness,
-                            &settings.options.device,
-                            env,
-                        ) {
-                            Ok(server) => LaneMode::Server(server),
-                            Err(reason) => LaneMode::Spawn(
-                                format!("fork server not used: {reason}"),
-                                Some(started.elapsed().as_secs_f64()),
-                            ),
-                        }
-                    }
-                };
+                let mode = start_mode(interpreter, settings, env);
                 self.modes.push((interpreter.path.clone(), mode));
                 self.modes.len() - 1
             }
         };
         &mut self.modes[position].1
+    }
+}
+
+/// A lane's mode on an interpreter it has not run yet: its fork server, or why it spawns.
+fn start_mode(
+    interpreter: &Interpreter,
+    settings: &RunSettings,
+    env: &[(String, String)],
+) -> LaneMode {
+    if let Some(reason) = spawn_reason() {
+        return LaneMode::Spawn(reason, None);
+    }
+    let started = Instant::now();
+    match ForkServer::start(
+        &interpreter.path,
+        &settings.harness,
+        &settings.options.device,
+        env,
+    ) {
+        Ok(server) => LaneMode::Server(server),
+        Err(reason) => LaneMode::Spawn(
+            format!("fork server not used: {reason}"),
+            Some(started.elapsed().as_secs_f64()),
+        ),
     }
 }
 
@@ -366,7 +373,6 @@ pub fn run_case(
     ];
     env.extend(lane.env.iter().cloned());
     let timeout = Duration::from_secs_f64(options.timeout);
-    let mut fallback: Option<(String, Option<f64>)> = None;
     let mut server_lost: Option<String> = None;
     // A server's start-up is reported once (worker.start_seconds, the run's cost), not in this case's wall.
     let mode = lane.mode(interpreter, settings, &env);
@@ -406,10 +412,11 @@ pub fn run_case(
             }
         }
     }
-    if let LaneMode::Spawn(reason, attempt) = mode {
-        fallback = Some((reason.clone(), attempt.take()));
-    }
-    let (reason, attempt_seconds) = fallback.unwrap_or_default();
+    // The lane spawns here: it always did, or its server was just lost.
+    let (reason, attempt_seconds) = match mode {
+        LaneMode::Spawn(reason, attempt) => (reason.clone(), attempt.take()),
+        LaneMode::Server(_) => Default::default(),
+    };
     if runner::interrupted() {
         return Ok(None);
     }
