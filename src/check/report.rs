@@ -126,7 +126,8 @@ pub(super) fn show_path(path: &str, cwd: &Path) -> String {
         .unwrap_or_else(|_| path.to_owned())
 }
 
-fn location(filename: Option<&str>, line: Option<u64>, cwd: &Path) -> Option<String> {
+/// `file:line` (or the file alone) with the file shown relative to `cwd`; None without a file.
+pub(super) fn location(filename: Option<&str>, line: Option<u64>, cwd: &Path) -> Option<String> {
     let file = show_path(filename?, cwd);
     Some(match line {
         Some(line) => format!("{file}:{line}"),
@@ -134,7 +135,8 @@ fn location(filename: Option<&str>, line: Option<u64>, cwd: &Path) -> Option<Str
     })
 }
 
-fn clip(text: &str, limit: usize) -> String {
+/// `text` cut to `limit` characters, with an ellipsis when cut.
+pub(super) fn clip(text: &str, limit: usize) -> String {
     match text.char_indices().nth(limit) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text.to_owned(),
