@@ -22,6 +22,7 @@ use ruff_text_size::Ranged;
 use serde::{Deserialize, Serialize};
 
 use super::record::CaseResult;
+use super::report::{location, show_path};
 use super::trace::{self, EventKind, RuntimeEvent, TracedRegion as TracedLines};
 use crate::diagnostics::Diagnostic;
 use crate::rules::{self, Family};
@@ -395,13 +396,6 @@ fn share(part: usize, whole: usize) -> String {
     }
 }
 
-fn show_path(path: &str, cwd: &Path) -> String {
-    Path::new(path)
-        .strip_prefix(cwd)
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|_| path.to_owned())
-}
-
 /// The stripped source text of one line, for the reader who has no editor open.
 fn source_line(path: &str, line: u32) -> Option<String> {
     let text = std::fs::read_to_string(path).ok()?;
@@ -411,11 +405,8 @@ fn source_line(path: &str, line: u32) -> Option<String> {
 
 fn event_line(check: &EventCheck, cwd: &Path) -> String {
     let event = &check.event;
-    let place = match (&event.filename, event.line) {
-        (Some(file), Some(line)) => format!("{}:{line}", show_path(file, cwd)),
-        (Some(file), None) => show_path(file, cwd),
-        _ => "<unknown>".to_owned(),
-    };
+    let place = location(event.filename.as_deref(), event.line.map(u64::from), cwd)
+        .unwrap_or_else(|| "<unknown>".to_owned());
     let code = event
         .gb_code
         .as_deref()

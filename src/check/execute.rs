@@ -10,7 +10,7 @@ use super::Options;
 use super::provision::fnv1a;
 use super::record::{
     CaseRequest, CaseResult, CompileRequest, ErrorInfo, ProbeEnvironment, SCHEMA_VERSION, Status,
-    WorkerInfo,
+    WorkerInfo, round3,
 };
 use super::runner::{self, Finished};
 use super::targets::Case;
@@ -257,29 +257,36 @@ impl Lane {
         {
             Some(position) => position,
             None => {
-                let mode = match spawn_reason() {
-                    Some(reason) => LaneMode::Spawn(reason, None),
-                    None => {
-                        let started = Instant::now();
-                        match ForkServer::start(
-                            &interpreter.path,
-                            &settings.harness,
-                            &settings.options.device,
-                            env,
-                        ) {
-                            Ok(server) => LaneMode::Server(server),
-                            Err(reason) => LaneMode::Spawn(
-                                format!("fork server not used: {reason}"),
-                                Some(started.elapsed().as_secs_f64()),
-                            ),
-                        }
-                    }
-                };
+                let mode = start_mode(interpreter, settings, env);
                 self.modes.push((interpreter.path.clone(), mode));
                 self.modes.len() - 1
             }
         };
         &mut self.modes[position].1
+    }
+}
+
+/// A lane's mode on an interpreter it has not run yet: its fork server, or why it spawns.
+fn start_mode(
+    interpreter: &Interpreter,
+    settings: &RunSettings,
+    env: &[(String, String)],
+) -> LaneMode {
+    if let Some(reason) = spawn_reason() {
+        return LaneMode::Spawn(reason, None);
+    }
+    let started = Instant::now();
+    match ForkServer::start(
+        &interpreter.path,
+        &settings.harness,
+        &settings.options.device,
+        env,
+    ) {
+        Ok(server) => LaneMode::Server(server),
+        Err(reason) => LaneMode::Spawn(
+            format!("fork server not used: {reason}"),
+            Some(started.elapsed().as_secs_f64()),
+        ),
     }
 }
 
@@ -366,7 +373,6 @@ pub fn run_case(
     ];
     env.extend(lane.env.iter().cloned());
     let timeout = Duration::from_secs_f64(options.timeout);
-    let mut fallback: Option<(String, Option<f64>)> = None;
     let mut server_lost: Option<String> = None;
     // A server's start-up is reported once (worker.start_seconds, the run's cost), not in this case's wall.
     let mode = lane.mode(interpreter, settings, &env);
@@ -406,10 +412,11 @@ pub fn run_case(
             }
         }
     }
-    if let LaneMode::Spawn(reason, attempt) = mode {
-        fallback = Some((reason.clone(), attempt.take()));
-    }
-    let (reason, attempt_seconds) = fallback.unwrap_or_default();
+    // The lane spawns here: it always did, or its server was just lost.
+    let (reason, attempt_seconds) = match mode {
+        LaneMode::Spawn(reason, attempt) => (reason.clone(), attempt.take()),
+        LaneMode::Server(_) => Default::default(),
+    };
     if runner::interrupted() {
         return Ok(None);
     }
@@ -431,7 +438,7 @@ pub fn run_case(
     let info = WorkerInfo {
         mode: Some("spawn".into()),
         fallback: Some(reason),
-        start_seconds: attempt_seconds.map(|s| (s * 1000.0).round() / 1000.0),
+        start_seconds: attempt_seconds.map(round3),
         server_lost,
         ..WorkerInfo::default()
     };
@@ -550,7 +557,7 @@ fn classify(
     } else {
         TAIL_LIMIT
     };
-    result.wall_seconds = Some((finished.wall_seconds * 1000.0).round() / 1000.0);
+    result.wall_seconds = Some(round3(finished.wall_seconds));
     account_wall_time(&mut result, finished.wall_seconds);
     result.stdout_tail = Some(tail_chars(&finished.stdout_tail, keep));
     result.stderr_tail = Some(tail_chars(&finished.stderr_tail, keep));
@@ -564,37 +571,17 @@ fn account_wall_time(result: &mut CaseResult, wall_seconds: f64) {
         return;
     };
     let covered = phases.harness_total();
-    phases.process_other = Some(round_ms((wall_seconds - covered).max(0.0)));
-    let own = [
-        phases.model_build,
-        phases.compile,
-        phases.recompile_schedule,
-    ]
-    .iter()
-    .flatten()
-    .sum::<f64>();
-    let added = (wall_seconds - own).max(0.0);
-    let start = [
-        phases.interpreter_start,
-        phases.torch_import,
-        phases.fork,
-        phases.device_init,
-    ]
-    .iter()
-    .flatten()
-    .sum::<f64>();
+    phases.process_other = Some(round3((wall_seconds - covered).max(0.0)));
+    let added = (wall_seconds - phases.own_work()).max(0.0);
+    let start = phases.process_start();
     let checking = (added - start).max(0.0);
-    result.graphbreak_seconds = Some(round_ms(added));
-    result.process_start_seconds = Some(round_ms(start));
-    result.checking_seconds = Some(round_ms(checking));
+    result.graphbreak_seconds = Some(round3(added));
+    result.process_start_seconds = Some(round3(start));
+    result.checking_seconds = Some(round3(checking));
     if wall_seconds > 0.0 {
-        result.graphbreak_share = Some((added / wall_seconds * 1000.0).round() / 1000.0);
-        result.checking_share = Some((checking / wall_seconds * 1000.0).round() / 1000.0);
+        result.graphbreak_share = Some(round3(added / wall_seconds));
+        result.checking_share = Some(round3(checking / wall_seconds));
     }
-}
-
-fn round_ms(seconds: f64) -> f64 {
-    (seconds * 1000.0).round() / 1000.0
 }
 
 use super::worker::epoch_seconds;

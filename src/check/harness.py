@@ -292,15 +292,21 @@ def locate_error(error, classifier):
     return None, None
 
 
-def innermost_user_traceback_frame(error, classifier):
-    """(filename, line, function's first line, function's last line) of the innermost user frame in the
-    traceback, or None."""
+def innermost_user_traceback_entry(error, classifier):
+    """The innermost traceback entry of `error` whose code is the user's, or None."""
     innermost = None
     entry = error.__traceback__
     while entry is not None:
         if classifier.is_user(entry.tb_frame.f_code.co_filename):
             innermost = entry
         entry = entry.tb_next
+    return innermost
+
+
+def innermost_user_traceback_frame(error, classifier):
+    """(filename, line, function's first line, function's last line) of the innermost user frame in the
+    traceback, or None."""
+    innermost = innermost_user_traceback_entry(error, classifier)
     if innermost is None:
         return None
     code = innermost.tb_frame.f_code
@@ -355,12 +361,7 @@ def statement_in_rewritten_frame(torch, error, classifier):
     code_map = original_code_map(torch)
     if code_map is None:
         return None
-    innermost = None
-    entry = error.__traceback__
-    while entry is not None:
-        if classifier.is_user(entry.tb_frame.f_code.co_filename):
-            innermost = entry
-        entry = entry.tb_next
+    innermost = innermost_user_traceback_entry(error, classifier)
     if innermost is None:
         return None
     rewritten = innermost.tb_frame.f_code
@@ -2855,10 +2856,11 @@ def die_with_parent():
 
 
 def serve_child(command, ready_at, server_pid, token):
-    """The forked child: its own process group (Rust's timeout kills the group), the case's cwd and
-    environment, then the same run as `harness.py run`. Once the result file is final it says `done` (on
-    stderr, then stdout): graphbreak moves on while this process exits — tearing down a CUDA context
-    that held gigabytes takes seconds, and overlaps the next case. Never returns."""
+    """The forked child: its own process group (Rust's timeout kills the group), the case's cwd (its
+    environment is the server's, started with the lane's), then the same run as `harness.py run`. Once
+    the result file is final it says `done` (on stderr, then stdout): graphbreak moves on while this
+    process exits — tearing down a CUDA context that held gigabytes takes seconds, and overlaps the next
+    case. Never returns."""
     code = 70
     try:
         started = time.time()
@@ -2873,7 +2875,6 @@ def serve_child(command, ready_at, server_pid, token):
         os.dup2(devnull, 0)
         os.close(devnull)
         os.chdir(command["cwd"])
-        os.environ.update({str(k): str(v) for k, v in (command.get("env") or {}).items()})
         sent_at = float(command.get("sent_at") or started)
         fork_seconds = max(0.0, started - max(sent_at, ready_at))
         code = run_command(command["request"], command["result"], ServedCase(fork_seconds))
@@ -2893,7 +2894,7 @@ def serve_child(command, ready_at, server_pid, token):
 
 
 def serve_command(token, device="auto"):
-    """Reads one JSON command per line on stdin ({"n", "request", "result", "cwd", "env", "sent_at"}) and
+    """Reads one JSON command per line on stdin ({"n", "request", "result", "cwd", "sent_at"}) and
     forks a child per command; reports `ready` once, then per case `start` (child pid), the child's own
     `done` (result final) and `end` (raw wait status, after the exit) as marker records (worker_marker).
     A child may still be exiting when the next command comes: children are reaped as they end. Exits at

@@ -369,23 +369,7 @@ pub fn render(document: &Document) -> String {
     for (index, result) in results.iter().enumerate() {
         let mut body = String::new();
         for graph_break in &result.graph_breaks {
-            let place = match (&graph_break.filename, graph_break.line) {
-                (Some(file), Some(line)) => {
-                    format!("{}:{line}", report::show_path(file, document.cwd))
-                }
-                (Some(file), None) => report::show_path(file, document.cwd),
-                _ => "<unknown>".into(),
-            };
-            let code = graph_break
-                .gb_code
-                .as_deref()
-                .map(|c| format!("{c} "))
-                .unwrap_or_default();
-            let outside = if graph_break.in_user_code == Some(false) {
-                " (outside user code)"
-            } else {
-                ""
-            };
+            let (place, code, outside) = report::break_label(graph_break, document.cwd);
             let _ = writeln!(
                 body,
                 "<div class=\"finding break\"><div class=\"where\">{}</div><div>{}graph break: {}{outside}</div>{}</div>",

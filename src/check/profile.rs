@@ -11,6 +11,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::report::clip;
+
 /// The harness's `profile` object. Every figure is optional: a torch without the profiler, a side
 /// that failed, or a CPU run leaves it null.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
@@ -311,13 +313,6 @@ fn short_via(via: &str, cwd: &Path) -> String {
             format!("{}:{line}", short_path(file, cwd))
         }
         _ => via.to_owned(),
-    }
-}
-
-fn clip(text: &str, limit: usize) -> String {
-    match text.char_indices().nth(limit) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
     }
 }
 

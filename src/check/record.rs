@@ -360,6 +360,11 @@ pub struct PhaseSeconds {
     pub extra: BTreeMap<String, Value>,
 }
 
+/// Seconds and shares in a record are kept to three decimals (a millisecond, a tenth of a percent).
+pub fn round3(value: f64) -> f64 {
+    (value * 1000.0).round() / 1000.0
+}
+
 impl PhaseSeconds {
     /// Sum of every phase the harness timed (known fields and unknown ones alike), without Rust's own.
     pub fn harness_total(&self) -> f64 {
@@ -380,6 +385,27 @@ impl PhaseSeconds {
         ];
         known.iter().flatten().sum::<f64>()
             + self.extra.values().filter_map(Value::as_f64).sum::<f64>()
+    }
+
+    /// The case's own work: building the model and compiling it for each input of the schedule.
+    pub fn own_work(&self) -> f64 {
+        [self.model_build, self.compile, self.recompile_schedule]
+            .iter()
+            .flatten()
+            .sum()
+    }
+
+    /// Getting a process ready to run the case: interpreter, torch import, fork, device init.
+    pub fn process_start(&self) -> f64 {
+        [
+            self.interpreter_start,
+            self.torch_import,
+            self.fork,
+            self.device_init,
+        ]
+        .iter()
+        .flatten()
+        .sum()
     }
 }
 

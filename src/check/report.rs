@@ -7,7 +7,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::record::{CaseResult, ParityEntry, ProbeEnvironment, SCHEMA_VERSION, TimingStats};
+use super::record::{
+    CaseResult, GraphBreak, ParityEntry, ProbeEnvironment, SCHEMA_VERSION, TimingStats, round3,
+};
 
 pub struct Document<'a> {
     /// One `harness.py env` object per interpreter.
@@ -124,7 +126,8 @@ pub(super) fn show_path(path: &str, cwd: &Path) -> String {
         .unwrap_or_else(|_| path.to_owned())
 }
 
-fn location(filename: Option<&str>, line: Option<u64>, cwd: &Path) -> Option<String> {
+/// `file:line` (or the file alone) with the file shown relative to `cwd`; None without a file.
+pub(super) fn location(filename: Option<&str>, line: Option<u64>, cwd: &Path) -> Option<String> {
     let file = show_path(filename?, cwd);
     Some(match line {
         Some(line) => format!("{file}:{line}"),
@@ -132,7 +135,8 @@ fn location(filename: Option<&str>, line: Option<u64>, cwd: &Path) -> Option<Str
     })
 }
 
-fn clip(text: &str, limit: usize) -> String {
+/// `text` cut to `limit` characters, with an ellipsis when cut.
+pub(super) fn clip(text: &str, limit: usize) -> String {
     match text.char_indices().nth(limit) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text.to_owned(),
@@ -146,22 +150,29 @@ pub(super) fn first_line(text: &str) -> &str {
         .trim_end()
 }
 
+/// How both reports label a graph break: its place (`file:line`, `<unknown>`), the `GBxxxx ` prefix torch
+/// numbers it with (empty when it does not) and the mark for a break outside user code (empty inside).
+pub(super) fn break_label(graph_break: &GraphBreak, cwd: &Path) -> (String, String, &'static str) {
+    let place = location(graph_break.filename.as_deref(), graph_break.line, cwd)
+        .unwrap_or_else(|| "<unknown>".into());
+    let code = graph_break
+        .gb_code
+        .as_deref()
+        .map(|c| format!("{c} "))
+        .unwrap_or_default();
+    let outside = if graph_break.in_user_code == Some(false) {
+        " (outside user code)"
+    } else {
+        ""
+    };
+    (place, code, outside)
+}
+
 /// The finding lines of one result (without indentation): breaks, recompiles, error.
 pub(super) fn findings(result: &CaseResult, cwd: &Path) -> Vec<String> {
     let mut lines = Vec::new();
     for graph_break in &result.graph_breaks {
-        let place = location(graph_break.filename.as_deref(), graph_break.line, cwd)
-            .unwrap_or_else(|| "<unknown>".into());
-        let code = graph_break
-            .gb_code
-            .as_deref()
-            .map(|c| format!("{c} "))
-            .unwrap_or_default();
-        let outside = if graph_break.in_user_code == Some(false) {
-            " (outside user code)"
-        } else {
-            ""
-        };
+        let (place, code, outside) = break_label(graph_break, cwd);
         lines.push(format!(
             "{place}: {code}graph break: {}{outside}",
             first_line(graph_break.reason.as_deref().unwrap_or("?"))
@@ -700,16 +711,15 @@ pub fn run_cost(results: &[CaseResult]) -> Option<RunCost> {
     if cost.cases == 0 {
         return None;
     }
-    let round = |x: f64| (x * 1000.0).round() / 1000.0;
     if cost.wall_seconds > 0.0 {
-        cost.graphbreak_share = Some(round(cost.graphbreak_seconds / cost.wall_seconds));
-        cost.checking_share = Some(round(cost.checking_seconds / cost.wall_seconds));
+        cost.graphbreak_share = Some(round3(cost.graphbreak_seconds / cost.wall_seconds));
+        cost.checking_share = Some(round3(cost.checking_seconds / cost.wall_seconds));
     }
-    cost.wall_seconds = round(cost.wall_seconds);
-    cost.graphbreak_seconds = round(cost.graphbreak_seconds);
-    cost.process_start_seconds = round(cost.process_start_seconds);
-    cost.checking_seconds = round(cost.checking_seconds);
-    cost.fork_server_start_seconds = round(cost.fork_server_start_seconds);
+    cost.wall_seconds = round3(cost.wall_seconds);
+    cost.graphbreak_seconds = round3(cost.graphbreak_seconds);
+    cost.process_start_seconds = round3(cost.process_start_seconds);
+    cost.checking_seconds = round3(cost.checking_seconds);
+    cost.fork_server_start_seconds = round3(cost.fork_server_start_seconds);
     Some(cost)
 }
 

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::record::WorkerInfo;
+use super::record::{WorkerInfo, round3};
 use super::runner::{self, Finished, Tail};
 
 /// How long the server may take to import torch before the lane gives up on it (a cold disk on a GPU host
@@ -170,7 +170,6 @@ fn spawn_reader(
 /// A running fork server.
 pub struct ForkServer {
     child: Child,
-    pid: u32,
     group_slot: Option<usize>,
     stdin: Option<ChildStdin>,
     messages: mpsc::Receiver<Message>,
@@ -227,9 +226,8 @@ impl ForkServer {
         let mut child = command
             .spawn()
             .map_err(|e| format!("cannot start the fork server: {e}"))?;
-        let pid = child.id();
         #[cfg(unix)]
-        let group_slot = runner::register_group(pid);
+        let group_slot = runner::register_group(child.id());
         #[cfg(not(unix))]
         let group_slot = None;
         let (sender, messages) = mpsc::channel();
@@ -248,7 +246,6 @@ impl ForkServer {
         let stdin = child.stdin.take();
         let mut server = ForkServer {
             child,
-            pid,
             group_slot,
             stdin,
             messages,
@@ -309,7 +306,7 @@ impl ForkServer {
         WorkerInfo {
             mode: Some("fork_server".into()),
             served: Some(self.served),
-            start_seconds: Some(round_ms(self.start_seconds)),
+            start_seconds: Some(round3(self.start_seconds)),
             native_threads: self.native_threads,
             ..WorkerInfo::default()
         }
@@ -469,19 +466,16 @@ impl ForkServer {
             return Err(ServerLost(why));
         }
         let wall_seconds = since.elapsed().as_secs_f64();
-        let render = |tail: &Tail| tail.render();
         Ok(Finished {
             status: status.map(exit_status),
             timed_out,
             interrupted: was_interrupted,
             wall_seconds,
-            stdout_tail: render(&tails[0]),
-            stderr_tail: render(&tails[1]),
+            stdout_tail: tails[0].render(),
+            stderr_tail: tails[1].render(),
         })
     }
-}
 
-impl ForkServer {
     /// Why the server's output closed: how it ended, once it has (its pipes close as it exits, a moment
     /// before it can be reaped).
     fn death(&mut self) -> String {
@@ -502,7 +496,7 @@ impl Drop for ForkServer {
         drop(self.stdin.take());
         #[cfg(unix)]
         {
-            runner::kill_group(self.pid);
+            runner::kill_group(self.child.id());
             runner::unregister_group(self.group_slot);
         }
         let _ = self.child.kill();
@@ -526,10 +520,6 @@ fn exit_status(raw: i32) -> ExitStatus {
 #[cfg(not(unix))]
 fn exit_status(_raw: i32) -> ExitStatus {
     unreachable!("the fork server runs only on Linux")
-}
-
-fn round_ms(seconds: f64) -> f64 {
-    (seconds * 1000.0).round() / 1000.0
 }
 
 pub fn epoch_seconds() -> String {
