@@ -15,8 +15,11 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// `(function, caller's call "file:line" or None)` for every function of the region.
-fn reached(name: &str, extra: &[&str]) -> Vec<(String, Vec<(String, Option<String>)>)> {
+/// One function of the region and its chain: `(function, call "file:line" in its caller)`.
+type Reached = (String, Vec<(String, Option<String>)>);
+
+/// Every function of the region, with its chain from the root.
+fn reached(name: &str, extra: &[&str]) -> Vec<Reached> {
     let dir = fixture(name);
     let mut args = vec!["scan", ".", "--show-reached", "--output-format", "json"];
     args.extend_from_slice(extra);
