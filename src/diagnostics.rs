@@ -29,6 +29,33 @@ pub struct Diagnostic {
     /// First and last row of the statement the finding is in (its header for `if`/`for`/...).
     pub statement_rows: (u32, u32),
     pub fix: Option<Fix>,
+    /// For a finding in traced code: the call chain from its compile root to its function.
+    pub reached_from: Vec<ChainLink>,
+}
+
+/// One function on the call chain from a compile root (`reached_from`, `--why`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChainLink {
+    /// `module.Qual.name`.
+    pub function: String,
+    /// Where the previous function calls this one (`None` for the root; row 0: the previous
+    /// function's Module builds this one's in `__init__`).
+    pub call: Option<(PathBuf, u32)>,
+    /// Only the type flow's by-name fallback found this call (low confidence).
+    pub by_name: bool,
+}
+
+impl ChainLink {
+    /// `path:line` of the call, as printed.
+    pub fn call_text(&self, show: impl Fn(&std::path::Path) -> String) -> Option<String> {
+        self.call.as_ref().map(|(path, row)| {
+            if *row == 0 {
+                format!("{} (built in __init__)", show(path))
+            } else {
+                format!("{}:{row}", show(path))
+            }
+        })
+    }
 }
 
 impl Diagnostic {

@@ -684,6 +684,7 @@ mod tests {
             },
             statement_rows: (row, end_row),
             fix: None,
+            reached_from: Vec::new(),
         }
     }
 

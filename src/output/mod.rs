@@ -4,6 +4,7 @@
 
 mod full;
 mod junit;
+pub mod reach;
 
 use crate::diagnostics::Diagnostic;
 use crate::rules;
@@ -128,6 +129,9 @@ fn write_text(
         )?;
         if with_source {
             full::write_snippet(out, d, &mut sources)?;
+            if !d.reached_from.is_empty() {
+                writeln!(out, "  = via {}", reach::chain_text(&d.reached_from))?;
+            }
         }
     }
     if summary.quiet {
@@ -196,6 +200,7 @@ fn write_json(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> std::io::Resul
                 "fix": fix,
                 "url": rules::by_code(d.code).map(|r| r.url()),
                 "noqa_row": d.location.row,
+                "reached_from": reach::chain_json(&d.reached_from),
             })
         })
         .collect();

@@ -525,6 +525,8 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 self.visit_loop_else(&stmt_while.body, &stmt_while.orelse);
             }
             Stmt::For(stmt_for) => {
+                self.semantic
+                    .note_flow_loop(&stmt_for.target, &stmt_for.iter);
                 self.visit_expr(&stmt_for.iter);
                 let join = self
                     .semantic
@@ -549,16 +551,18 @@ impl<'a> Visitor<'a> for Checker<'a> {
             Stmt::Import(import) => self.semantic.bind_import(import),
             Stmt::ImportFrom(import) => self.semantic.bind_import_from(import),
             Stmt::Assign(assign) => {
+                let targets: Vec<&Expr> = assign.targets.iter().collect();
+                self.semantic.note_flow_assignment(&targets, &assign.value);
                 for target in &assign.targets {
                     self.semantic.note_self_assignment(target, &assign.value);
                 }
                 visitor::walk_stmt(self, stmt);
-                let targets: Vec<&Expr> = assign.targets.iter().collect();
                 self.semantic.bind_assignment(&targets, &assign.value);
             }
             Stmt::AnnAssign(assign) => {
                 visitor::walk_stmt(self, stmt);
                 if let Some(value) = &assign.value {
+                    self.semantic.note_flow_assignment(&[&assign.target], value);
                     self.semantic.bind_assignment(&[&assign.target], value);
                 }
             }
@@ -630,6 +634,12 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 self.semantic.restore(mark);
                 self.depth -= 1;
                 return;
+            }
+            Expr::ListComp(ast::ExprListComp { generators, .. })
+            | Expr::SetComp(ast::ExprSetComp { generators, .. })
+            | Expr::Generator(ast::ExprGenerator { generators, .. })
+            | Expr::DictComp(ast::ExprDictComp { generators, .. }) => {
+                self.semantic.note_flow_comprehension(generators);
             }
             Expr::Named(named) => {
                 visitor::walk_expr(self, expr);

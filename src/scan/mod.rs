@@ -10,7 +10,7 @@ use crate::semantic::link::Project;
 pub use crate::semantic::link::RegionSource;
 use crate::semantic::link::{RootPattern, RootSpec};
 use crate::semantic::model::FileContext;
-use crate::semantic::summary::{Candidate, FileId, FileSummary};
+use crate::semantic::summary::{Candidate, FileId, FileSummary, Scope};
 use rayon::prelude::*;
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -33,6 +33,10 @@ pub struct ScanOptions {
     pub roots: Vec<String>,
     /// Also report the compile roots and how much each reaches.
     pub show_roots: bool,
+    /// Also report every function of the region, with its chain from a root.
+    pub show_reached: bool,
+    /// Say why the function holding this row of this file is traced (or that it is not).
+    pub why: Option<(PathBuf, u32)>,
 }
 
 pub struct ScanResult {
@@ -40,6 +44,39 @@ pub struct ScanResult {
     pub files_scanned: usize,
     /// Filled when `show_roots` is set.
     pub roots: Vec<RootReport>,
+    /// Filled when `show_reached` is set.
+    pub reached: Vec<ReachedFunction>,
+    /// Filled when `why` is set.
+    pub why: Option<WhyAnswer>,
+}
+
+/// One function of the region, for `--show-reached`.
+#[derive(Debug)]
+pub struct ReachedFunction {
+    pub path: PathBuf,
+    pub line: u32,
+    pub end_line: u32,
+    /// `module.Qual.name`.
+    pub function: String,
+    /// The root its chain starts at (`module.Qual.name`).
+    pub root: String,
+    pub reached_from: Vec<crate::diagnostics::ChainLink>,
+}
+
+/// The answer to `--why FILE:LINE`.
+#[derive(Debug)]
+pub enum WhyAnswer {
+    /// The row is in this function, which the region reaches along `chain` (root first).
+    Reached {
+        function: String,
+        root_reason: String,
+        chain: Vec<crate::diagnostics::ChainLink>,
+    },
+    /// The row is in this function (`None`: at module level), which no root reaches.
+    NotReached {
+        function: Option<String>,
+        roots: Vec<String>,
+    },
 }
 
 /// One compile root, for `--show-roots`.
@@ -116,6 +153,15 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
         } else {
             Vec::new()
         };
+        let reached = if options.show_reached {
+            reached_functions(&project)
+        } else {
+            Vec::new()
+        };
+        let why = match &options.why {
+            Some((path, row)) => Some(why(&project, path, *row)?),
+            None => None,
+        };
         let mut diagnostics: Vec<Diagnostic> = (0..summaries.len())
             .into_par_iter()
             .flat_map_iter(|id| {
@@ -142,6 +188,8 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
             diagnostics,
             files_scanned,
             roots,
+            reached,
+            why,
         })
     })
     .inspect(|_| {
@@ -203,6 +251,110 @@ fn root_reports(project: &Project<'_>) -> Vec<RootReport> {
     reports
 }
 
+fn reached_functions(project: &Project<'_>) -> Vec<ReachedFunction> {
+    project
+        .region_functions()
+        .into_par_iter()
+        .map(|func| {
+            let (function, path, line) = project.describe(func);
+            let chain = project.chain(func);
+            ReachedFunction {
+                path: path.to_path_buf(),
+                line,
+                end_line: project.files[func.0 as usize].functions[func.1 as usize].end_line,
+                function,
+                root: chain
+                    .first()
+                    .map(|link| link.function.clone())
+                    .unwrap_or_default(),
+                reached_from: chain,
+            }
+        })
+        .collect()
+}
+
+/// `--why FILE:LINE`: the innermost function holding the row, and its chain from a root.
+fn why(project: &Project<'_>, path: &std::path::Path, row: u32) -> Result<WhyAnswer, String> {
+    let wanted = discover::absolute(path);
+    let Some(file) = project
+        .files
+        .iter()
+        .position(|f| discover::absolute(&f.path) == wanted)
+    else {
+        return Err(format!(
+            "--why: {} is not among the scanned Python files",
+            path.display()
+        ));
+    };
+    let lines = crate::source::read_source(path)
+        .map(|text| text.lines().count())
+        .unwrap_or(0);
+    if row == 0 || row as usize > lines.max(1) {
+        return Err(format!(
+            "--why: {} has {lines} lines, no line {row}",
+            path.display()
+        ));
+    }
+    let summary = &project.files[file];
+    let holder = summary
+        .functions
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.line <= row && row <= f.end_line)
+        .max_by_key(|(_, f)| f.line)
+        .map(|(idx, _)| (file as FileId, idx as u32));
+    let roots = || {
+        project
+            .roots
+            .iter()
+            .map(|root| format!("{} ({})", project.describe(root.func).0, root.reason))
+            .collect()
+    };
+    let Some(func) = holder else {
+        return Ok(WhyAnswer::NotReached {
+            function: None,
+            roots: roots(),
+        });
+    };
+    let chain = project.chain(func);
+    let function = project.describe(func).0;
+    Ok(match chain.first() {
+        Some(_) => {
+            // The root is where the chain starts.
+            let root = chain_root(project, func);
+            WhyAnswer::Reached {
+                function,
+                root_reason: root
+                    .and_then(|r| project.root_reason(r))
+                    .unwrap_or_default()
+                    .to_owned(),
+                chain,
+            }
+        }
+        None => WhyAnswer::NotReached {
+            function: Some(function),
+            roots: roots(),
+        },
+    })
+}
+
+/// The root the recorded chain of `func` starts at.
+fn chain_root(
+    project: &Project<'_>,
+    func: crate::semantic::link::FuncRef,
+) -> Option<crate::semantic::link::FuncRef> {
+    let mut current = func;
+    let mut steps = 0;
+    while project.root_reason(current).is_none() {
+        current = project.reached_by.get(&current)?.caller;
+        steps += 1;
+        if steps > 10_000 {
+            return None;
+        }
+    }
+    Some(current)
+}
+
 /// When every path is a file (a pre-commit invocation), their absolute paths.
 fn named_files_only(paths: &[PathBuf]) -> Option<HashSet<PathBuf>> {
     if paths.is_empty() || !paths.iter().all(|p| p.is_file()) {
@@ -261,6 +413,10 @@ fn file_diagnostics(
             end_location: c.end_location,
             statement_rows: c.statement_rows,
             fix: c.fix.clone(),
+            reached_from: match (c.scope, c.func) {
+                (Scope::CompiledRegion, Some(func)) => project.chain((file, func)),
+                _ => Vec::new(),
+            },
         })
         .collect()
 }

@@ -6,8 +6,11 @@ pub mod data;
 pub mod gates;
 pub mod link;
 pub mod model;
+pub mod reach;
+pub mod star_imports;
 pub mod summary;
 pub mod tensor;
+pub mod typeflow;
 
 /// A name resolved as far as one file can resolve it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

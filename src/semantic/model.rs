@@ -20,6 +20,8 @@ mod effects;
 mod facts;
 mod flow;
 mod gates;
+mod typeflow;
+use typeflow::dotted_text;
 mod versions;
 mod warnings;
 use crate::config::TorchVersion;
@@ -118,6 +120,8 @@ pub struct SemanticModel<'a> {
     /// Guard index of each recorded `if` statement, by its start offset (for early returns nested
     /// in `with` / `try` bodies).
     if_guards: HashMap<TextSize, GuardIdx>,
+    /// Call start offset → its index among its scope's type-flow calls (`model/typeflow.rs`).
+    flow_call_index: FxMap<u32, u32>,
     summary: FileSummary,
 }
 
@@ -178,6 +182,7 @@ impl<'a> SemanticModel<'a> {
             module_dicts: HashMap::new(),
             self_dicts: HashMap::new(),
             if_guards: HashMap::new(),
+            flow_call_index: FxMap::default(),
             summary,
         }
     }
@@ -205,6 +210,14 @@ impl<'a> SemanticModel<'a> {
                     }
                 }
                 Stmt::ImportFrom(import) => {
+                    if import
+                        .names
+                        .iter()
+                        .any(|alias| alias.name.id.as_str() == "*")
+                    {
+                        let module = self.import_from_module(import);
+                        self.summary.flow.star_imports.push(module);
+                    }
                     for (name, target) in self.import_from_bindings(import) {
                         self.module_bindings
                             .entry(name)
@@ -225,6 +238,9 @@ impl<'a> SemanticModel<'a> {
                 }
                 Stmt::Assign(assign) => {
                     if let [Expr::Name(target)] = assign.targets.as_slice() {
+                        if target.id.as_str() == "__all__" {
+                            self.summary.flow.all = typeflow::literal_names(&assign.value);
+                        }
                         if let Expr::Dict(dict) = &*assign.value {
                             self.module_dicts.insert(target.id.to_string(), dict);
                         }
@@ -867,6 +883,7 @@ impl<'a> SemanticModel<'a> {
             class: class.clone(),
             compile_decorated,
             line: self.location(def.range.start().into()).row,
+            end_line: 0,
             disabled,
             disabled_frame_only,
             calls: Vec::new(),
@@ -913,6 +930,7 @@ impl<'a> SemanticModel<'a> {
         let mut first_input = None;
         let params = &def.parameters;
         let has_self = class.is_some() && !self.is_static(def);
+        self.flow_enter_function(idx, def, has_self, class.as_deref());
         let param_positions: Vec<(String, Option<u32>)> = if self.ctx.roots_configured {
             params
                 .posonlyargs
@@ -1050,7 +1068,10 @@ impl<'a> SemanticModel<'a> {
         self.loop_depth = scope.loop_depth;
         self.version_asserts.truncate(scope.version_asserts);
         let predicate = self.predicate_of_body(&def.body);
-        self.summary.functions[scope.idx as usize].predicate = predicate;
+        let end_line = self.location(def.range.end().into()).row;
+        let info = &mut self.summary.functions[scope.idx as usize];
+        info.predicate = predicate;
+        info.end_line = end_line;
         self.frames.pop();
     }
 
@@ -1129,6 +1150,11 @@ impl<'a> SemanticModel<'a> {
             for base in arguments.args.iter() {
                 if let Some(sym) = self.resolve(base) {
                     bases.push(sym);
+                } else if !self.summary.flow.star_imports.is_empty()
+                    && let Some(text) = dotted_text(base)
+                {
+                    // Bound only by `from m import *`: resolved when linking.
+                    bases.push(Sym::Local(text));
                 }
             }
         }
@@ -1442,9 +1468,13 @@ impl<'a> SemanticModel<'a> {
     /// Call-graph edges and `torch.compile(x)` / `x.compile()` targets.
     pub(crate) fn record_call(&mut self, call: &'a ast::ExprCall, callee: Option<&Sym>) {
         let func = self.current_function();
+        self.flow_call(call, 0);
         if let Some(Sym::Dotted(qualified)) = callee
             && qualified == "torch.compile"
         {
+            if let Some(target) = call.arguments.args.first() {
+                self.note_flow_compile_target(target, false);
+            }
             if let Some(target) = call.arguments.args.first()
                 && let Some(sym) = self.instance_sym(target)
             {
@@ -1458,12 +1488,14 @@ impl<'a> SemanticModel<'a> {
         if let Expr::Attribute(attribute) = &*call.func
             && attribute.attr.id.as_str() == "compile"
             && call.arguments.args.is_empty()
-            && let Some(sym) = self.instance_sym(&attribute.value)
         {
-            self.summary.compile_roots.push(CompileTarget {
-                sym,
-                form: CompileForm::ModuleMethod,
-            });
+            self.note_flow_compile_target(&attribute.value, true);
+            if let Some(sym) = self.instance_sym(&attribute.value) {
+                self.summary.compile_roots.push(CompileTarget {
+                    sym,
+                    form: CompileForm::ModuleMethod,
+                });
+            }
         }
         let Some(func) = func else { return };
         self.note_outside_mutation(call);
@@ -1526,6 +1558,7 @@ impl<'a> SemanticModel<'a> {
         CallEdge {
             sym,
             path: self.path.as_slice().into(),
+            row: self.location(call.start().into()).row,
             args: self
                 .ctx
                 .roots_configured
@@ -1598,6 +1631,7 @@ impl<'a> SemanticModel<'a> {
         let Some(value) = ret.value.as_deref() else {
             return;
         };
+        self.note_flow_return(value);
         let Some(func) = self.current_function() else {
             return;
         };

@@ -19,6 +19,8 @@ pub struct FunctionInfo {
     pub class: Option<String>,
     /// Row of the `def`.
     pub line: u32,
+    /// Last row of the body.
+    pub end_line: u32,
     pub compile_decorated: bool,
     /// `@torch.compiler.disable` / `@torch._dynamo.disable`: Dynamo never traces it.
     pub disabled: bool,
@@ -86,6 +88,8 @@ pub struct CallArgs {
 pub struct CallEdge {
     pub sym: Sym,
     pub path: Box<[PathStep]>,
+    /// Row of the call (`--why`, `reached_from`).
+    pub row: u32,
     /// Recorded only with roots (default flags); boxed so an edge stays small without.
     pub args: Option<Box<CallArgs>>,
 }
@@ -279,6 +283,8 @@ pub struct FileSummary {
     pub version_flags: HashMap<String, crate::config::TorchVersion>,
     /// Project calls made after a top-level version assertion of their function.
     pub gated_calls: Vec<GatedCall>,
+    /// What the type flow needs from this file (`semantic/typeflow`).
+    pub flow: super::typeflow::FileFlow,
 }
 
 /// A call (`functions[func].calls[call]`) made after its function asserted version flags at
