@@ -21,6 +21,7 @@ mod execute;
 mod gpus;
 mod html;
 pub mod merge;
+mod parity_report;
 mod profile;
 mod provision;
 pub mod record;

@@ -14,7 +14,9 @@ use serde_json::Value;
 
 /// Bumped when a field changes meaning or type (adding an optional field does not bump it). Written into every
 /// request, result and baseline; a reader accepts older versions and keeps unknown fields of newer ones.
-pub const SCHEMA_VERSION: u32 = 2;
+/// 3: `parity_reference` gains `float32` (the fallback when float64 cannot run) and `eager` no longer
+/// means cosine similarity against eager (allclose decides there); verdict `cosine` is retired.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// How a (case, interpreter) run ended. Graph breaks never change it: they are counted.
 #[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -201,10 +203,17 @@ pub struct CaseResult {
     /// `torch._inductor.config.fallback_random` was set for the compile (so compiled draws eager's numbers).
     #[serde(default)]
     pub fallback_random: Option<bool>,
-    /// What compiled results were judged against: `float64` (a float64 run of the same step) or `eager`
-    /// (the model cannot run in float64: cosine similarity against eager decides).
+    /// What eager and compiled results were both judged against: `float64` (a float64 run of the same
+    /// step), `float32` (the model cannot run in float64: a float32 run with autocast off, the model's
+    /// fp16/bf16 weights upcast; same ratio rule), or `eager` (eager ran in float32 and float64 failed:
+    /// no more precise reference, eager vs compiled must be allclose). Before schema 3, `eager` meant
+    /// cosine similarity against eager.
     #[serde(default)]
     pub parity_reference: Option<String>,
+    /// Why each more precise reference could not be used: `{"float64": "RuntimeError: expected scalar
+    /// type Double but found Float"}`; null when the float64 run worked.
+    #[serde(default)]
+    pub parity_reference_failed: Option<BTreeMap<String, String>>,
     /// One entry per output tensor and the loss (the first 32).
     #[serde(default)]
     pub parity_outputs: Vec<ParityEntry>,
@@ -427,16 +436,20 @@ pub struct ParityEntry {
     pub eager_error: Option<f64>,
     #[serde(default)]
     pub compiled_error: Option<f64>,
+    /// eager_error / RMS of the reference: large (tens of %) when the outputs reorder under any numeric
+    /// change (top-k selections); the ratio rule then decides, and the report says so.
+    #[serde(default)]
+    pub eager_relative_error: Option<f64>,
     /// compiled_error / eager_error.
     #[serde(default)]
     pub ratio: Option<f64>,
     /// How much worse than eager compiled may be (2, or 3 for fp16/bf16 and small tensors).
     #[serde(default)]
     pub multiplier: Option<f64>,
-    /// Cosine similarity of compiled against the reference (float64, else eager).
+    /// Cosine similarity of compiled against the reference (informative; no verdict rests on it).
     #[serde(default)]
     pub cosine: Option<f64>,
-    /// allclose | within_multiplier | cosine | worse | mismatch
+    /// allclose | within_multiplier | worse | mismatch (`cosine`: results before schema 3)
     #[serde(default)]
     pub verdict: Option<String>,
     #[serde(default)]
@@ -462,6 +475,10 @@ pub struct GradParity {
     pub max_abs_diff: Option<f64>,
     #[serde(default)]
     pub worst: Vec<ParityEntry>,
+    /// Tensors with a gradient on one side only, all zeros there: counted equal to `None` (a parameter
+    /// that reaches an output but not the loss: None in eager, zeros from a compiled backward).
+    #[serde(default)]
+    pub none_vs_zero: Option<u64>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
 }

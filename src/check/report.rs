@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::record::{
-    CaseResult, GraphBreak, ParityEntry, ProbeEnvironment, SCHEMA_VERSION, TimingStats, round3,
+    CaseResult, GraphBreak, ProbeEnvironment, SCHEMA_VERSION, TimingStats, round3,
 };
 
 pub struct Document<'a> {
@@ -247,9 +247,7 @@ pub(super) fn findings(result: &CaseResult, cwd: &Path) -> Vec<String> {
             }
         }
     }
-    if let Some(line) = parity_line(result) {
-        lines.push(line);
-    }
+    lines.extend(super::parity_report::parity_lines(result));
     if let Some(line) = cost_line(result) {
         lines.push(line);
     }
@@ -268,46 +266,6 @@ pub(super) fn findings(result: &CaseResult, cwd: &Path) -> Vec<String> {
         lines.push(format!("note: {}", first_line(note)));
     }
     lines
-}
-
-/// How parity was judged: against what, how many tensors, and the worst compiled/eager error ratio.
-fn parity_line(result: &CaseResult) -> Option<String> {
-    let reference = result.parity_reference.as_deref()?;
-    let mut entries: Vec<&ParityEntry> = result.parity_outputs.iter().collect();
-    if let Some(grads) = &result.parity_grads {
-        entries.extend(grads.worst.iter());
-    }
-    let mut line = format!(
-        "parity vs {reference}: {} output(s)",
-        result.parity_outputs.len()
-    );
-    if let Some(grads) = &result.parity_grads {
-        let failed = grads.failed.unwrap_or(0);
-        let failed = if failed > 0 {
-            format!(" ({failed} worse than eager)")
-        } else {
-            String::new()
-        };
-        line.push_str(&format!(
-            ", {} gradient(s){failed}",
-            grads.compared.unwrap_or(0)
-        ));
-    }
-    line.push_str(" compared");
-    let worst = entries
-        .iter()
-        .filter_map(|e| Some((e.ratio?, e)))
-        .max_by(|a, b| a.0.total_cmp(&b.0));
-    if let Some((ratio, entry)) = worst {
-        line.push_str(&format!(
-            "; worst compiled/eager error ratio {ratio:.2} ({})",
-            entry.name.as_deref().unwrap_or("?")
-        ));
-    }
-    if result.fallback_random == Some(true) {
-        line.push_str("; fallback_random (the step draws random numbers)");
-    }
-    Some(line)
 }
 
 /// Where the case's wall time went: its own work (model build, compile) and graphbreak's share, by phase.
