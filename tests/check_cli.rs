@@ -30,6 +30,9 @@ fn check_command(cwd: &Path, python: Option<&Path>, args: &[&str]) -> Command {
     let mut command = Command::new(BINARY);
     command
         .arg("check")
+        // These tests watch how cases run (workers, fates, timings): every run runs (tests/check_cache.rs
+        // covers the result cache).
+        .arg("--no-cache")
         .args(args)
         .current_dir(cwd)
         .env("XDG_CACHE_HOME", cache_home());

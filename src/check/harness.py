@@ -200,7 +200,12 @@ def initialize_device(torch, requested, environment):
 
 def env_command():
     torch, torch_error = import_torch()
-    print(json.dumps(json_safe(environment_info(torch, torch_error))))
+    info = environment_info(torch, torch_error)
+    if torch is not None:
+        # The build, not only the version string: graphbreak's result cache keys on it (src/check/cache.rs).
+        info["torch_git_version"] = getattr(torch.version, "git_version", None)
+        info["torch_file"] = os.path.abspath(torch.__file__)
+    print(json.dumps(json_safe(info)))
     return 0
 
 
@@ -1853,6 +1858,116 @@ class TraceRecorder(logging.Handler):
         return {name: sorted(lines) for name, lines in sorted(self.lines.items()) if files.is_user(name)}
 
 
+class BuildInputs:
+    """The files building the case read, beyond the case file and the trace map: the modules imported while
+    building it (the import system's module list before and after) and every file opened for reading
+    (`sys.addaudithook`'s "open" event: config YAMLs, label maps, weights). graphbreak's result cache
+    (src/check/cache.rs) hashes them to decide whether a stored result still holds. Torch's own files, the
+    standard library and the harness are left out (the interpreter and torch build are in the key), and so
+    are .pyc files (derived from sources) and files the case opened for writing.
+
+    `ran`: the Python functions that ran while building the case and in its eager reference step (a
+    `sys.settrace` function that sees each call and traces no line), so the cache can leave out of an
+    imported module's key the bodies of its functions that never ran: a library's other models."""
+
+    def __init__(self):
+        self.active = False
+        self.hooked = False
+        self.modules_before = None
+        self.opened = set()
+        self.written = set()
+        self.imported = set()
+        self.failed = None
+        self.ran = set()  # code objects
+        self.calls_unseen = None  # why `ran` is unknown
+
+    def call(self, frame, event, arg):
+        self.ran.add(frame.f_code)
+        # No local trace function: lines, returns and exceptions are not traced.
+
+    def watch_calls(self, on):
+        """Starts (on=True) or stops seeing calls; never replaces another trace function (a debugger's)."""
+        if on:
+            if sys.gettrace() is not None:
+                self.calls_unseen = "another trace function is set"
+            elif self.calls_unseen is None:
+                sys.settrace(self.call)
+        elif sys.gettrace() == self.call:
+            sys.settrace(None)
+
+    def audit(self, event, args):
+        # Runs on every audited event in the process: keep the inactive path a single test.
+        if not self.active or event != "open":
+            return
+        try:
+            path, flags = args[0], args[2]
+            if isinstance(path, int):
+                return
+            path = os.path.abspath(os.fsdecode(path))
+            if isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR):
+                self.written.add(path)
+            else:
+                self.opened.add(path)
+        except Exception as error:  # noqa: BLE001 - an audit hook must never break the open it watches
+            self.failed = "%s: %s" % (type(error).__name__, error)
+
+    def start(self):
+        self.modules_before = set(sys.modules)
+        if not self.hooked:
+            try:
+                sys.addaudithook(self.audit)
+                self.hooked = True
+            except Exception as error:  # noqa: BLE001
+                self.failed = "sys.addaudithook: %s: %s" % (type(error).__name__, error)
+        self.active = True
+        self.watch_calls(True)
+
+    def stop(self):
+        if not self.active:
+            return
+        self.active = False
+        self.watch_calls(False)
+        for name in set(sys.modules) - (self.modules_before or set()):
+            filename = getattr(sys.modules.get(name), "__file__", None)
+            if isinstance(filename, str) and filename:
+                self.imported.add(os.path.abspath(filename))
+
+    def facts(self, files):
+        """The result's `build_inputs`: user files only (`files`: TracedFiles), sorted; None before start."""
+        if self.modules_before is None:
+            return None
+
+        def keep(path):
+            return (
+                files.is_user(path)
+                and not path.endswith((".pyc", ".pyo"))
+                and not path.startswith(("/proc/", "/sys/", "/dev/"))
+                and path not in self.written
+            )
+
+        return {
+            "imported": sorted(p for p in self.imported if keep(p)),
+            "opened": sorted(p for p in self.opened if keep(p) and p not in self.imported),
+            "ran": self.ran_functions(files),
+            "complete": self.hooked and self.failed is None,
+        }
+
+    def ran_functions(self, files):
+        """{file: [[first line, name], ...]} of the functions that ran, user files only; None: unknown."""
+        if self.calls_unseen is not None:
+            return None
+        ran = {}
+        for code in self.ran:
+            filename = code.co_filename
+            if filename and not filename.startswith("<"):
+                ran.setdefault(os.path.abspath(filename), set()).add((code.co_firstlineno, code.co_name))
+        return {
+            name: [list(entry) for entry in sorted(entries)]
+            for name, entries in sorted(ran.items())
+            if files.is_user(name)
+        }
+
+
 def innermost_traced_frame(frames, files):
     """(filename, line) of the innermost frame ("file:line" strings, innermost last) in a user file."""
     for frame in reversed(frames or []):
@@ -2074,7 +2189,8 @@ RESULT_TEMPLATE = json.loads("""{
     "phase_seconds": {},
     "profile": null,
     "traced": null,
-    "runtime_events": []
+    "runtime_events": [],
+    "build_inputs": null
 }""")
 SCHEMA_VERSION = RESULT_TEMPLATE["schema_version"]
 
@@ -2096,6 +2212,7 @@ class Run:
         self.initial_state = None
         self.reference = None
         self.trace_facts = TraceFacts()
+        self.build_inputs = BuildInputs()
         # Seconds outside timed blocks, by the phase that followed them (timed / finish_untimed).
         self.untimed = {}
         self.last_mark = time.perf_counter()
@@ -2249,6 +2366,7 @@ class Run:
         # factory
         build_clock = self.timed("model_build")
         build_clock.__enter__()
+        self.build_inputs.start()
         try:
             # Same weights and inputs on every run of the case, so results compare across runs/versions.
             torch.manual_seed(0)
@@ -2257,6 +2375,7 @@ class Run:
             made = factory(**(self.request.get("params") or {}))
             case = normalize_case(made)
         except BaseException as error:  # noqa: BLE001 - SystemExit in user code is a factory error too
+            self.record_build_inputs()
             build_clock.__exit__(None, None, None)
             if isinstance(error, KeyboardInterrupt):
                 raise
@@ -2279,8 +2398,19 @@ class Run:
             self.fail("factory_error", error, "factory")
             return
         finally:
+            self.record_build_inputs()
             build_clock.__exit__(None, None, None)
         self.run_case(case, stepper, effective, warmup, steps)
+
+    def record_build_inputs(self):
+        self.build_inputs.stop()
+        self.result["build_inputs"] = self.build_inputs.facts(TracedFiles(self.torch))
+
+    def record_ran(self):
+        """The eager reference step's calls join the build's (what the step runs is what timing runs)."""
+        self.build_inputs.watch_calls(False)
+        if self.result.get("build_inputs"):
+            self.result["build_inputs"]["ran"] = self.build_inputs.ran_functions(TracedFiles(self.torch))
 
     def prepare(self, case, device):
         torch = self.torch
@@ -2345,6 +2475,7 @@ class Run:
         model, args, kwargs = case["model"], case["args"], case["kwargs"]
         cuda = stepper.device == "cuda"
         self.checkpoint("eager")
+        self.build_inputs.watch_calls(True)
         try:
             with self.timed("eager_step"):
                 # Every checked run (eager, float64, compiled) starts from these parameter/buffer values.
@@ -2361,12 +2492,14 @@ class Run:
                 if case.get("metric") is not None and measure:
                     result["metric_eager"] = float(case["metric"](outputs))
                 del outputs, loss
+            self.record_ran()
             if measure:
                 with self.timed("float64_reference"):
                     self.parity_reference(case, stepper)
             if cuda:
                 result["peak_memory_eager_mb"] = torch.cuda.max_memory_allocated() / 2**20
         except BaseException as error:  # noqa: BLE001
+            self.record_ran()
             if isinstance(error, KeyboardInterrupt):
                 raise
             self.fail("eager_error", error, "eager")

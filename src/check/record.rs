@@ -255,6 +255,10 @@ pub struct CaseResult {
     /// Breaks, the compile crash and recompiles at their source lines; repeats merged with a count.
     #[serde(default)]
     pub runtime_events: Vec<super::trace::RuntimeEvent>,
+    /// Files building the case read besides the case file and the trace map (imported modules, files
+    /// opened for reading); the result cache hashes them (src/check/cache.rs). None: an older harness.
+    #[serde(default)]
+    pub build_inputs: Option<BuildInputs>,
     /// Rust: the static scan's findings on the traced lines vs the runtime events (src/check/cross_check.rs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cross_check: Option<super::cross_check::CrossCheck>,
@@ -272,7 +276,46 @@ pub struct CaseResult {
     /// or spawned (`harness.py run`), and why the fork server was not used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worker: Option<WorkerInfo>,
+    /// Rust: the result cache's verdict on this case (src/check/cache.rs); absent with `--no-cache`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheMark>,
     /// Fields this build does not know (written by another harness/graphbreak version): kept as they are.
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+/// What the harness saw the case's build read (its `BuildInputs`): absolute paths, user files only.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BuildInputs {
+    /// Source files of the modules imported while building the case.
+    #[serde(default)]
+    pub imported: Vec<String>,
+    /// Files opened for reading while building the case (configs, label maps, weights), imports excluded.
+    #[serde(default)]
+    pub opened: Vec<String>,
+    /// The functions that ran while building the case and in its eager reference step: file → (first line,
+    /// name) of each code object (`co_firstlineno`, `co_name`). None: not seen (another trace function).
+    #[serde(default)]
+    pub ran: Option<BTreeMap<String, Vec<(u32, String)>>>,
+    /// False when the audit hook could not be installed or failed: the lists may miss a file.
+    #[serde(default)]
+    pub complete: bool,
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+/// `cache` on a result: whether it came from the result cache, under which key, and from when.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CacheMark {
+    /// True: this result was not run now; it is the stored result of an earlier run (timings included).
+    #[serde(default)]
+    pub hit: bool,
+    /// The full key (recipe and the content of every file the case depended on); None: not stored.
+    #[serde(default)]
+    pub key: Option<String>,
+    /// Hit: when the stored result was run (UTC, RFC 3339).
+    #[serde(default)]
+    pub from: Option<String>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
 }
@@ -665,6 +708,7 @@ mod tests {
         "gpu",
         "worker",
         "cross_check",
+        "cache",
     ];
 
     /// The harness's `RESULT_TEMPLATE = json.loads("""...""")` block, parsed.

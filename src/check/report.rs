@@ -58,11 +58,23 @@ pub fn progress_summary(result: &CaseResult) -> String {
             if recompiles == 1 { "" } else { "s" }
         ));
     }
-    parts.push(format!("{:.1} s", result.wall_seconds.unwrap_or(0.0)));
+    match cached_from(result) {
+        Some(from) => parts.push(format!(
+            "cached (run {from}, took {:.1} s)",
+            result.wall_seconds.unwrap_or(0.0)
+        )),
+        None => parts.push(format!("{:.1} s", result.wall_seconds.unwrap_or(0.0))),
+    }
     if server_lost(result).is_some() {
         parts.push("re-run spawned (the fork server was lost)".into());
     }
     parts.join(", ")
+}
+
+/// When the stored result served from the result cache was run (None: this result was run now).
+pub(super) fn cached_from(result: &CaseResult) -> Option<&str> {
+    let mark = result.cache.as_ref().filter(|mark| mark.hit)?;
+    Some(mark.from.as_deref().unwrap_or("earlier"))
 }
 
 /// How the fork server was lost while this case ran in it (the result is then the case's spawned re-run).
@@ -89,7 +101,10 @@ pub(super) fn row(result: &CaseResult) -> [String; 11] {
     [
         result.case.clone().unwrap_or_else(|| "?".into()),
         result.torch_version.clone().unwrap_or_else(|| "-".into()),
-        result.status.to_string(),
+        match cached_from(result) {
+            Some(_) => format!("{} (cached)", result.status),
+            None => result.status.to_string(),
+        },
         count(result.graph_count),
         count(result.graph_break_count),
         recompiles,
@@ -381,8 +396,11 @@ fn ms(value: f64) -> String {
 }
 
 fn label(result: &CaseResult) -> String {
+    let cached = cached_from(result)
+        .map(|from| format!(" · cached: the result (timings included) of the run at {from}"))
+        .unwrap_or_default();
     format!(
-        "{} · torch {}",
+        "{} · torch {}{cached}",
         result.case.as_deref().unwrap_or("?"),
         result.torch_version.as_deref().unwrap_or("-")
     )
@@ -454,6 +472,12 @@ pub(super) fn summary_line(document: &Document) -> String {
         results.len(),
         results.len() - ok
     );
+    let cached = results.iter().filter(|r| cached_from(r).is_some()).count();
+    if cached > 0 {
+        line.push_str(&format!(
+            " · {cached} cached (nothing they depend on changed; not re-run)"
+        ));
+    }
     if document.interrupted {
         line.push_str(" · INTERRUPTED (unfinished cases not shown)");
     }
@@ -573,7 +597,7 @@ pub fn render_markdown(document: &Document) -> String {
     for result in document.results {
         let mut cells = row(result);
         cells[0] = format!("`{}`", cells[0]);
-        if cells[2] != "ok" {
+        if !result.status.is_ok() {
             cells[2] = format!("**{}**", cells[2]);
         }
         let cells: Vec<String> = cells.iter().map(|c| markdown_cell(c)).collect();
@@ -637,7 +661,8 @@ pub struct RunCost {
 
 pub fn run_cost(results: &[CaseResult]) -> Option<RunCost> {
     let mut cost = RunCost::default();
-    for result in results {
+    // A cached result's seconds were spent by an earlier run, not this one.
+    for result in results.iter().filter(|r| cached_from(r).is_none()) {
         let (Some(wall), Some(added)) = (result.wall_seconds, result.graphbreak_seconds) else {
             continue;
         };
