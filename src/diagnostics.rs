@@ -29,6 +29,9 @@ pub struct Diagnostic {
     /// First and last row of the statement the finding is in (its header for `if`/`for`/...).
     pub statement_rows: (u32, u32),
     pub fix: Option<Fix>,
+    /// The codes of the other findings on the same statement, merged into this one
+    /// (`scan/merge.rs`); the message names them too.
+    pub also: Vec<&'static str>,
 }
 
 impl Diagnostic {

@@ -19,6 +19,7 @@ import re
 import sys
 import tomllib
 import types
+import warnings
 from pathlib import Path
 
 import pytest
@@ -414,6 +415,29 @@ def test_roots_default_flags_are_not_traced():
     # ... and where a caller sets the flag, the read is traced and breaks.
     found = reasons(explain(module.Augmented(), torch.randn(4, 4)))
     assert any("Tensor.item()" in r for r in found), found
+
+
+def load_roots_fixture(name: str) -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        f"_graphbreak_roots_{name}", REPO_ROOT / "corpus" / "roots" / f"{name}.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_roots_caller_context_decides_callee_branches():
+    # corpus/roots/context.py: Dynamo specializes on the constants and on `self.merged`, so the
+    # branches no traced call takes (the warning, the unknown pool type, `child=True`) never run.
+    module = load_roots_fixture("context")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        explanation = explain(module.ContextNet(), torch.randn(2, 4))
+    assert not reasons(explanation) and explanation.graph_count == 1
+    # ... and where the calls pass other constants, those branches are traced and break.
+    found = reasons(explain(module.LooseNet(), torch.randn(2, 4)))
+    # `walk`, `visit` and the unknown pool type's message each read `.item()`.
+    assert sum("Tensor.item()" in r for r in found) >= 3, found
 
 
 @pytest.mark.parametrize("case", ["cpu_copy", "cpu_of_joined_offset"])

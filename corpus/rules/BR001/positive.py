@@ -137,6 +137,25 @@ class LaterIterationMask(nn.Module):
         return x
 
 
+# A predicate helper built from parts (evaluated, `model/eval.rs`): True under torch.compile,
+# so the branch it guards is the compiled one.
+_compiling_fn = getattr(torch.compiler, "is_compiling", None) or getattr(
+    torch._dynamo, "is_compiling", None
+)
+
+
+def _compiling_evaluated():
+    return bool(_compiling_fn()) if _compiling_fn is not None else False
+
+
+class CompiledOnlyCheck(nn.Module):
+    def forward(self, x):
+        if _compiling_evaluated():
+            if torch.isnan(x).any():  # expect: BR001
+                x = torch.nan_to_num(x)
+        return x + 1
+
+
 def loop_cases():
     """Branches inside loop bodies: the whole frame runs eagerly."""
     x = torch.randn(4, 8) * 4
@@ -161,4 +180,5 @@ def cases():
         "host_branch_of_joined_mask": (JoinedMask(), (x, False)),
         "mask_overridden_on_one_branch": (OverriddenMask(), (x,)),
         "layerdrop_host_values_on_every_path": (TrainingLayerDrop(), (x,)),
+        "branch_under_evaluated_predicate": (CompiledOnlyCheck(), (x,)),
     }
