@@ -10,9 +10,17 @@
 //! break, sync, recompile, version, config, test, meta; within a family, the first by location
 //! and then by code. Two findings of the same code on one statement (`x.cpu().numpy()` is one
 //! read) keep only the first.
+//!
+//! Before that, per function: a hazard that makes Dynamo give up on the whole frame
+//! (`Hazard::FrameSkip`: a data-dependent jump inside a loop, `.data_ptr()`) means the frame runs
+//! eagerly, so the later frame-skipping hazards of that function are not separate causes (torch
+//! 2.11: a function with two such loops gives 0 graphs and no break reasons; a graph break, by
+//! contrast, resumes in a new frame and the later breaks are real, so they stay). The first one
+//! names the later ones' lines instead.
 
 use crate::diagnostics::{Diagnostic, Noqa};
 use crate::rules::{self, Family};
+use crate::semantic::summary::{Candidate, Hazard};
 use std::collections::HashMap;
 
 /// The rows that identify a finding's statement. A finding in an `elif` test is stamped with
@@ -97,4 +105,57 @@ pub fn merge_per_statement(
         })
         .map(|(diagnostic, _)| diagnostic)
         .collect()
+}
+
+/// Per function, keeps the first frame-skipping finding (by location) and folds the later ones
+/// into its message; every other finding passes unchanged. Returns each kept finding with its
+/// message.
+pub fn fold_frame_skips(mut candidates: Vec<&Candidate>) -> Vec<(&Candidate, String)> {
+    candidates.sort_by_key(|c| (c.location, c.code));
+    let mut first_of_frame: HashMap<u32, usize> = HashMap::new();
+    let mut later: HashMap<usize, Vec<u32>> = HashMap::new();
+    let mut kept = Vec::with_capacity(candidates.len());
+    for candidate in candidates {
+        if candidate.hazard == Hazard::FrameSkip
+            && let Some(func) = candidate.func
+        {
+            // The first one's own statement stays (its findings merge per statement).
+            if let Some(&first) = first_of_frame.get(&func)
+                && kept_rows(&kept, first) != candidate.statement_rows
+            {
+                later.entry(first).or_default().push(candidate.location.row);
+                continue;
+            }
+            if first_of_frame.contains_key(&func) {
+                kept.push(candidate);
+                continue;
+            }
+            first_of_frame.insert(func, kept.len());
+        }
+        kept.push(candidate);
+    }
+    kept.into_iter()
+        .enumerate()
+        .map(|(index, candidate)| {
+            let message = match later.get(&index) {
+                Some(rows) => {
+                    let mut rows = rows.clone();
+                    rows.dedup();
+                    let rows: Vec<String> = rows.iter().map(u32::to_string).collect();
+                    format!(
+                        "{} (this frame then runs eagerly, so the later frame-skipping hazards on line{} {} are not separate causes)",
+                        candidate.message,
+                        if rows.len() == 1 { "" } else { "s" },
+                        rows.join(", ")
+                    )
+                }
+                None => candidate.message.clone(),
+            };
+            (candidate, message)
+        })
+        .collect()
+}
+
+fn kept_rows(kept: &[&Candidate], index: usize) -> (u32, u32) {
+    kept[index].statement_rows
 }

@@ -231,7 +231,7 @@ fn file_diagnostics(
         .filter(|(glob, _)| glob.is_match(&summary.path))
         .flat_map(|(_, codes)| codes)
         .collect();
-    let selected = project
+    let selected: Vec<&Candidate> = project
         .findings(file)
         .into_iter()
         .chain(linked.iter())
@@ -244,9 +244,13 @@ fn file_diagnostics(
                     .chain(per_file.iter().copied())
                     .any(|s| rules::selector_matches(s, c.code))
         })
-        .map(|c| Diagnostic {
+        .collect();
+    // After a hazard that makes Dynamo give up on its frame, later ones of that frame say so once.
+    let selected = merge::fold_frame_skips(selected)
+        .into_iter()
+        .map(|(c, message)| Diagnostic {
             code: c.code,
-            message: c.message.clone(),
+            message,
             path: summary.path.clone(),
             location: c.location,
             end_location: c.end_location,

@@ -213,8 +213,11 @@ pub enum Scope {
 pub enum Hazard {
     /// No graph break or crash (a sync, a recompile, a config or test issue).
     NoBreak,
-    /// Dynamo breaks the graph (or skips the frame) and runs this part eagerly.
+    /// Dynamo breaks the graph and runs this part eagerly.
     GraphBreak,
+    /// Dynamo gives up on the whole frame and runs the function eagerly (a data-dependent jump
+    /// inside a loop): later hazards of the same frame are never traced (`scan/merge.rs`).
+    FrameSkip,
     /// Tracing raises: the compile fails.
     Crash,
 }

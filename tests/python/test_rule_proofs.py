@@ -350,6 +350,15 @@ def test_br001_in_a_loop_body_skips_the_whole_frame(case):
     torch.testing.assert_close(compile_eager(fn)(*args), unwrap(fn)(*args))
 
 
+def test_br001_after_a_frame_skip_later_hazards_of_the_frame_are_not_traced():
+    # Why scan reports one finding for two loop branches of one frame (`scan/merge.rs`): Dynamo
+    # gives up on the frame at the first, so the second is never reached while tracing: no graph,
+    # no break reason at all (a graph break, by contrast, resumes and the later breaks are real).
+    fn, args = load_corpus("BR001", "positive").loop_cases()["two_loops_in_one_frame"]
+    explanation = explain(fn, *args)
+    assert explanation.graph_count == 0 and not reasons(explanation), explanation
+
+
 def test_br001_outside_a_loop_body_breaks_and_resumes():
     # The contrast for the loop message: the `while` test itself and a plain `if` resume.
     for case in ("while_norm", "if_any_and_helper_ternary"):

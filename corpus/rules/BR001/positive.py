@@ -156,6 +156,20 @@ class CompiledOnlyCheck(nn.Module):
         return x + 1
 
 
+class TwoRefineLoops(nn.Module):
+    """Two data-dependent jumps in loops of one frame: Dynamo gives up on the frame at the first,
+    so the second is never traced (0 graphs, no break reasons): one finding, naming the second."""
+
+    def forward(self, x):
+        for _ in range(2):
+            if x.sum() > 0:  # expect: BR001
+                x = x - 1
+        for _ in range(2):
+            if x.mean() > 0:
+                x = x - 1
+        return x
+
+
 def loop_cases():
     """Branches inside loop bodies: the whole frame runs eagerly."""
     x = torch.randn(4, 8) * 4
@@ -163,6 +177,7 @@ def loop_cases():
         "if_in_for_loop": (RefineLoop(), (x,)),
         "if_in_while_loop": (WhileRefine(), (x,)),
         "mask_replaced_in_loop_body": (LaterIterationMask(), (x,)),
+        "two_loops_in_one_frame": (TwoRefineLoops(), (x,)),
     }
 
 
