@@ -31,6 +31,9 @@ pub struct Diagnostic {
     pub fix: Option<Fix>,
     /// For a finding in traced code: the call chain from its compile root to its function.
     pub reached_from: Vec<ChainLink>,
+    /// The codes of the other findings on the same statement, merged into this one
+    /// (`scan/merge.rs`); the message names them too.
+    pub also: Vec<&'static str>,
 }
 
 /// One function on the call chain from a compile root (`reached_from`, `--why`).

@@ -193,6 +193,7 @@ fn write_json(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> std::io::Resul
             serde_json::json!({
                 "cell": null,
                 "code": d.code,
+                "also": d.also,
                 "message": d.message,
                 "filename": d.path.display().to_string(),
                 "location": location_json(d.location),

@@ -2,6 +2,7 @@
 
 pub mod checker;
 pub mod discover;
+mod merge;
 
 use crate::config::{self, Settings, TorchVersion};
 use crate::diagnostics::Diagnostic;
@@ -168,14 +169,8 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
                 file_diagnostics(&project, id as FileId, &files[id].settings, options)
             })
             .collect();
+        // One statement got one finding already (`merge::merge_per_statement`, per file).
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-        // `x.detach().cpu().numpy()` is one read, and one statement gets one finding per rule:
-        // keep the first per (file, code, statement).
-        diagnostics.dedup_by(|b, a| {
-            a.path == b.path
-                && a.code == b.code
-                && (a.location == b.location || a.statement_rows == b.statement_rows)
-        });
         if let Some(named) = &named_files {
             diagnostics.retain(|d| named.contains(&d.path));
         }
@@ -388,7 +383,7 @@ fn file_diagnostics(
         .filter(|(glob, _)| glob.is_match(&summary.path))
         .flat_map(|(_, codes)| codes)
         .collect();
-    project
+    let selected: Vec<&Candidate> = project
         .findings(file)
         .into_iter()
         .chain(linked.iter())
@@ -400,14 +395,14 @@ fn file_diagnostics(
                     .chain(options.ignore.iter())
                     .chain(per_file.iter().copied())
                     .any(|s| rules::selector_matches(s, c.code))
-                && !summary
-                    .noqa
-                    .get(&c.location.row)
-                    .is_some_and(|n| n.suppresses(c.code))
         })
-        .map(|c| Diagnostic {
+        .collect();
+    // After a hazard that makes Dynamo give up on its frame, later ones of that frame say so once.
+    let selected = merge::fold_frame_skips(selected)
+        .into_iter()
+        .map(|(c, message)| Diagnostic {
             code: c.code,
-            message: c.message.clone(),
+            message,
             path: summary.path.clone(),
             location: c.location,
             end_location: c.end_location,
@@ -417,8 +412,11 @@ fn file_diagnostics(
                 (Scope::CompiledRegion, Some(func)) => project.chain((file, func)),
                 _ => Vec::new(),
             },
+            also: Vec::new(),
         })
-        .collect()
+        .collect();
+    // One statement, one finding; a noqa for any of its codes suppresses it.
+    merge::merge_per_statement(selected, &summary.noqa)
 }
 
 /// Settings for files when no configuration file applies.

@@ -4,6 +4,7 @@
 
 use super::Sym;
 use super::cond::{Assumptions, Cond, ExportReading, Truth};
+use super::context::{self, ConstValue, Join};
 use super::data::TORCH;
 use super::summary::{Candidate, CompileForm, FileId, FileSummary, FuncIdx, PathStep, Scope};
 use crate::config::TorchVersion;
@@ -112,6 +113,8 @@ struct CallFacts {
     vararg_lens: HashMap<FuncRef, u32>,
     kwargs_keys: HashMap<FuncRef, HashSet<String>>,
     size_params: HashMap<FuncRef, HashSet<String>>,
+    param_values: HashMap<FuncRef, HashMap<String, ConstValue>>,
+    self_facts: HashMap<FuncRef, HashMap<String, bool>>,
 }
 
 pub(crate) enum Target {
@@ -144,6 +147,10 @@ pub struct Project<'a> {
     kwargs_keys: HashMap<FuncRef, HashSet<String>>,
     /// Per function, the parameters every traced call passes a torch.Size (`x.shape`) for.
     size_params: HashMap<FuncRef, HashSet<String>>,
+    /// Per function, the constant every traced call gives a tested parameter (`context.rs`).
+    param_values: HashMap<FuncRef, HashMap<String, ConstValue>>,
+    /// Per method, the `self.<attr>` truths every traced `self.m()` call established.
+    self_facts: HashMap<FuncRef, HashMap<String, bool>>,
     region_source: &'a RegionSource,
     /// With configured roots, a traced Module method reaches its submodules' forwards (without,
     /// every forward is a root already and the expansion would only cost time).
@@ -190,6 +197,8 @@ impl<'a> Project<'a> {
             vararg_lens: HashMap::default(),
             kwargs_keys: HashMap::default(),
             size_params: HashMap::default(),
+            param_values: HashMap::default(),
+            self_facts: HashMap::default(),
             region_source,
             expand_submodules: !root_spec.is_empty(),
             live_classes: None,
@@ -222,6 +231,8 @@ impl<'a> Project<'a> {
                 vararg_lens,
                 kwargs_keys,
                 size_params,
+                param_values,
+                self_facts,
             } = project.flags_at_default();
             let live_same = match (&grown, &project.live_classes) {
                 (Some(grown), Some(live)) => grown.len() == live.len(),
@@ -232,6 +243,8 @@ impl<'a> Project<'a> {
                 && vararg_lens == project.vararg_lens
                 && kwargs_keys == project.kwargs_keys
                 && size_params == project.size_params
+                && param_values == project.param_values
+                && self_facts == project.self_facts
             {
                 break;
             }
@@ -240,6 +253,8 @@ impl<'a> Project<'a> {
             project.vararg_lens = vararg_lens;
             project.kwargs_keys = kwargs_keys;
             project.size_params = size_params;
+            project.param_values = param_values;
+            project.self_facts = self_facts;
             project.in_region =
                 project.closure(project.roots.iter().map(|r| r.func), &mut callees, None);
         }
@@ -537,7 +552,11 @@ impl<'a> Project<'a> {
             .iter()
             .flat_map(|file| file.functions.iter())
             .filter(|f| {
-                !f.flag_params.is_empty() || f.vararg.is_some() || !f.size_checked_params.is_empty()
+                !f.flag_params.is_empty()
+                    || f.vararg.is_some()
+                    || !f.size_checked_params.is_empty()
+                    || !f.const_params.is_empty()
+                    || f.tests_self_attrs
             })
             .flat_map(|f| {
                 let class_name = (f.name == "__init__")
@@ -554,6 +573,9 @@ impl<'a> Project<'a> {
         let mut kwargs_counts: HashMap<FuncRef, Option<HashSet<String>>> = HashMap::default();
         // The size-checked parameters every traced call so far passed a torch.Size for.
         let mut sized: HashMap<FuncRef, HashSet<String>> = HashMap::default();
+        // Caller context (`context.rs`): tested parameters' constants, `self.<attr>` truths.
+        let mut constants: HashMap<FuncRef, Join<String, ConstValue>> = HashMap::default();
+        let mut self_truths: HashMap<FuncRef, Join<String, bool>> = HashMap::default();
         for &caller in &self.in_region {
             let info = &self.files[caller.0 as usize].functions[caller.1 as usize];
             let caller_is_root = self.root_funcs.contains(&caller);
@@ -650,6 +672,36 @@ impl<'a> Project<'a> {
                             .and_modify(|known| known.retain(|name| passes_size.contains(name)))
                             .or_insert(passes_size);
                     }
+                    if !callee_info.const_params.is_empty() {
+                        let join = constants.entry(callee).or_default();
+                        for (name, position) in &callee_info.const_params {
+                            let value = context::edge_value(
+                                args,
+                                callee_info,
+                                name,
+                                *position,
+                                star_empty,
+                                own_keywords.map_or(double_star_empty, |own| !own.contains(name)),
+                                self.param_values.get(&caller),
+                            );
+                            join.add(name.clone(), value);
+                        }
+                    }
+                    if callee_info.tests_self_attrs {
+                        // Only a `self.m()` call is made on the same object.
+                        let facts = match &call.sym {
+                            Sym::SelfAttr { .. } | Sym::SuperAttr { .. } => context::self_facts(
+                                &call.path,
+                                &self.files[caller.0 as usize].guards,
+                            ),
+                            _ => Vec::new(),
+                        };
+                        let first = !self_truths.contains_key(&callee);
+                        self_truths
+                            .entry(callee)
+                            .or_default()
+                            .add_all(first, &facts);
+                    }
                     let flags = &callee_info.flag_params;
                     // Passing the caller's own flag that is still at its default passes nothing.
                     let passes = |value: &Option<String>| match value {
@@ -659,18 +711,32 @@ impl<'a> Project<'a> {
                             .is_some_and(|pinned| pinned.contains(variable)),
                         None => true,
                     };
+                    // ... and so does a literal the flag's default reads the same as
+                    // (`child=False`; `None` for a `None` default).
+                    let none_flag = |name: &str| callee_info.none_flags.iter().any(|f| f == name);
+                    let at_default =
+                        |name: &str, constant: Option<&Option<ConstValue>>| match constant {
+                            Some(Some(ConstValue::None)) => true,
+                            Some(Some(constant)) => !none_flag(name) && !constant.truthy(),
+                            _ => false,
+                        };
                     let entry = passed.entry(callee).or_default();
                     for (name, position) in flags {
                         let by_position = position.is_some_and(|p| {
-                            !star_empty || args.positional.get(p as usize).is_some_and(passes)
+                            !star_empty
+                                || (args.positional.get(p as usize).is_some_and(passes)
+                                    && !at_default(name, args.positional_consts.get(p as usize)))
                         });
                         let by_keyword = match own_keywords {
                             Some(own) => own.contains(name),
                             None => !double_star_empty,
-                        } || args
-                            .keywords
-                            .iter()
-                            .any(|(keyword, value)| keyword == name && passes(value));
+                        } || args.keywords.iter().enumerate().any(
+                            |(i, (keyword, value))| {
+                                keyword == name
+                                    && passes(value)
+                                    && !at_default(name, args.keyword_consts.get(i))
+                            },
+                        );
                         if by_position || by_keyword {
                             entry.insert(name.clone());
                         }
@@ -706,11 +772,26 @@ impl<'a> Project<'a> {
             })
             .filter(|(_, pinned)| !pinned.is_empty())
             .collect();
+        let not_root = |callee: &FuncRef| !self.root_funcs.contains(callee);
+        let param_values = constants
+            .into_iter()
+            .filter(|(callee, _)| not_root(callee))
+            .map(|(callee, join)| (callee, join.agreed()))
+            .filter(|(_, values)| !values.is_empty())
+            .collect();
+        let self_facts = self_truths
+            .into_iter()
+            .filter(|(callee, _)| not_root(callee))
+            .map(|(callee, join)| (callee, join.agreed()))
+            .filter(|(_, facts)| !facts.is_empty())
+            .collect();
         CallFacts {
             pinned,
             vararg_lens,
             kwargs_keys,
             size_params,
+            param_values,
+            self_facts,
         }
     }
 
@@ -1139,7 +1220,9 @@ impl<'a> Project<'a> {
             Cond::Atom(
                 super::cond::Atom::FlagParam(_)
                 | super::cond::Atom::VarargLen(..)
-                | super::cond::Atom::ParamIsSize(..),
+                | super::cond::Atom::ParamIsSize(..)
+                | super::cond::Atom::ParamTest(..)
+                | super::cond::Atom::SelfAttr { .. },
             ) => Cond::Unknown,
             Cond::Not(inner) => Cond::Not(Box::new(self.localize_depth(inner, file, depth))),
             Cond::Choice(a, b) => Cond::Choice(
@@ -1189,6 +1272,18 @@ impl<'a> Project<'a> {
                 self.size_params
                     .get(&(file, func))
                     .is_some_and(|params| params.contains(name))
+            },
+            param_value: &|name: &str| {
+                self.param_values
+                    .get(&(file, func))
+                    .and_then(|values| values.get(name))
+                    .cloned()
+            },
+            self_attr: &|attr: &str| {
+                self.self_facts
+                    .get(&(file, func))
+                    .and_then(|facts| facts.get(attr))
+                    .copied()
             },
             resolve_call: &resolve,
         };

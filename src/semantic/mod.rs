@@ -2,6 +2,7 @@
 //! which expressions are tensors, and — after linking all files — which functions Dynamo will trace.
 
 pub mod cond;
+pub mod context;
 pub mod data;
 pub mod gates;
 pub mod link;

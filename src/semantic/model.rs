@@ -5,6 +5,7 @@
 
 use super::Sym;
 use super::cond::{Atom, Cond, LenCompare, atom_for_qualified};
+use super::context::ConstValue;
 use super::data::TORCH;
 use super::summary::{
     Branch, CallArgs, CallEdge, CallSite, ClassInfo, CompileForm, CompileTarget, FileSummary,
@@ -15,8 +16,10 @@ use facts::Follow;
 use flow::LocalFacts;
 pub(crate) use flow::path_ends;
 
+mod context_atoms;
 mod dispatch;
 mod effects;
+mod eval;
 mod facts;
 mod flow;
 mod gates;
@@ -296,10 +299,11 @@ impl<'a> SemanticModel<'a> {
             return match (body, orelse) {
                 (Some(a), Some(b)) if a == b => Some(a),
                 (Some(a), Some(b)) => Some(Cond::Choice(Box::new(a), Box::new(b))),
-                _ => None,
+                _ => self.eval_value(value).torch_predicate(),
             };
         }
         self.plain_predicate_reference(value)
+            .or_else(|| self.eval_value(value).torch_predicate())
     }
 
     /// A predicate reference that is not a conditional expression.
@@ -590,6 +594,10 @@ impl<'a> SemanticModel<'a> {
         if depth > MAX_EXPR_DEPTH {
             return Cond::Unknown;
         }
+        // `if child:`, `mode == "avg"`, `if self.merged:` (`model/context_atoms.rs`).
+        if let Some(cond) = self.context_atom(expr) {
+            return cond;
+        }
         match expr {
             Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => Cond::Not(Box::new(
                 self.cond_of_depth(&unary.operand, depth + 1, follow),
@@ -609,6 +617,17 @@ impl<'a> SemanticModel<'a> {
             Expr::Call(call) => self.cond_of_call(call),
             // `p() if p is not None else torch._dynamo.is_compiling()`: known when both sides agree.
             Expr::If(if_expr) => {
+                // `bool(_f()) if _f is not None else False`: a test the evaluator decides picks
+                // its side (`model/eval.rs`).
+                match self.eval_value(&if_expr.test).truth() {
+                    Cond::Const(true) => {
+                        return self.cond_of_depth(&if_expr.body, depth + 1, follow);
+                    }
+                    Cond::Const(false) => {
+                        return self.cond_of_depth(&if_expr.orelse, depth + 1, follow);
+                    }
+                    _ => {}
+                }
                 let body = self.cond_of_depth(&if_expr.body, depth + 1, follow);
                 let orelse = self.cond_of_depth(&if_expr.orelse, depth + 1, follow);
                 if body == orelse {
@@ -655,11 +674,20 @@ impl<'a> SemanticModel<'a> {
                     _ => Cond::Unknown,
                 }
             }
+            // `_f is not None` on a global bound to a predicate or `None` (`model/eval.rs`).
+            Expr::Compare(_) => self.eval_value(expr).truth(),
             _ => Cond::Unknown,
         }
     }
 
     fn cond_of_call(&self, call: &ast::ExprCall) -> Cond {
+        // `bool(x)` reads `x`'s truth.
+        if let [arg] = &*call.arguments.args
+            && call.arguments.keywords.is_empty()
+            && self.is_builtin(&call.func, "bool")
+        {
+            return self.cond_of_depth(arg, 1, Follow::Locals);
+        }
         // `getattr(torch.compiler, "is_compiling", lambda: False)()`
         if let Some(qualified) = self.getattr_target(&call.func) {
             return atom_for_qualified(&qualified).map_or(Cond::Unknown, Cond::Atom);
@@ -750,6 +778,7 @@ impl<'a> SemanticModel<'a> {
                     checked.push((name.to_owned(), position));
                 }
             });
+            self.note_context_atoms(func, &cond);
         }
         let idx = self.summary.guards.len() as GuardIdx;
         let location = self.location(test.range().start().into());
@@ -897,6 +926,10 @@ impl<'a> SemanticModel<'a> {
             flag_params: Vec::new(),
             none_flags: Vec::new(),
             size_checked_params: Vec::new(),
+            const_params: Vec::new(),
+            param_defaults: Vec::new(),
+            tests_self_attrs: false,
+            self_writes: Vec::new(),
             replaces_forward: self.frames.is_empty()
                 && dispatch::replaces_forward_with_dispatcher(def),
             fixed_positional: 0,
@@ -1027,6 +1060,16 @@ impl<'a> SemanticModel<'a> {
                 .collect()
         };
         self.summary.functions[idx as usize].flag_params = flag_params;
+        // Literal defaults, for the constants of caller context (`context.rs`).
+        if self.ctx.roots_configured {
+            self.summary.functions[idx as usize].param_defaults = params
+                .iter_non_variadic_params()
+                .filter_map(|param| {
+                    let default = ConstValue::of(param.default.as_deref()?)?;
+                    Some((param.parameter.name.id.to_string(), default))
+                })
+                .collect();
+        }
 
         let param_classes = self.project_param_classes(def);
         self.frames.push(Frame {
@@ -1816,6 +1859,7 @@ fn call_args(arguments: &ast::Arguments) -> CallArgs {
     };
     let mut args = CallArgs::default();
     let mut positional = Vec::new();
+    let mut positional_consts = Vec::new();
     let mut sizes = Vec::new();
     for argument in arguments.args.iter() {
         match argument {
@@ -1825,10 +1869,12 @@ fn call_args(arguments: &ast::Arguments) -> CallArgs {
                     sizes.push(positional.len() as u32);
                 }
                 positional.push(bare_name(other));
+                positional_consts.push(ConstValue::of(other));
             }
         }
     }
     let mut keywords = Vec::new();
+    let mut keyword_consts = Vec::new();
     let mut size_keywords = Vec::new();
     for keyword in arguments.keywords.iter() {
         match &keyword.arg {
@@ -1837,10 +1883,13 @@ fn call_args(arguments: &ast::Arguments) -> CallArgs {
                     size_keywords.push(name.id.to_string());
                 }
                 keywords.push((name.id.to_string(), bare_name(&keyword.value)));
+                keyword_consts.push(ConstValue::of(&keyword.value));
             }
             None => args.double_star = Some(spread_name(&keyword.value)),
         }
     }
+    args.positional_consts = positional_consts.into();
+    args.keyword_consts = keyword_consts.into();
     args.size_positions = sizes.into();
     args.size_keywords = size_keywords.into();
     args.positional = positional.into();

@@ -3,6 +3,7 @@
 
 use super::Sym;
 use super::cond::Cond;
+use super::context::ConstValue;
 use crate::diagnostics::Fix;
 use crate::source::Location;
 use std::collections::HashMap;
@@ -46,6 +47,14 @@ pub struct FunctionInfo {
     /// Parameters tested with `isinstance(p, tuple | torch.Size | torch.Tensor)`, with their
     /// position (`None`: keyword-only).
     pub size_checked_params: Vec<(String, Option<u32>)>,
+    /// Parameters tested against a constant (`Atom::ParamTest`), with their position.
+    pub const_params: Vec<(String, Option<u32>)>,
+    /// Parameters with a literal constant default (with roots only).
+    pub param_defaults: Vec<(String, ConstValue)>,
+    /// Tests `self.<attr>` before changing it (`Atom::SelfAttr`).
+    pub tests_self_attrs: bool,
+    /// The `self.<attr>` this method assigns, as far as the walk has got (with roots only).
+    pub self_writes: Vec<String>,
     /// A (module-level) class decorator that replaces the class's `forward` with a dispatcher
     /// that never calls the original directly (`model/dispatch.rs`).
     pub replaces_forward: bool,
@@ -80,6 +89,10 @@ pub struct CallArgs {
     /// Positions and keywords whose value is `x.shape` / `x.size()` (a torch.Size).
     pub size_positions: Box<[u32]>,
     pub size_keywords: Box<[String]>,
+    /// The literal constant of each positional argument and keyword (parallel to `positional`
+    /// and `keywords`), for the parameter constants of `context.rs`.
+    pub positional_consts: Box<[Option<ConstValue>]>,
+    pub keyword_consts: Box<[Option<ConstValue>]>,
 }
 
 /// A call from a function to project code, with the path (guards, exception-only) that leads to
@@ -204,8 +217,11 @@ pub enum Scope {
 pub enum Hazard {
     /// No graph break or crash (a sync, a recompile, a config or test issue).
     NoBreak,
-    /// Dynamo breaks the graph (or skips the frame) and runs this part eagerly.
+    /// Dynamo breaks the graph and runs this part eagerly.
     GraphBreak,
+    /// Dynamo gives up on the whole frame and runs the function eagerly (a data-dependent jump
+    /// inside a loop): later hazards of the same frame are never traced (`scan/merge.rs`).
+    FrameSkip,
     /// Tracing raises: the compile fails.
     Crash,
 }
