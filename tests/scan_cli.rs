@@ -609,7 +609,12 @@ def main():
     assert!(text.contains("app.py:6:"), "{text}");
     assert!(text.contains("app.py:10:"), "{text}");
     // Roots configured elsewhere: the project's own compile targets still count.
-    let rooted = graphbreak(dir.path(), &["scan", "--roots", "nothing.here", "."]);
+    write(
+        dir.path(),
+        "other.py",
+        "import torch\n\nclass Extra(torch.nn.Module):\n    def forward(self, x):\n        return x\n",
+    );
+    let rooted = graphbreak(dir.path(), &["scan", "--roots", "other.Extra", "."]);
     let text = stdout(&rooted);
     assert!(
         text.contains("app.py:6:") && text.contains("app.py:10:"),

@@ -2,6 +2,7 @@
 
 pub mod checker;
 pub mod discover;
+pub mod roots;
 
 use crate::config::{self, Settings, TorchVersion};
 use crate::diagnostics::Diagnostic;
@@ -40,6 +41,11 @@ pub struct ScanResult {
     pub files_scanned: usize,
     /// Filled when `show_roots` is set.
     pub roots: Vec<RootReport>,
+    /// With configured roots (and the computed region): the nn.Module forwards in the reported
+    /// files that no root reaches.
+    pub unreached: Vec<roots::Unreached>,
+    /// `rule-url-base` of the configuration in force (the first one that sets it).
+    pub rule_url_base: Option<String>,
 }
 
 /// One compile root, for `--show-roots`.
@@ -83,6 +89,9 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
         .collect();
 
     let root_spec = root_spec(options, &files)?;
+    let rule_url_base = files
+        .iter()
+        .find_map(|file| file.settings.rule_url_base.clone());
 
     let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(WORKER_STACK_BYTES)
@@ -111,6 +120,26 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
             .collect();
 
         let project = Project::link(&summaries, &options.region, &root_spec);
+        // A pattern that names nothing narrows the scan to nothing it meant: fail, never pass.
+        // (With an explicit line map the roots decide nothing, so neither check applies.)
+        let computed = matches!(options.region, RegionSource::Computed);
+        let unmatched = if computed {
+            roots::unmatched(&project, &root_spec)
+        } else {
+            Vec::new()
+        };
+        if !unmatched.is_empty() {
+            return Err(unmatched.join("\n"));
+        }
+        let unreached = if root_spec.is_empty() || !computed {
+            Vec::new()
+        } else {
+            roots::unreached_forwards(&project, &|path| {
+                named_files
+                    .as_ref()
+                    .is_none_or(|named| named.contains(path))
+            })
+        };
         let roots = if options.show_roots {
             root_reports(&project)
         } else {
@@ -142,6 +171,8 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
             diagnostics,
             files_scanned,
             roots,
+            unreached,
+            rule_url_base,
         })
     })
     .inspect(|_| {
