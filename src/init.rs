@@ -301,7 +301,7 @@ fn config_text(
         text.push_str("[tool.graphbreak]\n");
     }
     text.push_str(
-        "# Written by `graphbreak init`. Keys: see graphbreak's README, \"Configuration\".\n\
+        "# Written by `graphbreak init`. Keys: graphbreak's docs/configuration.md.\n\
          select = [\"ALL\"]\n\
          ignore = []\n\
          # per-file-ignores = { \"tests/*\" = [\"SY\"] }\n\

@@ -777,3 +777,54 @@ fn with_roots_flags_left_at_their_default_are_false() {
     assert!(text.contains(&tensor_rows), "{text}");
     assert!(!text.contains(&profiled), "{text}");
 }
+
+#[test]
+fn readme_names_every_command_of_the_help_and_its_links_resolve() {
+    let help = stdout(&graphbreak(&root(), &["--help"]));
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 6, "{help}");
+    for command in commands {
+        assert!(
+            readme.contains(&format!("`graphbreak {command}")),
+            "README.md does not show `graphbreak {command}`"
+        );
+    }
+    assert!(
+        readme.lines().count() <= 250,
+        "the README is a door, not the manual"
+    );
+    // Every relative link of the README and the docs it leads to names a file that exists.
+    let mut pages = vec![root().join("README.md")];
+    for dir in ["docs", "docs/measurements"] {
+        for entry in std::fs::read_dir(root().join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "md") {
+                pages.push(path);
+            }
+        }
+    }
+    for page in pages {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for (_, rest) in text.match_indices("](").map(|(i, _)| ((), &text[i + 2..])) {
+            let Some(end) = rest.find(')') else { continue };
+            let target = rest[..end].split('#').next().unwrap();
+            if target.is_empty() || target.contains("://") || target.contains(' ') {
+                continue;
+            }
+            let resolved = page.parent().unwrap().join(target);
+            assert!(
+                resolved.exists(),
+                "{}: link `{target}` names nothing",
+                page.display()
+            );
+        }
+    }
+}
