@@ -66,6 +66,15 @@ impl Noqa {
 
     /// `# graphbreak: ignore[CODE, ...]` (bare `# graphbreak: ignore` ignores every code).
     fn parse_own(comment: &str) -> Option<Noqa> {
+        // Most comments are not directives: look before allocating a lowercase copy.
+        const MARK: &[u8] = b"graphbreak:";
+        if !comment
+            .as_bytes()
+            .windows(MARK.len())
+            .any(|w| w.eq_ignore_ascii_case(MARK))
+        {
+            return None;
+        }
         let lower = comment.to_ascii_lowercase();
         let at = lower.find("graphbreak:")?;
         if !lower[..at].trim_end().ends_with('#') {

@@ -71,8 +71,10 @@ fn roots_something(project: &Project<'_>, pattern: &RootPattern) -> bool {
                 && ((module_matches && !class.qualname.contains('.'))
                     || pattern.matches(&format!("{}.{}", file.module, class.qualname)))
         });
+        // An exact name starts with its module: skip the other files' functions unformatted.
         class_matched
             || (pattern.names_functions()
+                && pattern.text.starts_with(file.module.as_str())
                 && file
                     .function_by_name
                     .keys()
@@ -96,9 +98,10 @@ fn suggestions(project: &Project<'_>, pattern: &RootPattern) -> Vec<String> {
         if file.module.is_empty() {
             continue;
         }
-        names.insert(file.module.clone());
+        // Only names a pattern could root: modules holding an nn.Module, the Modules themselves.
         for (idx, class) in file.classes.iter().enumerate() {
             if project.is_module_class((file_id as FileId, idx as u32)) {
+                names.insert(file.module.clone());
                 names.insert(format!("{}.{}", file.module, class.qualname));
             }
         }
