@@ -2,7 +2,7 @@
 # `check --gpus 1` vs `--gpus 2` on four real models (corpus/cases/models.py: torchvision ResNet-50,
 # ViT-B/16, ConvNeXt-T, a 6-layer Transformer encoder; Inductor, random weights), each run with its own
 # cold compile caches, then `report diff` of the two reports. Needs a host with 2+ NVIDIA GPUs and a
-# python3 with torch + torchvision. Results: README "check over many GPUs".
+# python3 with torch + torchvision. Results: docs/measurements/2026-11-30-h200x2-gpus.md.
 set -u
 cd "$(dirname "$0")/.."
 GRAPHBREAK="${GRAPHBREAK:-target/release/graphbreak}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The --profile validation on a CUDA machine (README "Where the step time goes"): the GPU tests of
+# The --profile validation on a CUDA machine (docs/check.md "Where the step time goes"): the GPU tests of
 # tests/python/test_profile.py (syncs at marked lines; kernels/step and GPU busy share against
 # torch.profiler's trace of the same steps), then `check --profile` on the DETR training case.
 # Usage: scripts/profile_gpu.sh GRAPHBREAK_BINARY OUT_DIR   (python3 must hold torch with CUDA,

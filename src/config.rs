@@ -80,6 +80,8 @@ pub struct RawSettings {
     /// `[tool.graphbreak.check]` belongs to `graphbreak check`; scan reads its case factories as
     /// compile roots.
     pub check: Option<toml::Value>,
+    /// Where rule links in JSON and SARIF output point: `<rule-url-base>/CODE.md`.
+    pub rule_url_base: Option<String>,
 }
 
 /// Settings in force for the files under one configuration file.
@@ -95,6 +97,8 @@ pub struct Settings {
     pub roots: Vec<crate::semantic::link::RootPattern>,
     /// The factories of `[tool.graphbreak.check]` cases: absolute file, factory (`None`: every `case_*`).
     pub case_factories: Vec<(PathBuf, Option<String>)>,
+    /// `rule-url-base = "..."`: where rule links point (default: the relative `rules/CODE.md`).
+    pub rule_url_base: Option<String>,
 }
 
 #[derive(Debug)]
@@ -142,6 +146,7 @@ pub fn load_settings(path: &Path) -> Result<Settings, ConfigError> {
     let mut settings = Settings {
         select: raw.select.unwrap_or_else(|| vec!["ALL".to_owned()]),
         ignore: raw.ignore.unwrap_or_default(),
+        rule_url_base: raw.rule_url_base,
         ..Settings::default()
     };
     if let Some(extend) = raw.extend_select {

@@ -82,8 +82,57 @@ impl Noqa {
         }
     }
 
-    /// Parses the text of one comment (starting at `#`). Accepts `# noqa`, `#noqa: A1, B2`, and a
-    /// noqa that follows other text in the comment (`# type: ignore # noqa: SY002`).
+    /// Parses the text of one comment (starting at `#`): graphbreak's own
+    /// `# graphbreak: ignore[SY002, BR001]` (a form ruff's RUF100 leaves alone, since ruff does not
+    /// know it) or a ruff-style `# noqa`, `#noqa: A1, B2`, also after other text in the comment
+    /// (`# type: ignore # noqa: SY002`). The flag says which: every code in graphbreak's own form
+    /// is meant for graphbreak.
+    pub fn parse_directive(comment: &str) -> Option<(Noqa, bool)> {
+        if let Some(own) = Self::parse_own(comment) {
+            return Some((own, true));
+        }
+        Self::parse(comment).map(|noqa| (noqa, false))
+    }
+
+    /// `# graphbreak: ignore[CODE, ...]` (bare `# graphbreak: ignore` ignores every code).
+    fn parse_own(comment: &str) -> Option<Noqa> {
+        // Most comments are not directives: look before allocating a lowercase copy.
+        const MARK: &[u8] = b"graphbreak:";
+        if !comment
+            .as_bytes()
+            .windows(MARK.len())
+            .any(|w| w.eq_ignore_ascii_case(MARK))
+        {
+            return None;
+        }
+        let lower = comment.to_ascii_lowercase();
+        let at = lower.find("graphbreak:")?;
+        if !lower[..at].trim_end().ends_with('#') {
+            return None;
+        }
+        let rest = lower[at + "graphbreak:".len()..].trim_start();
+        let rest = rest.strip_prefix("ignore")?;
+        let Some(list) = rest.strip_prefix('[') else {
+            return rest
+                .chars()
+                .next()
+                .is_none_or(|c| c.is_whitespace() || c == '#')
+                .then_some(Noqa::All);
+        };
+        let (list, _) = list.split_once(']')?;
+        let codes: Vec<String> = list
+            .split([',', ' ', '\t'])
+            .filter(|c| !c.is_empty())
+            .map(str::to_ascii_uppercase)
+            .collect();
+        Some(if codes.is_empty() {
+            Noqa::All
+        } else {
+            Noqa::Codes(codes)
+        })
+    }
+
+    /// Parses a ruff-style noqa comment (see `parse_directive`).
     pub fn parse(comment: &str) -> Option<Noqa> {
         let lower = comment.to_ascii_lowercase();
         let at = lower.find("noqa")?;
@@ -144,5 +193,34 @@ mod tests {
             Some(vec!["CR001".to_owned()])
         );
         assert_eq!(codes("# this is not a noqa comment"), None);
+    }
+
+    fn own(comment: &str) -> Option<(Vec<String>, bool)> {
+        match Noqa::parse_directive(comment)? {
+            (Noqa::All, own) => Some((vec!["*".to_owned()], own)),
+            (Noqa::Codes(codes), own) => Some((codes, own)),
+        }
+    }
+
+    #[test]
+    fn parses_graphbreaks_own_ignore_comment() {
+        assert_eq!(
+            own("# graphbreak: ignore[SY002, br001]"),
+            Some((vec!["SY002".to_owned(), "BR001".to_owned()], true))
+        );
+        assert_eq!(
+            own("# graphbreak: ignore"),
+            Some((vec!["*".to_owned()], true))
+        );
+        assert_eq!(
+            own("# noqa: F401 # graphbreak: ignore[SY001]"),
+            Some((vec!["SY001".to_owned()], true))
+        );
+        assert_eq!(
+            own("# noqa: SY001"),
+            Some((vec!["SY001".to_owned()], false))
+        );
+        assert_eq!(own("# graphbreak: ignored because"), None);
+        assert_eq!(own("# see graphbreak: ignore[SY001]"), None);
     }
 }

@@ -38,7 +38,8 @@ pub fn apply(
         }
         result.push_str(&original[cursor..]);
         if diff_only {
-            let name = path.display().to_string();
+            // Relative to the current directory, as ruff's headers are (`patch -p0` applies them).
+            let name = crate::output::display_path(path);
             let diff = similar::TextDiff::from_lines(&original, &result);
             write!(out, "{}", diff.unified_diff().header(&name, &name))
                 .map_err(|e| e.to_string())?;

@@ -85,8 +85,9 @@ fn init(args: &InitArgs) -> Result<ExitCode, String> {
     };
     let cases_rel = args.cases.to_string_lossy().replace('\\', "/");
     let use_pyproject = pyproject.is_some();
-    let config = config_text(floor.as_ref(), &roots, &cases_rel, use_pyproject);
-    let cases = cases_template(&roots);
+    let covering = covering_patterns(&dir, &roots);
+    let config = config_text(floor.as_ref(), &roots, &covering, &cases_rel, use_pyproject);
+    let cases = cases_template(&roots, &cases_rel);
 
     if args.print {
         let target = if use_pyproject {
@@ -163,9 +164,17 @@ fn init(args: &InitArgs) -> Result<ExitCode, String> {
         None => eprintln!("graphbreak: no torch requirement found; set torch-version by hand"),
     }
     eprintln!(
-        "graphbreak: {} compile root(s) found in the project's torch.compile calls",
-        roots.len()
+        "graphbreak: {} torch.compile target(s) found in the project; roots: {}",
+        roots.len(),
+        if covering.is_empty() {
+            "none (every nn.Module forward is a root)".to_owned()
+        } else {
+            covering.join(", ")
+        }
     );
+    if !written.is_empty() {
+        eprintln!("{}", next_steps(&cases_rel));
+    }
     Ok(if written.is_empty() {
         // Nothing to do is not success for a script that expected a fresh configuration.
         ExitCode::from(1)
@@ -239,9 +248,51 @@ fn torch_floor(dir: &Path, pyproject: Option<&toml::Table>) -> Option<Floor> {
     None
 }
 
+/// What to do after `init`, in order (printed once something was written).
+fn next_steps(cases: &str) -> String {
+    format!(
+        "\nNext steps:\n  \
+         1. graphbreak scan                      # static findings, seconds\n  \
+         2. edit {cases}: build your model and example inputs in each case_* (they fail until you do)\n  \
+         3. graphbreak check                     # compiles each case for real under your torch\n  \
+         4. graphbreak check --output-format html --output check-report.html  # a report to open in a browser\n  \
+         5. graphbreak scan --show-unreached     # nn.Module forwards the roots do not reach"
+    )
+}
+
+/// Roots that cover the project's models rather than only the ones compiled today: one
+/// `top.**` per top-level package holding a compile target (a new model module there is
+/// reached without editing the configuration). A pattern that would name no nn.Module class
+/// (scan refuses those) is left out; none left means no roots: every forward is one.
+fn covering_patterns(dir: &Path, roots: &[CompileRoot]) -> Vec<String> {
+    let mut tops: Vec<String> = roots
+        .iter()
+        .filter_map(|r| {
+            r.qualified
+                .split_once('.')
+                .map(|(top, _)| format!("{top}.**"))
+        })
+        .collect();
+    tops.sort();
+    tops.dedup();
+    tops.into_iter()
+        .filter(|pattern| {
+            crate::scan::run(&crate::scan::ScanOptions {
+                paths: vec![dir.to_path_buf()],
+                no_config: true,
+                select: Some(vec!["E001".to_owned()]),
+                roots: vec![pattern.clone()],
+                ..Default::default()
+            })
+            .is_ok()
+        })
+        .collect()
+}
+
 fn config_text(
     floor: Option<&Floor>,
     roots: &[CompileRoot],
+    covering: &[String],
     cases: &str,
     in_pyproject: bool,
 ) -> String {
@@ -250,7 +301,7 @@ fn config_text(
         text.push_str("[tool.graphbreak]\n");
     }
     text.push_str(
-        "# Written by `graphbreak init`. Keys: see graphbreak's README, \"Configuration\".\n\
+        "# Written by `graphbreak init`. Keys: graphbreak's docs/configuration.md.\n\
          select = [\"ALL\"]\n\
          ignore = []\n\
          # per-file-ignores = { \"tests/*\" = [\"SY\"] }\n\
@@ -273,21 +324,27 @@ fn config_text(
     // a written configuration never makes scan exit 2), commented out before.
     let roots_prefix = if loader_accepts_roots() { "" } else { "# " };
     text.push_str(
-        "# Compile roots: what this project passes to torch.compile; only code they reach is reported.\n",
+        "# Compile roots: what this project compiles; only code they reach is reported, and scan's\n\
+         # summary counts the nn.Module forwards they leave out (`graphbreak scan --show-unreached`).\n",
     );
-    if roots.is_empty() {
+    if !roots.is_empty() {
         text.push_str(
-            "# No torch.compile call found in the project; name your compiled modules, e.g.:\n# roots = [\"mypkg.models.*\"]\n",
+            "# torch.compile targets found (narrower roots, if only these are ever compiled):\n",
         );
-    } else {
         for root in roots {
             text.push_str(&format!("#   {}  ({})\n", root.qualified, root.site));
         }
-        let names: Vec<String> = roots
-            .iter()
-            .map(|r| format!("\"{}\"", r.qualified))
-            .collect();
-        text.push_str(&format!("{roots_prefix}roots = [{}]\n", names.join(", ")));
+    }
+    if covering.is_empty() {
+        text.push_str(
+            "# No roots: every nn.Module forward in the project is one. To narrow, name your models:\n# roots = [\"mypkg.models.**\"]\n",
+        );
+    } else {
+        let names: Vec<String> = covering.iter().map(|p| format!("\"{p}\"")).collect();
+        text.push_str(&format!(
+            "# Every nn.Module of these packages, so a new model module is covered too:\n{roots_prefix}roots = [{}]\n",
+            names.join(", ")
+        ));
     }
     let check_header = if in_pyproject {
         "[tool.graphbreak.check]"
@@ -310,65 +367,92 @@ fn loader_accepts_roots() -> bool {
     toml::from_str::<crate::config::RawSettings>("roots = [\"pkg.*\"]").is_ok()
 }
 
-fn cases_template(roots: &[CompileRoot]) -> String {
-    let mut found = String::new();
-    for root in roots.iter().take(10) {
+/// The cases file: one case per compile target found (up to three), each importing the user's
+/// model and failing with a clear message until its arguments and inputs are filled in — a
+/// placeholder model would let the first `check` report "ok" without touching the user's code.
+fn cases_template(roots: &[CompileRoot], cases: &str) -> String {
+    let mut body = String::new();
+    for root in roots.iter().take(3) {
         let (module, name) = root
             .qualified
             .rsplit_once('.')
             .unwrap_or(("", &root.qualified));
-        found.push_str(&format!(
-            "    from {module} import {name}  (compiled at {})\n",
-            root.site
+        let import = if module.is_empty() {
+            format!("import {name}")
+        } else {
+            format!("from {module} import {name}")
+        };
+        body.push_str(&format!(
+            r#"
+
+def case_{case}():
+    """`{qualified}`, compiled at {site}: the model and one batch of inputs at a realistic shape."""
+    {import}
+
+    raise NotImplementedError(
+        "{cases}: set {name}'s arguments and example_args in case_{case}, then delete this raise"
+    )
+    torch.manual_seed(0)
+    model = {name}()  # your constructor arguments
+    example_args = (torch.randn(8, 32),)  # one batch, as the model's forward takes it
+    return model, example_args
+"#,
+            case = snake_case(name),
+            qualified = root.qualified,
+            site = root.site,
         ));
     }
-    if found.is_empty() {
-        found.push_str("    (none: no torch.compile call was found in the project)\n");
+    if body.is_empty() {
+        body.push_str(&format!(
+            r#"
+
+def case_model():
+    """Your model and one batch of inputs at a realistic shape (no torch.compile call was found)."""
+    # from mypkg.models import MyModel
+
+    raise NotImplementedError(
+        "{cases}: import your model, build it and example inputs in case_model, then delete this raise"
+    )
+    torch.manual_seed(0)
+    return MyModel(), (torch.randn(8, 32),)  # noqa: F821 (until the import above is real)
+"#
+        ));
     }
     format!(
         r#""""Compile cases for `graphbreak check` (written by `graphbreak init`).
 
 Each top-level `case_*` function is one case. It returns `(model, example_args)`, or a dict with
 `model`, `args`, and optionally `inputs` (a list of argument tuples: a shape schedule that shows
-recompiles), `loss` (training mode: forward + backward, gradients compared), `compile`
-(torch.compile options for this case), `dtype` (autocast), `atol` / `rtol`.
+recompiles), `loss` (training mode: forward + backward, gradients compared, e.g.
+`"loss": lambda out: out.pow(2).mean()`), `compile` (torch.compile options for this case),
+`dtype` (autocast), `atol` / `rtol`.
 `graphbreak check` runs each case in its own process under your torch and reports graph breaks,
 recompiles, compile time, eager vs compiled ms/step and parity.
 
-Replace the example model with your own. The project's torch.compile targets found by init:
-{found}"""
+Each case below fails until you fill it in: a check never passes on a model that is not yours.
+"""
 
 import torch
-from torch import nn
-
-
-class ExampleModel(nn.Module):
-    """Stands in for your model until you import it (see the list above)."""
-
-    def __init__(self, width: int = 32):
-        super().__init__()
-        self.body = nn.Sequential(nn.Linear(width, width), nn.GELU(), nn.Linear(width, 4))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.body(x)
-
-
-def case_example():
-    """Inference: the model and one batch of example inputs at a realistic shape."""
-    torch.manual_seed(0)
-    return ExampleModel(), (torch.randn(8, 32),)
-
-
-def case_example_training():
-    """Training mode (`loss`) over a shape schedule: do batch sizes 8, 16, 24 recompile?"""
-    torch.manual_seed(0)
-    return {{
-        "model": ExampleModel(),
-        "inputs": [(torch.randn(batch, 32),) for batch in (8, 16, 24)],
-        "loss": lambda out: out.pow(2).mean(),
-    }}
-"#
+{body}"#
     )
+}
+
+/// `DetectorHead` → `detector_head`, `step` → `step`.
+fn snake_case(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 && !out.ends_with('_') {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else {
+            out.push('_');
+        }
+    }
+    out
 }
 
 /// The project's own `torch.compile` targets: `torch.compile(X)`, `torch.compile(X(...))`,

@@ -1,6 +1,7 @@
 //! graphbreak: find what `torch.compile` will break, recompile or stall — statically (`scan`) and by
 //! compiling the project's real configs (`check`).
 
+mod cache;
 mod check;
 mod config;
 mod diagnostics;
@@ -42,6 +43,10 @@ enum Command {
     /// Work with `check` reports.
     #[command(subcommand)]
     Report(ReportCommand),
+    /// List (with sizes) or clean what `check` caches: `--torch` venvs, compile caches, harness
+    /// copies, probes, and the project's `.graphbreak/cache`.
+    #[command(subcommand)]
+    Cache(cache::CacheCommand),
     /// List every rule: code, name, family, fix, torch versions, summary.
     Rules,
     /// Show the documentation of one rule.
@@ -108,8 +113,9 @@ struct ScanArgs {
     /// Apply the available fixes in place.
     #[arg(long)]
     fix: bool,
-    /// Print the available fixes as a unified diff instead of applying them.
-    #[arg(long, conflicts_with = "fix")]
+    /// Print the available fixes as a unified diff instead of applying them (with `--fix` too:
+    /// show, don't write, as ruff does).
+    #[arg(long)]
     diff: bool,
     /// Exit 0 even when there are findings (errors in usage or configuration still exit 2).
     #[arg(long)]
@@ -135,6 +141,10 @@ struct ScanArgs {
     /// or that no root reaches it, instead of the findings.
     #[arg(long, value_name = "FILE:LINE", conflicts_with_all = ["show_roots", "show_reached"])]
     why: Option<String>,
+    /// Print the nn.Module forwards in the scanned files that no root reaches, instead of the
+    /// findings (their count is on the summary line whenever roots are configured).
+    #[arg(long, conflicts_with = "show_roots")]
+    show_unreached: bool,
     /// Report (and fail on) only findings not recorded in FILE by --write-baseline.
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
@@ -154,6 +164,7 @@ fn main() -> ExitCode {
         Command::Init(args) => init::run(&args),
         Command::Report(ReportCommand::Merge(args)) => check::merge::run(args),
         Command::Report(ReportCommand::Diff(args)) => check::merge::diff(args),
+        Command::Cache(command) => cache::run(&command),
         Command::Rules => {
             print_rules();
             ExitCode::SUCCESS
@@ -236,6 +247,7 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         Some(Ok(why)) => Some(why),
         Some(Err(message)) => return fail(message),
     };
+    let paths_given = !args.paths.is_empty();
     let mut paths = args.paths;
     if let Some(trace) = &report_trace
         && paths.is_empty()
@@ -271,6 +283,13 @@ fn run_scan(args: ScanArgs) -> ExitCode {
     let cross_check = report_trace
         .as_ref()
         .map(|trace| check::cross_check::mark_confirmed(&mut diagnostics, trace));
+    if result.files_scanned == 0 {
+        // Nothing looked at is not "all checks passed".
+        eprintln!("graphbreak: warning: no Python files to scan (0 files scanned)");
+        if paths_given {
+            return ExitCode::from(2);
+        }
+    }
     let mut stdout = std::io::stdout().lock();
     if args.show_roots {
         return print_roots(&mut stdout, &result.roots, fail);
@@ -295,14 +314,20 @@ fn run_scan(args: ScanArgs) -> ExitCode {
             _ => ExitCode::SUCCESS,
         };
     }
+    if args.show_unreached {
+        return print_unreached(&mut stdout, &result.unreached, fail);
+    }
+    let mut fixed_count = None;
     if args.diff || args.fix {
         let outcome = fix::apply(&diagnostics, args.diff, &mut stdout);
         match outcome {
             Ok(fixed) => {
-                if args.fix {
+                if !args.diff {
+                    let before = diagnostics.len();
                     diagnostics.retain(|d| {
                         d.fix.is_none() || !fixed.contains(&(d.path.clone(), d.location))
                     });
+                    fixed_count = Some(before - diagnostics.len());
                 } else {
                     let _ = stdout.flush();
                     return if fixed.is_empty() {
@@ -338,6 +363,9 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         files: result.files_scanned,
         baselined,
         quiet: args.quiet,
+        unreached: result.unreached.len(),
+        fixed: fixed_count,
+        rule_url_base: result.rule_url_base.clone(),
     };
     let written = if args.statistics {
         output::write_statistics(&mut stdout, args.output_format, &diagnostics)
@@ -399,6 +427,33 @@ fn print_roots(
         "{} compile root{}.\n",
         roots.len(),
         if roots.len() == 1 { "" } else { "s" }
+    ));
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+            fail(format!("cannot write output: {err}"))
+        }
+        _ => ExitCode::SUCCESS,
+    }
+}
+
+fn print_unreached(
+    out: &mut impl Write,
+    unreached: &[scan::roots::Unreached],
+    fail: impl Fn(String) -> ExitCode,
+) -> ExitCode {
+    let mut text = String::new();
+    for forward in unreached {
+        text.push_str(&format!(
+            "{}:{}: {} is not reached from the roots\n",
+            output::display_path(&forward.path),
+            forward.line,
+            forward.name,
+        ));
+    }
+    text.push_str(&format!(
+        "{} nn.Module forward{} not reached from the roots.\n",
+        unreached.len(),
+        if unreached.len() == 1 { "" } else { "s" }
     ));
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {

@@ -484,6 +484,9 @@ measure = false
             .count(),
         2
     );
+    // The run records ignore themselves, as ruff's cache does: no untracked files in the project.
+    let ignore = std::fs::read_to_string(project.join(".graphbreak/.gitignore")).unwrap();
+    assert_eq!(ignore.lines().last(), Some("*"), "{ignore}");
 
     let unchanged = run_check(project, Some(python), &["--baseline", "baseline.json"]);
     assert_eq!(
@@ -1140,4 +1143,42 @@ fn fork_server_death_reruns_the_case_spawned_and_spawns_the_rest() {
             "the dead server's {role} (pid {pid}) outlived graphbreak"
         );
     }
+}
+
+#[test]
+fn torch_version_already_active_is_used_without_building_a_venv() {
+    let python = require_torch!();
+    let version = Command::new(python)
+        .args([
+            "-c",
+            "import importlib.metadata as m; v = m.version('torch').split('+')[0]; print('.'.join(v.split('.')[:2]))",
+        ])
+        .output()
+        .expect("ask the interpreter for its torch");
+    let version = String::from_utf8_lossy(&version.stdout).trim().to_owned();
+    assert!(!version.is_empty(), "no torch version from {python:?}");
+    let cache = tempfile::tempdir().unwrap();
+    let output = check_command(
+        repo(),
+        Some(python),
+        &[
+            "--torch",
+            &version,
+            "--no-measure",
+            "corpus/cases/hazards.py::case_item_break",
+        ],
+    )
+    .env("XDG_CACHE_HOME", cache.path())
+    .output()
+    .expect("run graphbreak check");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("(no venv built)"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        !cache.path().join("graphbreak/venvs").exists(),
+        "a venv was built for the torch already at hand"
+    );
 }

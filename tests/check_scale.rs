@@ -301,7 +301,7 @@ fn sharded_runs_merge_into_the_sequential_run() {
 
 /// `--gpus` on this CPU machine: the scheduler is exercised with a stand-in for the driver's GPU listing
 /// (`GRAPHBREAK_NVIDIA_SMI`, two fake GPUs; torch then sees no CUDA through the fake UUID and runs on CPU).
-/// The real run on two H200s is in the README. Checks: results equal a sequential run, every result says
+/// The real run on two H200s is in docs/measurements/2026-11-30-h200x2-gpus.md. Checks: results equal a sequential run, every result says
 /// which GPU ran it, both GPUs were used.
 #[test]
 fn gpus_spread_cases_over_workers_with_identical_results() {

@@ -46,16 +46,24 @@ fn init_appends_tool_graphbreak_with_floor_and_roots_and_never_clobbers() {
         pyproject.contains("# torch-version = \"2.3\""),
         "{pyproject}"
     );
-    // Roots: project classes and functions it compiles, resolved through imports; nothing from
-    // torch or the standard library.
+    // Roots: every Module of the package its compile targets live in (a new model module is
+    // covered too); the targets themselves — project classes and functions, resolved through
+    // imports, nothing from torch or the standard library — are listed beside it.
+    assert!(pyproject.contains("roots = [\"pkg.**\"]"), "{pyproject}");
+    for target in [
+        "pkg.models.Head  (pkg/train.py:12)",
+        "pkg.models.Net  (pkg/train.py:17)",
+        "pkg.models.step  (pkg/models.py:15)",
+    ] {
+        assert!(pyproject.contains(target), "{target}: {pyproject}");
+    }
+    assert!(!pyproject.contains("torch.nn.Linear"), "{pyproject}");
+    // Next steps are printed.
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("Next steps:"), "{said}");
     assert!(
-        pyproject
-            .contains("roots = [\"pkg.models.Head\", \"pkg.models.Net\", \"pkg.models.step\"]"),
-        "{pyproject}"
-    );
-    assert!(
-        pyproject.contains("pkg.models.Net  (pkg/train.py:17)"),
-        "{pyproject}"
+        said.contains("graphbreak check --output-format html"),
+        "{said}"
     );
     assert_eq!(
         table["tool"]["graphbreak"]["check"]["cases"]
@@ -66,9 +74,15 @@ fn init_appends_tool_graphbreak_with_floor_and_roots_and_never_clobbers() {
     );
     assert!(root.join("compile_cases.py").is_file());
 
-    // The written configuration is accepted by scan (exit 0 = no findings, not 2 = bad config).
+    // The written configuration is accepted by scan (exit 0 = no findings, not 2 = bad config),
+    // and its roots leave no model of the package out.
     let scan = graphbreak(&root, &["scan"]);
     assert_eq!(scan.status.code(), Some(0), "{}", text(&scan));
+    assert!(
+        !String::from_utf8_lossy(&scan.stdout).contains("not reached"),
+        "{}",
+        text(&scan)
+    );
 
     // A second init changes nothing and says so.
     std::fs::write(root.join("compile_cases.py"), "# mine\n").unwrap();
@@ -115,7 +129,10 @@ fn init_without_pyproject_writes_graphbreak_toml_with_the_requirements_floor() {
     let config = std::fs::read_to_string(root.join("graphbreak.toml")).unwrap();
     let table: toml::Table = config.parse().expect("valid TOML");
     assert_eq!(table["torch-version"].as_str(), Some("2.4"), "{config}");
-    assert!(config.contains("roots = [\"app.f\"]"), "{config}");
+    // `app` holds no nn.Module: `app.**` would name nothing, so no roots are proposed (the
+    // @torch.compile function is a root by itself).
+    assert!(!config.contains("\nroots = "), "{config}");
+    assert!(config.contains("#   app.f  (app.py:4)"), "{config}");
     // scan now uses that floor: set_stance (torch 2.6) is newer than 2.4.
     let scan = graphbreak(root, &["scan", "--select", "VR001"]);
     assert_eq!(scan.status.code(), Some(1), "{}", text(&scan));
@@ -127,41 +144,62 @@ fn init_without_pyproject_writes_graphbreak_toml_with_the_requirements_floor() {
 }
 
 #[test]
-fn the_cases_template_runs_under_check_with_real_torch() {
+fn the_cases_template_loads_the_users_model_and_fails_until_edited() {
     // Missing torch fails the test (never a silent pass).
     let python = common::python_with_torch_or_panic();
     let (_guard, root) = project_with_compile_calls();
     let output = graphbreak(&root, &["init"]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     let template = std::fs::read_to_string(root.join("compile_cases.py")).unwrap();
-    assert!(template.contains("from pkg.models import Net  (compiled at pkg/train.py:17)"));
-    // The cases come from the [tool.graphbreak.check] that init wrote; eager keeps it to seconds.
-    let check = Command::new(env!("CARGO_BIN_EXE_graphbreak"))
-        .current_dir(&root)
-        .args(["check", "--backend", "eager", "--output-format", "json"])
-        .args(["--warmup", "1", "--steps", "2"])
-        .arg("--python")
-        .arg(python)
-        .env(
-            "XDG_CACHE_HOME",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("init-cli-cache"),
-        )
-        .output()
-        .expect("run graphbreak check");
-    assert_eq!(check.status.code(), Some(0), "{}", text(&check));
+    assert!(
+        template.contains("from pkg.models import Net"),
+        "{template}"
+    );
+    assert!(!template.contains("ExampleModel"), "{template}");
+    let run_check = |root: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_graphbreak"))
+            .current_dir(root)
+            .args(["check", "--backend", "eager", "--output-format", "json"])
+            .args(["--warmup", "1", "--steps", "2", "--no-measure"])
+            .arg("--python")
+            .arg(python)
+            .env(
+                "XDG_CACHE_HOME",
+                Path::new(env!("CARGO_TARGET_TMPDIR")).join("init-cli-cache"),
+            )
+            .output()
+            .expect("run graphbreak check")
+    };
+    // Unedited, every case fails with the message saying what to fill in: no "ok" for a
+    // placeholder.
+    let check = run_check(&root);
+    assert_eq!(check.status.code(), Some(1), "{}", text(&check));
     let report: serde_json::Value = serde_json::from_slice(&check.stdout).expect("json report");
     let results = report["results"].as_array().expect("results");
-    let statuses: Vec<(&str, &str)> = results
+    assert_eq!(results.len(), 3, "{report}");
+    for result in results {
+        assert_ne!(result["status"].as_str(), Some("ok"), "{result}");
+        assert!(
+            result.to_string().contains("NotImplementedError"),
+            "{result}"
+        );
+    }
+    // Filled in as the message says, the user's own model compiles.
+    let edited = template
+        .replace(
+            "    raise NotImplementedError(\n        \"compile_cases.py: set Net's arguments and example_args in case_net, then delete this raise\"\n    )\n",
+            "",
+        );
+    assert_ne!(edited, template, "{template}");
+    std::fs::write(root.join("compile_cases.py"), edited).unwrap();
+    let check = run_check(&root);
+    let report: serde_json::Value = serde_json::from_slice(&check.stdout)
+        .unwrap_or_else(|e| panic!("json report: {e}\n{}", text(&check)));
+    let net = report["results"]
+        .as_array()
+        .unwrap()
         .iter()
-        .map(|r| (r["case"].as_str().unwrap(), r["status"].as_str().unwrap()))
-        .collect();
-    assert_eq!(
-        statuses,
-        [
-            ("compile_cases.py::case_example", "ok"),
-            ("compile_cases.py::case_example_training", "ok")
-        ]
-    );
-    // The shape schedule does what the template says it shows.
-    assert!(results[1]["distinct_input_shapes"].as_u64() == Some(3));
+        .find(|r| r["case"].as_str() == Some("compile_cases.py::case_net"))
+        .expect("case_net");
+    assert_eq!(net["status"].as_str(), Some("ok"), "{net}");
 }

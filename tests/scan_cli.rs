@@ -609,7 +609,12 @@ def main():
     assert!(text.contains("app.py:6:"), "{text}");
     assert!(text.contains("app.py:10:"), "{text}");
     // Roots configured elsewhere: the project's own compile targets still count.
-    let rooted = graphbreak(dir.path(), &["scan", "--roots", "nothing.here", "."]);
+    write(
+        dir.path(),
+        "other.py",
+        "import torch\n\nclass Extra(torch.nn.Module):\n    def forward(self, x):\n        return x\n",
+    );
+    let rooted = graphbreak(dir.path(), &["scan", "--roots", "other.Extra", "."]);
     let text = stdout(&rooted);
     assert!(
         text.contains("app.py:6:") && text.contains("app.py:10:"),
@@ -829,4 +834,55 @@ fn one_statement_gets_one_finding_naming_the_other_codes() {
         text.contains("picker.py:7:") && !text.contains("also"),
         "{text}"
     );
+}
+
+#[test]
+fn readme_names_every_command_of_the_help_and_its_links_resolve() {
+    let help = stdout(&graphbreak(&root(), &["--help"]));
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 6, "{help}");
+    for command in commands {
+        assert!(
+            readme.contains(&format!("`graphbreak {command}")),
+            "README.md does not show `graphbreak {command}`"
+        );
+    }
+    assert!(
+        readme.lines().count() <= 250,
+        "the README is a door, not the manual"
+    );
+    // Every relative link of the README and the docs it leads to names a file that exists.
+    let mut pages = vec![root().join("README.md")];
+    for dir in ["docs", "docs/measurements"] {
+        for entry in std::fs::read_dir(root().join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "md") {
+                pages.push(path);
+            }
+        }
+    }
+    for page in pages {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for (_, rest) in text.match_indices("](").map(|(i, _)| ((), &text[i + 2..])) {
+            let Some(end) = rest.find(')') else { continue };
+            let target = rest[..end].split('#').next().unwrap();
+            if target.is_empty() || target.contains("://") || target.contains(' ') {
+                continue;
+            }
+            let resolved = page.parent().unwrap().join(target);
+            assert!(
+                resolved.exists(),
+                "{}: link `{target}` names nothing",
+                page.display()
+            );
+        }
+    }
 }

@@ -354,7 +354,19 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
         }
         let path = match spec {
             Spec::Python(path) => path.clone(),
-            Spec::Torch(version) => provisioner.ensure(version)?,
+            Spec::Torch(version) => {
+                let active = default_python(&cwd);
+                match provision::active_torch_matching(&active, version) {
+                    Some(installed) => {
+                        eprintln!(
+                            "graphbreak: --torch {version}: {} has torch {installed}; using it (no venv built)",
+                            active.display()
+                        );
+                        active
+                    }
+                    None => provisioner.ensure(version)?,
+                }
+            }
         };
         let interpreter = execute::probe(&path, &harness);
         if runner::interrupted() {
@@ -680,7 +692,7 @@ fn merge_options(
             .jsonl
             .clone()
             .or_else(|| file.jsonl.as_deref().map(from_file))
-            .unwrap_or_else(|| cwd.join(".graphbreak").join("check-results.jsonl")),
+            .unwrap_or_else(|| cwd.join(STATE_DIR).join("check-results.jsonl")),
         baseline: args
             .baseline
             .clone()
@@ -747,7 +759,7 @@ fn installed_venv_python() -> Option<PathBuf> {
 }
 
 /// `$XDG_CACHE_HOME/graphbreak`, else `~/.cache/graphbreak`, else a temp directory.
-fn cache_dir() -> PathBuf {
+pub fn cache_dir() -> PathBuf {
     let base = std::env::var_os("XDG_CACHE_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -761,9 +773,7 @@ fn cache_dir() -> PathBuf {
 }
 
 fn open_jsonl(path: &Path) -> Result<std::fs::File, String> {
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        cache::create_dir_all_self_ignoring(parent)?;
-    }
+    create_parent(path)?;
     std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
@@ -778,9 +788,18 @@ fn append_jsonl(mut file: &std::fs::File, path: &Path, result: &CaseResult) -> R
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), String> {
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-    }
+    create_parent(path)?;
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// The directory graphbreak keeps its run records in, inside the user's project.
+const STATE_DIR: &str = ".graphbreak";
+
+/// Creates a file's directory. A `.graphbreak/` created here ignores itself (a `.gitignore` of
+/// `*`, as ruff's cache does), so a check never leaves untracked files in the user's repository.
+fn create_parent(path: &Path) -> Result<(), String> {
+    match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(parent) => cache::create_dir_all_self_ignoring(parent),
+        None => Ok(()),
+    }
 }

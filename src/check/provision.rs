@@ -145,6 +145,30 @@ impl Provisioner {
     }
 }
 
+/// The torch version `python` has installed, when it satisfies `--torch <requested>` (`2.11` takes
+/// any 2.11.x, `2.5.1` only 2.5.1; local tags such as `+cpu` are ignored): then that interpreter
+/// is used as it is, and no venv is built for a torch already at hand. Read from the package
+/// metadata, without importing torch.
+pub fn active_torch_matching(python: &Path, requested: &str) -> Option<String> {
+    const VERSION: &str = "import importlib.metadata as m\ntry:\n    print(m.version('torch'))\nexcept Exception:\n    pass";
+    let output = Command::new(python)
+        .args(["-c", VERSION])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let installed = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    (output.status.success() && version_satisfies(&installed, requested)).then_some(installed)
+}
+
+/// `2.11.0+cpu` satisfies `2.11` and `2.11.0`; not `2.1` or `2.11.1`.
+fn version_satisfies(installed: &str, requested: &str) -> bool {
+    let release = installed.split('+').next().unwrap_or_default();
+    let have: Vec<&str> = release.split('.').collect();
+    let want: Vec<&str> = requested.split('.').collect();
+    !want.is_empty() && have.len() >= want.len() && have[..want.len()] == want[..]
+}
+
 /// The directory to `pip install -e`: nearest ancestor of `start` with setup.py, or a pyproject.toml that
 /// declares a package (`[project]` or `[build-system]`; a pyproject holding only tool settings is not installable).
 pub fn installable_project_root(start: &Path) -> Option<PathBuf> {
@@ -239,6 +263,16 @@ mod tests {
         assert!(torch_requirement("latest").is_err());
         assert!(torch_requirement("2").is_err());
         assert!(torch_requirement("2..1").is_err());
+    }
+
+    #[test]
+    fn an_installed_torch_satisfies_the_versions_it_is() {
+        assert!(version_satisfies("2.11.0+cpu", "2.11"));
+        assert!(version_satisfies("2.11.0", "2.11.0"));
+        assert!(version_satisfies("2.5.1+cu121", "2.5.1"));
+        assert!(!version_satisfies("2.11.0", "2.1"));
+        assert!(!version_satisfies("2.11.0", "2.11.1"));
+        assert!(!version_satisfies("", "2.11"));
     }
 
     #[test]

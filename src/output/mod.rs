@@ -30,6 +30,12 @@ pub struct Summary {
     /// Findings hidden because `--baseline` records them.
     pub baselined: usize,
     pub quiet: bool,
+    /// nn.Module forwards in the scanned files that the configured roots do not reach.
+    pub unreached: usize,
+    /// With `--fix`: how many findings the fixes removed.
+    pub fixed: Option<usize>,
+    /// `rule-url-base` from the configuration: where JSON and SARIF rule links point.
+    pub rule_url_base: Option<String>,
 }
 
 pub fn write(
@@ -41,9 +47,9 @@ pub fn write(
     match format {
         OutputFormat::Text => write_text(out, diagnostics, summary, false),
         OutputFormat::Full => write_text(out, diagnostics, summary, true),
-        OutputFormat::Json => write_json(out, diagnostics),
+        OutputFormat::Json => write_json(out, diagnostics, summary.rule_url_base.as_deref()),
         OutputFormat::Github => write_github(out, diagnostics),
-        OutputFormat::Sarif => write_sarif(out, diagnostics),
+        OutputFormat::Sarif => write_sarif(out, diagnostics, summary.rule_url_base.as_deref()),
         OutputFormat::Junit => junit::write(out, diagnostics, display_path),
     }
 }
@@ -98,7 +104,7 @@ pub fn write_statistics(
 }
 
 /// The path relative to the current directory when it is below it (one `getcwd` per run).
-fn display_path(path: &Path) -> String {
+pub fn display_path(path: &Path) -> String {
     static CWD: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
     CWD.get_or_init(|| std::env::current_dir().ok())
         .as_deref()
@@ -143,8 +149,21 @@ fn write_text(
         1 => "1 file".to_owned(),
         n => format!("{n} files"),
     };
+    let unreached = match summary.unreached {
+        0 => String::new(),
+        1 => "; 1 nn.Module forward not reached from the roots, see --show-unreached".to_owned(),
+        n => format!("; {n} nn.Module forwards not reached from the roots, see --show-unreached"),
+    };
+    if let Some(fixed) = summary.fixed {
+        writeln!(
+            out,
+            "Fixed {fixed} finding{} ({} remaining).",
+            if fixed == 1 { "" } else { "s" },
+            diagnostics.len()
+        )?;
+    }
     if diagnostics.is_empty() {
-        writeln!(out, "All checks passed! ({files} scanned)")?;
+        writeln!(out, "All checks passed! ({files} scanned{unreached})")?;
     } else {
         let noun = if diagnostics.len() == 1 {
             "finding"
@@ -153,8 +172,13 @@ fn write_text(
         };
         write!(
             out,
-            "Found {} {noun} in {files} scanned.",
-            diagnostics.len()
+            "Found {} {noun} in {files} scanned{}.",
+            diagnostics.len(),
+            if unreached.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", &unreached[2..])
+            }
         )?;
         if fixable > 0 {
             write!(out, " [*] {fixable} fixable with `--fix`.")?;
@@ -175,7 +199,11 @@ fn location_json(location: crate::source::Location) -> serde_json::Value {
     serde_json::json!({ "row": location.row, "column": location.column })
 }
 
-fn write_json(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> std::io::Result<()> {
+fn write_json(
+    out: &mut dyn Write,
+    diagnostics: &[Diagnostic],
+    url_base: Option<&str>,
+) -> std::io::Result<()> {
     let items: Vec<serde_json::Value> = diagnostics
         .iter()
         .map(|d| {
@@ -199,7 +227,7 @@ fn write_json(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> std::io::Resul
                 "location": location_json(d.location),
                 "end_location": location_json(d.end_location),
                 "fix": fix,
-                "url": rules::by_code(d.code).map(|r| r.url()),
+                "url": rules::by_code(d.code).map(|r| r.url(url_base)),
                 "noqa_row": d.location.row,
                 "reached_from": reach::chain_json(&d.reached_from),
             })
@@ -226,18 +254,28 @@ fn write_github(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> std::io::Res
     Ok(())
 }
 
-fn write_sarif(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> std::io::Result<()> {
+fn write_sarif(
+    out: &mut dyn Write,
+    diagnostics: &[Diagnostic],
+    url_base: Option<&str>,
+) -> std::io::Result<()> {
+    // SARIF's helpUri must be an absolute URI: without a configured base (the default links are
+    // relative) the rules carry their full documentation text only.
+    let absolute_base = url_base.filter(|base| base.contains("://"));
     let rules_json: Vec<serde_json::Value> = rules::ALL
         .iter()
         .map(|rule| {
-            serde_json::json!({
+            let mut entry = serde_json::json!({
                 "id": rule.code,
                 "name": rule.name,
                 "shortDescription": { "text": rule.summary },
                 "fullDescription": { "text": rule.doc() },
-                "helpUri": rule.url(),
                 "properties": { "family": rule.family.as_str(), "torch_versions": rule.torch_versions },
-            })
+            });
+            if absolute_base.is_some() {
+                entry["helpUri"] = rule.url(absolute_base).into();
+            }
+            entry
         })
         .collect();
     let results: Vec<serde_json::Value> = diagnostics
@@ -273,7 +311,6 @@ fn write_sarif(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> std::io::Resu
                 "driver": {
                     "name": "graphbreak",
                     "version": env!("CARGO_PKG_VERSION"),
-                    "informationUri": "https://github.com/graphbreak/graphbreak",
                     "rules": rules_json,
                 },
             },

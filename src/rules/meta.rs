@@ -89,3 +89,43 @@ declare_rule! {
         hooks: {  },
     }
 }
+
+declare_rule! {
+    /// ## What it does
+    /// Reports a code in a suppression comment that names no graphbreak rule: any code in
+    /// `# graphbreak: ignore[...]`, and a code in `# noqa: ...` that looks like a graphbreak code
+    /// (a rule family's letters, such as `BR01` or `SY0002`) but is none. Like ruff's RUF102.
+    /// Codes of other tools (`F401`, `E501`) are left alone.
+    ///
+    /// ## Why is this bad?
+    /// A typo in a suppression suppresses nothing and says nothing: the finding it meant to
+    /// silence still fails the run, or the comment silences nothing for years.
+    ///
+    /// ## Example
+    /// ```python
+    /// n = int(x.sum())  # noqa: SY02
+    /// ```
+    ///
+    /// Use instead:
+    /// ```python
+    /// n = int(x.sum())  # noqa: SY002
+    /// ```
+    ///
+    /// ## Fix
+    /// Correct the code (`graphbreak rules` lists them) or remove it. Where ruff's RUF100 deletes
+    /// a `# noqa` that only graphbreak uses, write `# graphbreak: ignore[SY002]` instead: ruff
+    /// does not touch it.
+    ///
+    /// ## Torch versions
+    /// All.
+    pub struct UnknownSuppressionCode {
+        code: "E004",
+        name: "unknown-suppression-code",
+        family: Meta,
+        scope: Anywhere,
+        torch_versions: "all",
+        fix_available: false,
+        summary: "a noqa or graphbreak: ignore comment names no graphbreak rule",
+        hooks: {  },
+    }
+}

@@ -135,11 +135,12 @@ impl RuleMeta {
         )
     }
 
-    pub fn url(&self) -> String {
-        format!(
-            "https://github.com/graphbreak/graphbreak/blob/main/rules/{}.md",
-            self.code
-        )
+    /// Where this rule's page is: `<base>/CODE.md` with the configured `rule-url-base` (e.g. the
+    /// `rules/` folder of the repository the project installs graphbreak from), else the relative
+    /// `rules/CODE.md` of this repository's layout (the repository names no canonical URL).
+    pub fn url(&self, base: Option<&str>) -> String {
+        let base = base.map_or("rules", |b| b.trim_end_matches('/'));
+        format!("{base}/{}.md", self.code)
     }
 }
 
@@ -204,12 +205,35 @@ pub const ALL: &[&RuleMeta] = &[
     &meta::SyntaxError::META,
     &meta::UnreadableFile::META,
     &meta::TooDeeplyNested::META,
+    &meta::UnknownSuppressionCode::META,
 ];
 
 pub fn by_code(code: &str) -> Option<&'static RuleMeta> {
     ALL.iter()
         .copied()
         .find(|r| r.code.eq_ignore_ascii_case(code))
+}
+
+/// Whether a code in a suppression comment is meant for graphbreak but names no rule: any code in
+/// `# graphbreak: ignore[...]`, and in a `# noqa` one whose letters are a graphbreak rule family's
+/// (`BR01`, `SY0002`). Other tools' codes (`F401`, `E501`) are theirs; `E` is shared with
+/// pycodestyle, so `E`-codes in a `# noqa` are never claimed.
+pub fn is_unknown_own_code(code: &str, own_directive: bool) -> bool {
+    if by_code(code).is_some() {
+        return false;
+    }
+    if own_directive {
+        return true;
+    }
+    let letters: String = code.chars().take_while(char::is_ascii_alphabetic).collect();
+    !letters.eq_ignore_ascii_case("E")
+        && ALL.iter().any(|r| {
+            r.code
+                .chars()
+                .take_while(char::is_ascii_alphabetic)
+                .collect::<String>()
+                .eq_ignore_ascii_case(&letters)
+        })
 }
 
 /// Does `pattern` (a full code or a prefix such as `SY` or `CR0`) select at least one rule?

@@ -144,8 +144,23 @@ pub fn analyze_source(
         if token.kind() == TokenKind::Comment {
             let range = token.range();
             let text = &source[range];
-            if let Some(noqa) = Noqa::parse(text) {
+            if let Some((noqa, own)) = Noqa::parse_directive(text) {
                 let row = lines.line_of(range.start().into()) as u32 + 1;
+                if let Noqa::Codes(codes) = &noqa {
+                    for code in codes.iter().filter(|c| rules::is_unknown_own_code(c, own)) {
+                        let location = lines.location(source, range.start().into());
+                        let end_location = lines.location(source, range.end().into());
+                        summary.file_diagnostics.push(file_diagnostic(
+                            &rules::meta::UnknownSuppressionCode::META,
+                            format!(
+                                "`{code}` is not a graphbreak rule code; this comment suppresses \
+                                 nothing under it (see `graphbreak rules`)"
+                            ),
+                            location,
+                            end_location,
+                        ));
+                    }
+                }
                 summary.noqa.insert(row, noqa);
             }
         }

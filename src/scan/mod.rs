@@ -3,6 +3,7 @@
 pub mod checker;
 pub mod discover;
 mod merge;
+pub mod roots;
 
 use crate::config::{self, Settings, TorchVersion};
 use crate::diagnostics::Diagnostic;
@@ -49,6 +50,11 @@ pub struct ScanResult {
     pub reached: Vec<ReachedFunction>,
     /// Filled when `why` is set.
     pub why: Option<WhyAnswer>,
+    /// With configured roots (and the computed region): the nn.Module forwards in the reported
+    /// files that no root reaches.
+    pub unreached: Vec<roots::Unreached>,
+    /// `rule-url-base` of the configuration in force (the first one that sets it).
+    pub rule_url_base: Option<String>,
 }
 
 /// One function of the region, for `--show-reached`.
@@ -121,6 +127,9 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
         .collect();
 
     let root_spec = root_spec(options, &files)?;
+    let rule_url_base = files
+        .iter()
+        .find_map(|file| file.settings.rule_url_base.clone());
 
     let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(WORKER_STACK_BYTES)
@@ -149,6 +158,26 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
             .collect();
 
         let project = Project::link(&summaries, &options.region, &root_spec);
+        // A pattern that names nothing narrows the scan to nothing it meant: fail, never pass.
+        // (With an explicit line map the roots decide nothing, so neither check applies.)
+        let computed = matches!(options.region, RegionSource::Computed);
+        let unmatched = if computed {
+            roots::unmatched(&project, &root_spec)
+        } else {
+            Vec::new()
+        };
+        if !unmatched.is_empty() {
+            return Err(unmatched.join("\n"));
+        }
+        let unreached = if root_spec.is_empty() || !computed {
+            Vec::new()
+        } else {
+            roots::unreached_forwards(&project, &|path| {
+                named_files
+                    .as_ref()
+                    .is_none_or(|named| named.contains(path))
+            })
+        };
         let roots = if options.show_roots {
             root_reports(&project)
         } else {
@@ -185,6 +214,8 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
             roots,
             reached,
             why,
+            unreached,
+            rule_url_base,
         })
     })
     .inspect(|_| {

@@ -1156,6 +1156,12 @@ impl<'a> Project<'a> {
             .len()
     }
 
+    /// Whether a project class is an nn.Module (through project bases, aliases or the table's
+    /// third-party bases): what a root pattern must name, and whose `forward` may go unreached.
+    pub fn is_module_class(&self, class: ClassRef) -> bool {
+        self.module_classes.contains(&class)
+    }
+
     /// `module.QualName` and row of a function, for `--show-roots`.
     pub fn describe(&self, func: FuncRef) -> (String, &Path, u32) {
         let file = &self.files[func.0 as usize];

@@ -409,7 +409,7 @@ def test_float64_reference_leaves_no_state_behind(runs):
 
 
 # Older torch releases, each in its own venv (they cannot share the test venv). Named by environment
-# variable, else looked for under .venvs/ (how to make one: README, "Testing check on older torch").
+# variable, else looked for under .venvs/ (how to make one: docs/development.md, "Testing check on older torch").
 OLDER_TORCH = {
     "2.5": ("GRAPHBREAK_TORCH25_PYTHON", REPO / ".venvs" / "torch25" / "bin" / "python"),
     "2.2": ("GRAPHBREAK_TORCH22_PYTHON", REPO / ".venvs" / "torch22" / "bin" / "python"),
@@ -421,7 +421,7 @@ def older_torch_python(release):
     named = os.environ.get(variable)
     python = Path(named) if named else default
     if not python.exists():
-        pytest.skip("no torch %s interpreter: set %s (README: Testing check on older torch)" % (release, variable))
+        pytest.skip("no torch %s interpreter: set %s (docs/development.md: Testing check on older torch)" % (release, variable))
     return str(python)
 
 

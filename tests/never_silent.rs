@@ -1,0 +1,333 @@
+//! A scan never passes silently: root patterns that name nothing fail with suggestions, forwards
+//! the roots leave out are counted, 0 files and notebooks are said out loud, unknown suppression
+//! codes are reported; and ruff's habits (`--fix --diff`, "Fixed N", relative diff headers,
+//! configurable rule links, `cache list|clean`). Real binary, real files.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{graphbreak, stderr, stdout, text, write};
+
+/// Two model modules, a transform and a helper: `pkg.models.*` leaves out `heads.det.DetHead`
+/// and `transforms.RandomFlip`.
+fn library(dir: &Path) {
+    write(dir, "pkg/__init__.py", "");
+    write(dir, "pkg/models/__init__.py", "");
+    write(dir, "pkg/models/heads/__init__.py", "");
+    write(
+        dir,
+        "pkg/models/resnet.py",
+        "import torch\n\nclass ResNet(torch.nn.Module):\n    def forward(self, x):\n        return x.relu()\n",
+    );
+    write(
+        dir,
+        "pkg/models/heads/det.py",
+        "import torch\n\nclass DetHead(torch.nn.Module):\n    def forward(self, x):\n        return x.item()\n",
+    );
+    write(
+        dir,
+        "pkg/transforms.py",
+        "import torch\n\nclass RandomFlip(torch.nn.Module):\n    def forward(self, x):\n        if torch.rand(1) < 0.5:\n            return x.flip(-1)\n        return x\n",
+    );
+}
+
+#[test]
+fn a_root_pattern_that_matches_nothing_fails_with_the_nearest_names() {
+    let dir = tempfile::tempdir().unwrap();
+    library(dir.path());
+    // A typo in the package name: exit 2, and the suggestion keeps the wildcard tail.
+    let typo = graphbreak(dir.path(), &["scan", "--roots", "pkg.model.**", "."]);
+    assert_eq!(typo.status.code(), Some(2), "{}", text(&typo));
+    let message = stderr(&typo);
+    assert!(
+        message.contains("root pattern `pkg.model.**` matches no nn.Module class"),
+        "{message}"
+    );
+    assert!(message.contains("`pkg.models.**`"), "{message}");
+    assert!(stdout(&typo).is_empty(), "{}", text(&typo));
+    // An exact name that is not there: the nearest class is suggested.
+    let exact = graphbreak(
+        dir.path(),
+        &["scan", "--roots", "pkg.models.resnet.ResNt", "."],
+    );
+    assert_eq!(exact.status.code(), Some(2), "{}", text(&exact));
+    assert!(
+        stderr(&exact).contains("`pkg.models.resnet.ResNet`"),
+        "{}",
+        text(&exact)
+    );
+    // The same from the configuration.
+    write(
+        dir.path(),
+        "pyproject.toml",
+        "[tool.graphbreak]\nroots = [\"pkg.nothing.*\"]\n",
+    );
+    let configured = graphbreak(dir.path(), &["scan", "."]);
+    assert_eq!(configured.status.code(), Some(2), "{}", text(&configured));
+    assert!(
+        stderr(&configured).contains("`pkg.nothing.*`"),
+        "{}",
+        text(&configured)
+    );
+    // A case factory the cases file does not define.
+    write(
+        dir.path(),
+        "pyproject.toml",
+        "[tool.graphbreak.check]\ncases = [\"cases.py::case_missing\"]\n",
+    );
+    write(
+        dir.path(),
+        "cases.py",
+        "from pkg.models.resnet import ResNet\n\ndef case_net():\n    return ResNet(), ()\n",
+    );
+    let factory = graphbreak(dir.path(), &["scan", "."]);
+    assert_eq!(factory.status.code(), Some(2), "{}", text(&factory));
+    assert!(
+        stderr(&factory).contains("case factory `case_missing`"),
+        "{}",
+        text(&factory)
+    );
+}
+
+#[test]
+fn the_summary_counts_forwards_the_roots_do_not_reach() {
+    let dir = tempfile::tempdir().unwrap();
+    library(dir.path());
+    let narrowed = graphbreak(dir.path(), &["scan", "--roots", "pkg.models.*", "."]);
+    assert_eq!(narrowed.status.code(), Some(0), "{}", text(&narrowed));
+    assert!(
+        stdout(&narrowed).contains(
+            "All checks passed! (6 files scanned; 2 nn.Module forwards not reached from the roots, see --show-unreached)"
+        ),
+        "{}",
+        text(&narrowed)
+    );
+    let listed = graphbreak(
+        dir.path(),
+        &["scan", "--roots", "pkg.models.*", "--show-unreached", "."],
+    );
+    assert_eq!(listed.status.code(), Some(0), "{}", text(&listed));
+    assert_eq!(
+        stdout(&listed),
+        "pkg/models/heads/det.py:4: pkg.models.heads.det.DetHead.forward is not reached from the roots\n\
+         pkg/transforms.py:4: pkg.transforms.RandomFlip.forward is not reached from the roots\n\
+         2 nn.Module forwards not reached from the roots.\n"
+    );
+    // Roots that cover every model leave nothing out; without roots the count is not shown.
+    let covered = graphbreak(dir.path(), &["scan", "--roots", "pkg.**", "."]);
+    assert!(
+        !stdout(&covered).contains("not reached"),
+        "{}",
+        text(&covered)
+    );
+    let default = graphbreak(dir.path(), &["scan", "."]);
+    assert!(
+        !stdout(&default).contains("not reached"),
+        "{}",
+        text(&default)
+    );
+}
+
+#[test]
+fn zero_files_and_notebooks_are_said_out_loud() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    let named = graphbreak(dir.path(), &["scan", "empty"]);
+    assert_eq!(named.status.code(), Some(2), "{}", text(&named));
+    assert!(
+        stderr(&named).contains("0 files scanned"),
+        "{}",
+        text(&named)
+    );
+    // With no path given (the current directory) it is a warning, not a failure.
+    let implicit = graphbreak(&dir.path().join("empty"), &["scan"]);
+    assert_eq!(implicit.status.code(), Some(0), "{}", text(&implicit));
+    assert!(
+        stderr(&implicit).contains("warning: no Python files"),
+        "{}",
+        text(&implicit)
+    );
+
+    let notebook = r#"{"cells": [{"cell_type": "code", "source": ["x = 1\n"]}], "nbformat": 4}"#;
+    write(dir.path(), "nb/analysis.ipynb", notebook);
+    write(dir.path(), "nb/model.py", "x = 1\n");
+    let explicit = graphbreak(dir.path(), &["scan", "nb/analysis.ipynb"]);
+    assert_eq!(explicit.status.code(), Some(2), "{}", text(&explicit));
+    assert!(
+        stderr(&explicit).contains("notebooks are not scanned"),
+        "{}",
+        text(&explicit)
+    );
+    let walked = graphbreak(dir.path(), &["scan", "nb"]);
+    assert_eq!(walked.status.code(), Some(0), "{}", text(&walked));
+    assert!(
+        stderr(&walked).contains("1 notebook (.ipynb) not scanned"),
+        "{}",
+        text(&walked)
+    );
+}
+
+#[test]
+fn unknown_suppression_codes_are_reported_and_graphbreaks_own_form_works() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "m.py",
+        "import torch\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        a = x.item()  # noqa: SY02\n        b = x.item()  # graphbreak: ignore[BR005, SY002]\n        c = x.tolist()  # noqa: F401, E501\n        d = x.item()  # graphbreak: ignore[XYZ9]\n        return a + b + c + d\n",
+    );
+    let output = graphbreak(dir.path(), &["scan", "--select", "SY002,E004", "."]);
+    let found: Vec<String> = stdout(&output)
+        .lines()
+        .filter(|l| l.starts_with("m.py:"))
+        .map(|l| l.split(' ').take(2).collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "m.py:5:13: SY002",
+            "m.py:5:23: E004",
+            "m.py:7:13: SY002",
+            "m.py:8:13: SY002",
+            "m.py:8:23: E004",
+        ],
+        "{}",
+        text(&output)
+    );
+    assert!(
+        stdout(&output).contains("`SY02` is not a graphbreak rule code"),
+        "{}",
+        text(&output)
+    );
+    let page = graphbreak(dir.path(), &["rule", "E004"]);
+    assert!(
+        stdout(&page).contains("graphbreak: ignore[SY002]"),
+        "{}",
+        text(&page)
+    );
+}
+
+#[test]
+fn fix_diff_shows_without_writing_and_fix_says_what_it_fixed() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = "import torch\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        s = torch.tensor([1.0]).to(x.device)\n        return x.item() * s\n";
+    let path = write(dir.path(), "pkg/m.py", source);
+    let shown = graphbreak(dir.path(), &["scan", "--fix", "--diff", "."]);
+    assert_eq!(shown.status.code(), Some(1), "{}", text(&shown));
+    assert!(
+        stdout(&shown).starts_with("--- pkg/m.py\n+++ pkg/m.py\n"),
+        "{}",
+        text(&shown)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        source,
+        "--fix --diff must not write"
+    );
+    let fixed = graphbreak(dir.path(), &["scan", "--fix", "."]);
+    assert_eq!(fixed.status.code(), Some(1), "{}", text(&fixed));
+    assert!(
+        stdout(&fixed).contains("Fixed 1 finding (1 remaining)."),
+        "{}",
+        text(&fixed)
+    );
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("non_blocking=True")
+    );
+}
+
+#[test]
+fn rule_links_point_at_the_rule_docs_and_the_base_is_configurable() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "m.py",
+        "import torch\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return x.item()\n",
+    );
+    let json = |dir: &Path| -> serde_json::Value {
+        let output = graphbreak(dir, &["scan", "--output-format", "json", "."]);
+        serde_json::from_slice::<serde_json::Value>(&output.stdout).unwrap()[0].clone()
+    };
+    let default = json(dir.path());
+    let url = default["url"].as_str().unwrap();
+    assert_eq!(
+        url,
+        format!("rules/{}.md", default["code"].as_str().unwrap())
+    );
+    // That relative link resolves in this repository.
+    assert!(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(url).is_file(),
+        "{url}"
+    );
+    write(
+        dir.path(),
+        "pyproject.toml",
+        "[tool.graphbreak]\nrule-url-base = \"https://example.org/graphbreak/rules/\"\n",
+    );
+    let configured = json(dir.path());
+    assert_eq!(
+        configured["url"].as_str().unwrap(),
+        format!(
+            "https://example.org/graphbreak/rules/{}.md",
+            configured["code"].as_str().unwrap()
+        )
+    );
+    let sarif = graphbreak(dir.path(), &["scan", "--output-format", "sarif", "."]);
+    let sarif: serde_json::Value = serde_json::from_slice(&sarif.stdout).unwrap();
+    let help = sarif["runs"][0]["tool"]["driver"]["rules"][0]["helpUri"]
+        .as_str()
+        .unwrap();
+    assert!(
+        help.starts_with("https://example.org/graphbreak/rules/"),
+        "{help}"
+    );
+}
+
+#[test]
+fn cache_list_shows_sizes_and_clean_removes_only_what_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("xdg");
+    write(
+        &cache,
+        "graphbreak/venvs/torch-2.5/bin/python",
+        &"x".repeat(2048),
+    );
+    write(&cache, "graphbreak/torch-2.11.0/inductor/a", "abc");
+    write(
+        &cache,
+        "graphbreak/harness-0123456789abcdef.py",
+        "print()\n",
+    );
+    write(&cache, "graphbreak/not-ours.txt", "keep");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_graphbreak"))
+            .current_dir(dir.path())
+            .env("XDG_CACHE_HOME", &cache)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let list = run(&["cache", "list"]);
+    assert_eq!(list.status.code(), Some(0), "{}", text(&list));
+    let listing = stdout(&list);
+    assert!(listing.contains("2.0 KiB  venv"), "{listing}");
+    assert!(listing.contains("compile cache"), "{listing}");
+    assert!(listing.contains("harness"), "{listing}");
+    assert!(!listing.contains("not-ours"), "{listing}");
+    let clean = run(&["cache", "clean", "venvs"]);
+    assert_eq!(clean.status.code(), Some(0), "{}", text(&clean));
+    assert!(
+        stdout(&clean).contains("Removed 1 entry (2.0 KiB freed)."),
+        "{}",
+        text(&clean)
+    );
+    assert!(!cache.join("graphbreak/venvs/torch-2.5").exists());
+    assert!(cache.join("graphbreak/torch-2.11.0").exists());
+    let all = run(&["cache", "clean"]);
+    assert_eq!(all.status.code(), Some(0), "{}", text(&all));
+    assert!(!cache.join("graphbreak/torch-2.11.0").exists());
+    assert!(cache.join("graphbreak/not-ours.txt").exists());
+}
