@@ -104,7 +104,7 @@ struct CallFacts {
     size_params: HashMap<FuncRef, HashSet<String>>,
 }
 
-enum Target {
+pub(crate) enum Target {
     Function(FuncRef),
     Class(ClassRef),
     PredicateAlias(FileId, String),
@@ -142,6 +142,8 @@ pub struct Project<'a> {
     /// project, or named by a root). `self.m()` reaches a subclass's override only in those —
     /// a class nobody builds (transformers' `modular_*.py` sources) cannot be `self`.
     live_classes: Option<HashSet<ClassRef>>,
+    /// Host-index facts (`semantic/host_index.rs`), solved on first use.
+    host_index: std::sync::OnceLock<super::host_index::HostIndexFacts>,
 }
 
 impl<'a> Project<'a> {
@@ -179,6 +181,7 @@ impl<'a> Project<'a> {
             region_source,
             expand_submodules: !root_spec.is_empty(),
             live_classes: None,
+            host_index: std::sync::OnceLock::new(),
         };
         project.find_module_classes();
         if !root_spec.is_empty() {
@@ -287,7 +290,7 @@ impl<'a> Project<'a> {
         self.resolve_dotted(&dotted, file, depth + 1)
     }
 
-    fn resolve_sym(&self, sym: &Sym, file: FileId) -> Vec<Target> {
+    pub(crate) fn resolve_sym(&self, sym: &Sym, file: FileId) -> Vec<Target> {
         match sym {
             Sym::Dotted(dotted) => self.resolve_dotted(dotted, file, 0).into_iter().collect(),
             Sym::Local(local) => self.resolve_in_file(file, local, 0).into_iter().collect(),
@@ -381,7 +384,7 @@ impl<'a> Project<'a> {
     }
 
     /// Method lookup through project base classes (depth-first, like a simple MRO).
-    fn lookup_method(&self, class: ClassRef, name: &str, depth: u32) -> Option<FuncRef> {
+    pub(crate) fn lookup_method(&self, class: ClassRef, name: &str, depth: u32) -> Option<FuncRef> {
         if depth > 16 {
             return None;
         }
@@ -1311,6 +1314,11 @@ impl<'a> Project<'a> {
                     Scope::CompiledRegion => self.is_traced(file, c),
                 };
                 in_scope
+                    && c.host_index.as_ref().is_none_or(|deps| {
+                        let facts = self.host_index.get_or_init(|| self.solve_host_index());
+                        c.func
+                            .is_some_and(|f| self.index_deps_hold(facts, file, (file, f), deps))
+                    })
                     && !c.holds_below.as_ref().is_some_and(|bound| {
                         // After an assertion in its own function, or called only after one.
                         let own = bound

@@ -4,6 +4,7 @@
 pub mod cond;
 pub mod data;
 pub mod gates;
+pub mod host_index;
 pub mod link;
 pub mod model;
 pub mod summary;
