@@ -88,14 +88,17 @@ fn check_subscript(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript) {
         return;
     }
     let index_text = short(semantic.text(index.range()));
+    // The most concrete source first (which symbolic one held is known only once linked).
     let origin = if deps.contains(&IndexDep::Host) {
         format!("`{index_text}` is on the host")
+    } else if deps.iter().any(|d| matches!(d, IndexDep::Returns(_))) {
+        format!("`{index_text}` comes from a call that returns host indices")
     } else if let Some(IndexDep::Param(name)) =
         deps.iter().find(|d| matches!(d, IndexDep::Param(_)))
     {
         format!("`{index_text}` comes from `{name}`, which a caller fills with host indices")
     } else {
-        format!("`{index_text}` comes from a call that returns host indices")
+        format!("`{index_text}` depends on host indices")
     };
     let action = match subscript.ctx {
         ast::ExprContext::Store => "assigned through",

@@ -68,11 +68,10 @@ pub enum IndexDep {
     Host,
     /// The function's parameter of this name: host when a caller passes a host value.
     Param(String),
-    /// What a call of this project function returns.
+    /// What a call of this project function returns; for `self.<attr>(...)` that resolves to
+    /// no method (a module the constructor stored: `self.matcher = matcher`), host when some
+    /// project module's `forward` returns host values.
     Returns(crate::semantic::Sym),
-    /// What a module stored on `self` by the constructor returns (its class is not visible
-    /// here): host when some project module's `forward` returns host values.
-    ModuleCall,
 }
 
 /// A call argument that may hold a host value: its position (`None`: by keyword) or keyword.

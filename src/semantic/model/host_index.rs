@@ -5,10 +5,10 @@
 //!
 //! Inside one function the answer is computed from the expression (following locals to their
 //! last value, and loop / comprehension targets to what they iterate). Across functions it is
-//! symbolic: an index may depend on a parameter (`IndexDep::Param`), on what a project call
-//! returns (`IndexDep::Returns`), or on what a call of a module stored on `self` returns
-//! (`IndexDep::ModuleCall`, whose class the model cannot see: `self.matcher = matcher`). Linking
-//! (`semantic/host_index.rs`) solves those once the whole project is known.
+//! symbolic: an index may depend on a parameter (`IndexDep::Param`) or on what a project call
+//! returns (`IndexDep::Returns`, a module stored on `self` included, whose class the model may not
+//! see: `self.matcher = matcher`). Linking (`semantic/host_index.rs`) solves those once the whole
+//! project is known.
 
 use super::{MAX_EXPR_DEPTH, SemanticModel};
 use crate::semantic::Sym;
@@ -91,9 +91,7 @@ impl<'a> SemanticModel<'a> {
             // on the host. A list that holds tensors is read as a tuple of indices (each where
             // it is).
             Expr::List(list) => {
-                if list.elts.iter().all(|e| {
-                    self.tensor_kind(e) == TensorKind::NotTensor && !matches!(e, Expr::Slice(_))
-                }) {
+                if !list.elts.is_empty() && list.elts.iter().all(|e| self.is_scalar_like(e)) {
                     push(deps, IndexDep::Host);
                 } else {
                     for element in &list.elts {
@@ -102,7 +100,7 @@ impl<'a> SemanticModel<'a> {
                 }
             }
             Expr::ListComp(comp) => {
-                if self.tensor_kind(&comp.elt) == TensorKind::NotTensor {
+                if self.is_scalar_like(&comp.elt) {
                     push(deps, IndexDep::Host);
                 } else {
                     self.comprehension_element_deps(&comp.elt, &comp.generators, depth, deps);
@@ -117,6 +115,12 @@ impl<'a> SemanticModel<'a> {
                 // A slice of a host value is on the host; an element is what the container holds.
                 if matches!(&*subscript.slice, Expr::Slice(_)) {
                     self.index_deps_into(&subscript.value, depth + 1, deps);
+                } else if matches!(&*subscript.value, Expr::Subscript(_))
+                    && !matches!(&*subscript.slice, Expr::NumberLiteral(_))
+                {
+                    // `idx[0][k]`: an element (at a computed position) of an element — a scalar
+                    // of an index array, not an array (`indices[i][1]`, a pair's second array, is
+                    // kept by the literal position).
                 } else {
                     for dep in self.element_deps(&subscript.value, 0) {
                         push(deps, dep);
@@ -222,7 +226,8 @@ impl<'a> SemanticModel<'a> {
                 return;
             }
         }
-        // A project function or method: what it returns (solved when linking).
+        // A project function or method, or a module stored on `self`: what it returns (solved
+        // when linking, where `self.matcher(...)` with no visible class is also resolved).
         match self.resolve(&call.func) {
             Some(Sym::Dotted(dotted)) if !self.is_project_dotted(&dotted) => {}
             Some(
@@ -231,13 +236,7 @@ impl<'a> SemanticModel<'a> {
                 | Sym::Dotted(_)
                 | Sym::SuperAttr { .. }),
             ) => {
-                let dep = if matches!(&sym, Sym::SelfAttr { .. })
-                    && self.self_attribute_is_untyped(&call.func)
-                {
-                    IndexDep::ModuleCall
-                } else {
-                    IndexDep::Returns(sym)
-                };
+                let dep = IndexDep::Returns(sym);
                 if !deps.contains(&dep) {
                     deps.push(dep);
                 }
@@ -373,6 +372,10 @@ impl<'a> SemanticModel<'a> {
                 // scalars, but a nested container may hold arrays (unknown: keep the deps
                 // only when they are symbolic).
                 let inner = self.element_deps(&subscript.value, depth + 1);
+                if matches!(&*subscript.slice, Expr::NumberLiteral(_)) {
+                    // `pairs[0]`: a position in a pair of index arrays.
+                    return inner;
+                }
                 return inner.into_iter().filter(|d| *d != IndexDep::Host).collect();
             }
             Expr::Call(_) if is_host_array_call(self, iter) => {}
@@ -381,26 +384,24 @@ impl<'a> SemanticModel<'a> {
         deps
     }
 
-    /// `self.<attr>(...)` where `attr` is no method of the class and no attribute the model typed
-    /// (`self.attr = Cls(...)`): a module injected through the constructor.
-    fn self_attribute_is_untyped(&self, func: &Expr) -> bool {
-        let Expr::Attribute(attribute) = func else {
-            return false;
-        };
-        let Some((self_name, class)) = self.method_context() else {
-            return false;
-        };
-        if !matches!(&*attribute.value, Expr::Name(n) if n.id.as_str() == self_name) {
-            return false;
+    /// A Python number as far as the model can tell (`0`, `-1`, `len(v)`, `x.shape[0]`, math on
+    /// those): a list of them is an index torch builds on the host. A dict, a string, a nested
+    /// container or an unknown value is not.
+    fn is_scalar_like(&self, expr: &Expr) -> bool {
+        match expr {
+            Expr::NumberLiteral(_) | Expr::BooleanLiteral(_) => true,
+            Expr::UnaryOp(unary) => self.is_scalar_like(&unary.operand),
+            Expr::BinOp(binop) => {
+                self.is_scalar_like(&binop.left) && self.is_scalar_like(&binop.right)
+            }
+            Expr::Call(call) => matches!(&*call.func, Expr::Name(n)
+                if matches!(n.id.as_str(), "len" | "int" | "round" | "abs")
+                    && self.lookup(n.id.as_str()).is_none()),
+            Expr::Subscript(_) | Expr::Attribute(_) => {
+                self.tensor_kind(expr) == TensorKind::NotTensor
+            }
+            _ => false,
         }
-        let attr = attribute.attr.id.as_str();
-        let method = format!("{class}.{attr}");
-        !self.summary.function_by_name.contains_key(&method)
-            && !self
-                .summary
-                .self_attr_types
-                .get(class)
-                .is_some_and(|attrs| attrs.contains_key(attr))
     }
 }
 
@@ -487,5 +488,121 @@ impl Drop for Nested<'_, '_> {
     fn drop(&mut self) {
         let depth = self.model.index_nesting.get();
         self.model.index_nesting.set(depth.saturating_sub(1));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scan::{ScanOptions, run};
+
+    /// Rows (in `source`, after the header) of the SY003 findings of a module whose `forward`s are
+    /// the step code.
+    fn host_index_rows(source: &str) -> Vec<u32> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("model.py");
+        let header = "import numpy as np\nimport torch\nfrom scipy.optimize import linear_sum_assignment\nfrom torch import nn\n\n\nclass M(nn.Module):\n";
+        std::fs::write(&path, format!("{header}{source}")).unwrap();
+        let result = run(&ScanOptions {
+            paths: vec![path],
+            no_config: true,
+            ..ScanOptions::default()
+        })
+        .unwrap();
+        let offset = header.lines().count() as u32;
+        let mut rows: Vec<u32> = result
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "SY003")
+            .map(|d| d.location.row - offset)
+            .collect();
+        rows.sort_unstable();
+        rows
+    }
+
+    #[test]
+    fn scipy_results_unpacked_are_host_indices() {
+        let source = r#"
+    def forward(self, x, cost):
+        rows, cols = linear_sum_assignment(cost)
+        picked = x[rows]
+        return picked + x[torch.as_tensor(cols)]
+"#;
+        assert_eq!(host_index_rows(source), [4, 5]);
+    }
+
+    #[test]
+    fn elements_of_host_arrays_are_scalars_and_lists_of_dicts_are_no_index() {
+        let source = r#"
+    def forward(self, x, idx):
+        order = idx.tolist()
+        for i in order:
+            x = x + x[i]
+        rows = np.arange(3)
+        for k in range(3):
+            x = x + x[rows[k]]
+        specs = [{"a": 1}, {"a": 2}]
+        self.head(x, specs)
+        return x[order]
+
+    def head(self, x, specs):
+        for s in specs:
+            x = x + x[s["a"]]
+        return x
+"#;
+        // Only the list itself indexes as an array (row 11).
+        assert_eq!(host_index_rows(source), [11]);
+    }
+
+    #[test]
+    fn pairs_and_nested_elements() {
+        let source = r#"
+    def forward(self, x, cost):
+        pairs = [linear_sum_assignment(c) for c in cost]
+        first = x[pairs[0][1]]
+        src = torch.cat([s for (s, _) in pairs])
+        counts = src.unique(return_counts=True)[1]
+        return first + x[src] + x[src[counts[0]]]
+"#;
+        // `pairs[0][1]` is the second array of the first pair; `src[counts[0]]` is a scalar of
+        // the index array.
+        assert_eq!(host_index_rows(source), [4, 7]);
+    }
+
+    #[test]
+    fn indices_reach_callees_through_parameters_returns_and_injected_modules() {
+        let source = r#"
+    def forward(self, outputs):
+        idx = self.permutation([(np.arange(2), np.arange(2))])
+        return outputs[idx]
+
+    def permutation(self, indices):
+        batch = torch.cat([torch.full_like(torch.as_tensor(s), i) for i, (s, _) in enumerate(indices)])
+        return batch, torch.cat([torch.as_tensor(s) for (s, _) in indices])
+
+
+class Matcher(nn.Module):
+    def forward(self, outputs):
+        return [(torch.as_tensor(i), torch.as_tensor(j)) for i, j in [linear_sum_assignment(outputs.cpu())]]
+
+
+class Loss(nn.Module):
+    def __init__(self, matcher):
+        super().__init__()
+        self.matcher = matcher
+
+    def forward(self, outputs, targets):
+        indices = self.matcher(outputs)
+        return self.labels(targets, indices)
+
+    def labels(self, targets, indices):
+        return torch.cat([t["labels"][j] for t, (_, j) in zip(targets, indices)])
+
+
+class DeviceLoss(nn.Module):
+    def forward(self, outputs, targets):
+        keep = torch.arange(3, device=outputs.device)
+        return outputs[keep] + targets[0]["labels"][outputs.argmax(-1)]
+"#;
+        assert_eq!(host_index_rows(source), [4, 26]);
     }
 }
