@@ -117,6 +117,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             scope: ExportOnlyGuard::META.scope,
             hazard: hazard.hazard,
             holds_below: None,
+            host_index: None,
         });
     }
     out

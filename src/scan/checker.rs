@@ -8,7 +8,7 @@ use crate::rules::{self, RuleMeta, Scope};
 use crate::semantic::Sym;
 use crate::semantic::model::{FileContext, SemanticModel, path_ends};
 use crate::semantic::summary::{
-    Branch, Candidate, FileSummary, Hazard, PathStep, Requirement, VersionBound,
+    Branch, Candidate, FileSummary, Hazard, IndexDep, PathStep, Requirement, VersionBound,
 };
 use crate::source::{LineIndex, Location, read_source};
 use ruff_python_ast::token::TokenKind;
@@ -31,6 +31,8 @@ pub struct Finding {
     pub requires: Option<Requirement>,
     /// The finding holds only on torch below this version.
     pub holds_below: Option<crate::config::TorchVersion>,
+    /// The finding holds only when one of these is a host value once the project is linked.
+    pub host_index: Option<Box<[IndexDep]>>,
 }
 
 impl Finding {
@@ -42,7 +44,15 @@ impl Finding {
             hazard: Hazard::NoBreak,
             requires: None,
             holds_below: None,
+            host_index: None,
         }
+    }
+
+    /// Holds only when one of `deps` turns out to be a host value once the project is linked
+    /// (no dep is [`IndexDep::Host`]: those findings hold as they are).
+    pub fn requiring_host_index(mut self, deps: Vec<IndexDep>) -> Finding {
+        self.host_index = Some(deps.into());
+        self
     }
 
     pub fn holding_below(mut self, version: crate::config::TorchVersion) -> Finding {
@@ -118,6 +128,7 @@ fn file_diagnostic(
         scope: meta.scope,
         hazard: Hazard::NoBreak,
         holds_below: None,
+        host_index: None,
     }
 }
 
@@ -241,6 +252,7 @@ impl<'a> Checker<'a> {
                     .semantic
                     .version_flags_asserted_before(finding.range.start().into()),
             }),
+            host_index: finding.host_index,
         };
         match finding.requires {
             Some(requirement) => self.pending.push((candidate, requirement)),
@@ -498,6 +510,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
         }
         self.semantic.note_outside_writes(stmt);
         self.semantic.note_returned_callable(stmt);
+        self.semantic.note_return_index_deps(stmt);
         match stmt {
             Stmt::FunctionDef(def) => {
                 for decorator in &def.decorator_list {
@@ -548,7 +561,11 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     .begin_loop(Some(&stmt_for.target), &stmt_for.body);
                 self.visit_expr(&stmt_for.target);
                 self.semantic.enter_loop();
+                let bound = self
+                    .semantic
+                    .bind_loop_targets(&[(&stmt_for.target, &stmt_for.iter)]);
                 self.visit_body(&stmt_for.body);
+                self.semantic.unbind_loop_targets(bound);
                 self.semantic.leave_loop();
                 self.semantic.finish_loop(join, &stmt_for.body);
                 self.visit_loop_else(&stmt_for.body, &stmt_for.orelse);
@@ -652,9 +669,19 @@ impl<'a> Visitor<'a> for Checker<'a> {
             }
             Expr::ListComp(ast::ExprListComp { generators, .. })
             | Expr::SetComp(ast::ExprSetComp { generators, .. })
-            | Expr::Generator(ast::ExprGenerator { generators, .. })
-            | Expr::DictComp(ast::ExprDictComp { generators, .. }) => {
+            | Expr::DictComp(ast::ExprDictComp { generators, .. })
+            | Expr::Generator(ast::ExprGenerator { generators, .. }) => {
                 self.semantic.note_flow_comprehension(generators);
+                // The element is read with the generators' targets bound (host-index facts).
+                let pairs: Vec<(&Expr, &Expr)> =
+                    generators.iter().map(|g| (&g.target, &g.iter)).collect();
+                let bound = self.semantic.bind_loop_targets(&pairs);
+                self.semantic.enter_comprehension();
+                visitor::walk_expr(self, expr);
+                self.semantic.leave_comprehension();
+                self.semantic.unbind_loop_targets(bound);
+                self.depth -= 1;
+                return;
             }
             Expr::Named(named) => {
                 visitor::walk_expr(self, expr);

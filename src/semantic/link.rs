@@ -163,6 +163,8 @@ pub struct Project<'a> {
     /// project, or named by a root). `self.m()` reaches a subclass's override only in those —
     /// a class nobody builds (transformers' `modular_*.py` sources) cannot be `self`.
     live_classes: Option<HashSet<ClassRef>>,
+    /// Host-index facts (`semantic/host_index.rs`), solved on first use.
+    host_index: std::sync::OnceLock<super::host_index::HostIndexFacts>,
 }
 
 impl<'a> Project<'a> {
@@ -204,6 +206,7 @@ impl<'a> Project<'a> {
             live_classes: None,
             flow: Default::default(),
             reached_by: HashMap::default(),
+            host_index: std::sync::OnceLock::new(),
         };
         project.find_module_classes();
         project.flow = super::typeflow::solve::solve(&project);
@@ -1493,6 +1496,11 @@ impl<'a> Project<'a> {
                     Scope::CompiledRegion => self.is_traced(file, c),
                 };
                 in_scope
+                    && c.host_index.as_ref().is_none_or(|deps| {
+                        let facts = self.host_index.get_or_init(|| self.solve_host_index());
+                        c.func
+                            .is_some_and(|f| self.index_deps_hold(facts, file, (file, f), deps))
+                    })
                     && !c.holds_below.as_ref().is_some_and(|bound| {
                         // After an assertion in its own function, or called only after one.
                         let own = bound

@@ -5,6 +5,7 @@ pub mod cond;
 pub mod context;
 pub mod data;
 pub mod gates;
+pub mod host_index;
 pub mod link;
 pub mod model;
 pub mod reach;

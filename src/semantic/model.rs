@@ -9,7 +9,7 @@ use super::context::ConstValue;
 use super::data::TORCH;
 use super::summary::{
     Branch, CallArgs, CallEdge, CallSite, ClassInfo, CompileForm, CompileTarget, FileSummary,
-    FuncIdx, FunctionInfo, Guard, GuardIdx, PathStep, ProjectCall,
+    FuncIdx, FunctionInfo, Guard, GuardIdx, IndexArg, PathStep, ProjectCall,
 };
 use super::tensor::TensorKind;
 use facts::Follow;
@@ -25,6 +25,7 @@ mod flow;
 mod gates;
 mod typeflow;
 use typeflow::dotted_text;
+mod host_index;
 mod versions;
 mod warnings;
 use crate::config::TorchVersion;
@@ -82,6 +83,9 @@ struct Frame<'a> {
     /// Positional parameters (after `self`) by name and position; keyword-only ones with `None`.
     /// Filled only with roots (for call-argument facts).
     param_positions: Vec<(String, Option<u32>)>,
+    /// Every parameter's name (host-index facts: an index that is a parameter depends on the
+    /// callers).
+    param_names: Vec<String>,
 }
 
 enum FrameKind {
@@ -125,6 +129,16 @@ pub struct SemanticModel<'a> {
     if_guards: HashMap<TextSize, GuardIdx>,
     /// Call start offset → its index among its scope's type-flow calls (`model/typeflow.rs`).
     flow_call_index: FxMap<u32, u32>,
+    /// Targets of the `for` loops and comprehensions around the code, with where their values
+    /// may come from the host (`model/host_index.rs`); a cell so that reading a comprehension
+    /// from outside can bind its targets for the time of the read.
+    index_loops: std::cell::RefCell<Vec<(String, Vec<super::summary::IndexDep>)>>,
+    /// Comprehensions around the code (their element runs once per iteration).
+    iteration_depth: std::cell::Cell<u32>,
+    /// Nesting of the host-index evaluation in progress (bounds its mutual recursion).
+    index_nesting: std::cell::Cell<u32>,
+    /// Steps left to the host-index question in progress.
+    index_budget: std::cell::Cell<u32>,
     summary: FileSummary,
 }
 
@@ -143,6 +157,8 @@ pub struct FunctionScope {
     feature_probe_depth: u32,
     import_probe_depth: u32,
     loop_depth: u32,
+    /// Host-index bindings (`index_loops`) before the function: its own go when it ends.
+    index_bindings: usize,
 }
 
 /// What the handlers of a `try` catch, for [`SemanticModel::enter_try_body`].
@@ -186,6 +202,10 @@ impl<'a> SemanticModel<'a> {
             self_dicts: HashMap::new(),
             if_guards: HashMap::new(),
             flow_call_index: FxMap::default(),
+            index_loops: std::cell::RefCell::default(),
+            iteration_depth: std::cell::Cell::new(0),
+            index_nesting: std::cell::Cell::new(0),
+            index_budget: std::cell::Cell::new(0),
             summary,
         }
     }
@@ -945,6 +965,8 @@ impl<'a> SemanticModel<'a> {
                 .as_ref()
                 .filter(|_| self.ctx.roots_configured)
                 .map(|p| p.name.id.to_string()),
+            index_params: Vec::new(),
+            host_index_returns: Vec::new(),
         });
         // `@name.setter` / `@name.deleter` reuse the property's name: `self.name` still reads
         // (and Dynamo traces) the getter, so the getter keeps the name.
@@ -964,24 +986,27 @@ impl<'a> SemanticModel<'a> {
         let params = &def.parameters;
         let has_self = class.is_some() && !self.is_static(def);
         self.flow_enter_function(idx, def, has_self, class.as_deref());
-        let param_positions: Vec<(String, Option<u32>)> = if self.ctx.roots_configured {
-            params
-                .posonlyargs
-                .iter()
-                .chain(params.args.iter())
-                .skip(usize::from(has_self))
-                .enumerate()
-                .map(|(position, p)| (p.parameter.name.id.to_string(), Some(position as u32)))
-                .chain(
-                    params
-                        .kwonlyargs
-                        .iter()
-                        .map(|p| (p.parameter.name.id.to_string(), None)),
-                )
-                .collect()
+        let all_positions: Vec<(String, Option<u32>)> = params
+            .posonlyargs
+            .iter()
+            .chain(params.args.iter())
+            .skip(usize::from(has_self))
+            .enumerate()
+            .map(|(position, p)| (p.parameter.name.id.to_string(), Some(position as u32)))
+            .chain(
+                params
+                    .kwonlyargs
+                    .iter()
+                    .map(|p| (p.parameter.name.id.to_string(), None)),
+            )
+            .collect();
+        let param_names: Vec<String> = all_positions.iter().map(|(n, _)| n.clone()).collect();
+        let param_positions = if self.ctx.roots_configured {
+            all_positions.clone()
         } else {
             Vec::new()
         };
+        self.summary.functions[idx as usize].index_params = all_positions;
         let comment_kinds = self.type_comment_kinds(def, has_self);
         for (position, param) in params
             .posonlyargs
@@ -1086,6 +1111,7 @@ impl<'a> SemanticModel<'a> {
             param_classes,
             first_input,
             param_positions,
+            param_names,
         });
         let version_asserts = self.version_asserts.len();
         let asserted = self.top_level_version_asserts(&def.body);
@@ -1097,6 +1123,7 @@ impl<'a> SemanticModel<'a> {
             feature_probe_depth: std::mem::replace(&mut self.feature_probe_depth, 0),
             import_probe_depth: std::mem::replace(&mut self.import_probe_depth, 0),
             loop_depth: std::mem::replace(&mut self.loop_depth, 0),
+            index_bindings: self.index_loops.borrow().len(),
         };
         self.collect_nested_defs(&def.body);
         self.collect_compile_gates(def);
@@ -1109,6 +1136,7 @@ impl<'a> SemanticModel<'a> {
         self.feature_probe_depth = scope.feature_probe_depth;
         self.import_probe_depth = scope.import_probe_depth;
         self.loop_depth = scope.loop_depth;
+        self.index_loops.borrow_mut().truncate(scope.index_bindings);
         self.version_asserts.truncate(scope.version_asserts);
         let predicate = self.predicate_of_body(&def.body);
         let end_line = self.location(def.range.end().into()).row;
@@ -1239,6 +1267,7 @@ impl<'a> SemanticModel<'a> {
             param_classes: FxMap::default(),
             first_input: None,
             param_positions: Vec::new(),
+            param_names: Vec::new(),
         });
     }
 
@@ -1253,6 +1282,24 @@ impl<'a> SemanticModel<'a> {
         // Module and class bodies keep no local facts: skip the work there.
         if !self.in_function() {
             return;
+        }
+        // Unpacking (`rows, cols = linear_sum_assignment(c)`) binds each name to an element;
+        // a plain rebinding of such a name shadows it (`model/host_index.rs`).
+        for target in targets {
+            match target {
+                Expr::Tuple(_) | Expr::List(_) => {
+                    let bound = self.loop_target_deps(target, value);
+                    self.index_loops.borrow_mut().extend(bound);
+                }
+                Expr::Name(name) => {
+                    let id = name.id.as_str();
+                    if self.index_loops.borrow().iter().any(|(n, _)| n == id) {
+                        let deps = self.host_index_deps(value);
+                        self.index_loops.borrow_mut().push((id.to_owned(), deps));
+                    }
+                }
+                _ => {}
+            }
         }
         // The value analyses below only feed plain-name targets: `self.x = ...` and
         // `a[i] = ...` skip them (tuple targets only forget their names).
@@ -1373,6 +1420,17 @@ impl<'a> SemanticModel<'a> {
     /// Inside a `for` / `while` loop of the current function?
     pub fn in_loop(&self) -> bool {
         self.loop_depth > 0
+    }
+
+    /// Inside a `for`/`while` body or a comprehension's element: code that runs once per
+    /// iteration.
+    pub fn iterates(&self) -> bool {
+        self.loop_depth > 0 || self.iteration_depth.get() > 0
+    }
+
+    /// The source text of `range` (messages quote short expressions).
+    pub fn text(&self, range: TextRange) -> &'a str {
+        self.source.get(range.to_std_range()).unwrap_or_default()
     }
 
     /// Does the block end on a failure: `raise`, or `torch._assert(False, ...)`?
@@ -1606,6 +1664,77 @@ impl<'a> SemanticModel<'a> {
                 .ctx
                 .roots_configured
                 .then(|| Box::new(call_args(&call.arguments))),
+            host_index_args: self.host_index_args(&call.arguments),
+        }
+    }
+
+    /// The arguments of a project call that may hold host values (host indices).
+    fn host_index_args(&self, arguments: &ast::Arguments) -> Box<[IndexArg]> {
+        let mut out = Vec::new();
+        for (position, argument) in arguments.args.iter().enumerate() {
+            if matches!(argument, Expr::Starred(_)) {
+                break;
+            }
+            let deps = self.host_index_deps(argument);
+            if !deps.is_empty() {
+                out.push(IndexArg {
+                    position: Some(position as u32),
+                    keyword: None,
+                    deps,
+                });
+            }
+        }
+        for keyword in arguments.keywords.iter() {
+            let Some(name) = &keyword.arg else { continue };
+            let deps = self.host_index_deps(&keyword.value);
+            if !deps.is_empty() {
+                out.push(IndexArg {
+                    position: None,
+                    keyword: Some(name.id.to_string()),
+                    deps,
+                });
+            }
+        }
+        out.into()
+    }
+
+    /// Where a `return`ed value may come from the host (`model/host_index.rs`).
+    pub(crate) fn note_return_index_deps(&mut self, stmt: &Stmt) {
+        let Stmt::Return(ret) = stmt else { return };
+        let Some(value) = ret.value.as_deref() else {
+            return;
+        };
+        let Some(func) = self.current_function() else {
+            return;
+        };
+        // A returned list display is a container, not an index: its elements decide.
+        let deps = match value {
+            Expr::List(list) => {
+                let mut deps = Vec::new();
+                for element in &list.elts {
+                    deps.extend(self.host_index_deps(element));
+                }
+                deps
+            }
+            Expr::ListComp(comp) => {
+                let mark = self.bind_loop_targets(
+                    &comp
+                        .generators
+                        .iter()
+                        .map(|g| (&g.target, &g.iter))
+                        .collect::<Vec<_>>(),
+                );
+                let deps = self.host_index_deps(&comp.elt);
+                self.unbind_loop_targets(mark);
+                deps
+            }
+            other => self.host_index_deps(other),
+        };
+        let returns = &mut self.summary.functions[func as usize].host_index_returns;
+        for dep in deps {
+            if !returns.contains(&dep) {
+                returns.push(dep);
+            }
         }
     }
 
@@ -1719,6 +1848,22 @@ impl<'a> SemanticModel<'a> {
                 .self_attribute(dict)
                 .and_then(|key| self.self_dicts.get(&key).cloned())
                 .unwrap_or_default(),
+            // A local dict of callables (`loss_map = {"labels": self.loss_labels}` then
+            // `loss_map[kind](...)`): any value may run, bound methods included.
+            Expr::Name(name) => match self.local_value(name.id.as_str()) {
+                Some(Expr::Dict(local)) => {
+                    let mut callees = self.dispatch_callees(local);
+                    callees.extend(local.items.iter().filter_map(|item| match &item.value {
+                        value @ Expr::Attribute(_) => match self.resolve(value) {
+                            Some(sym @ Sym::SelfAttr { .. }) => Some(sym),
+                            _ => None,
+                        },
+                        _ => None,
+                    }));
+                    callees
+                }
+                _ => Vec::new(),
+            },
             _ => Vec::new(),
         }
     }

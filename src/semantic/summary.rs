@@ -64,6 +64,33 @@ pub struct FunctionInfo {
     /// arguments go to `*args`.
     pub fixed_positional: u32,
     pub kwarg: Option<String>,
+    /// Parameters by name with their position among the positional ones after `self` (`None`:
+    /// keyword-only), for host-index facts passed by callers.
+    pub index_params: Vec<(String, Option<u32>)>,
+    /// Where the values this function returns may come from the host (`model/host_index.rs`).
+    pub host_index_returns: Vec<IndexDep>,
+}
+
+/// Where a value used as an index may come from the host (`model/host_index.rs`); the symbolic
+/// ones are solved when linking (`semantic/host_index.rs`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum IndexDep {
+    /// Built or copied on the host here (`.cpu()`, numpy, a list display, no `device=`).
+    Host,
+    /// The function's parameter of this name: host when a caller passes a host value.
+    Param(String),
+    /// What a call of this project function returns; for `self.<attr>(...)` that resolves to
+    /// no method (a module the constructor stored: `self.matcher = matcher`), host when some
+    /// project module's `forward` returns host values.
+    Returns(crate::semantic::Sym),
+}
+
+/// A call argument that may hold a host value: its position (`None`: by keyword) or keyword.
+#[derive(Clone, Debug)]
+pub struct IndexArg {
+    pub position: Option<u32>,
+    pub keyword: Option<String>,
+    pub deps: Vec<IndexDep>,
 }
 
 impl FunctionInfo {
@@ -105,6 +132,8 @@ pub struct CallEdge {
     pub row: u32,
     /// Recorded only with roots (default flags); boxed so an edge stays small without.
     pub args: Option<Box<CallArgs>>,
+    /// Arguments that may be host values (host indices), for `semantic/host_index.rs`.
+    pub host_index_args: Box<[IndexArg]>,
 }
 
 /// A write to state outside the function's frame, and where.
@@ -249,6 +278,9 @@ pub struct Candidate {
     /// The finding holds only on torch below a version (an API newer than the floor): it does
     /// not hold after an assertion of that version, in its function or in every caller.
     pub holds_below: Option<VersionBound>,
+    /// The finding holds only when one of these is a host value once the project is linked
+    /// (a host index that reaches this code through a parameter or a call).
+    pub host_index: Option<Box<[IndexDep]>>,
 }
 
 /// A torch version a finding needs to stay below, and the version flags its own function
