@@ -756,10 +756,16 @@ def x_helper(net):
 fn with_roots_flags_left_at_their_default_are_false() {
     // corpus/roots/profiled.py: `profile=False` / `augment=False` that no traced call sets.
     let root_dir = root().join("corpus/roots");
-    let quiet = graphbreak(&root_dir, &["scan", "--roots", "profiled.ProfiledNet", "."]);
+    let quiet = graphbreak(
+        &root_dir,
+        &["scan", "--roots", "profiled.ProfiledNet", "profiled.py"],
+    );
     assert_eq!(quiet.status.code(), Some(0), "{}", stdout(&quiet));
     // A root whose call sets `augment=True` reaches the augmented read.
-    let reached = graphbreak(&root_dir, &["scan", "--roots", "profiled.Augmented", "."]);
+    let reached = graphbreak(
+        &root_dir,
+        &["scan", "--roots", "profiled.Augmented", "profiled.py"],
+    );
     let source = std::fs::read_to_string(root_dir.join("profiled.py")).unwrap();
     let row_of = |needle: &str| source.lines().position(|l| l.contains(needle)).unwrap() + 1;
     let text = stdout(&reached);
