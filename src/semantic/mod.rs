@@ -4,6 +4,7 @@
 pub mod cond;
 pub mod data;
 pub mod gates;
+pub mod generated;
 pub mod link;
 pub mod model;
 pub mod summary;
