@@ -22,6 +22,7 @@ pub mod br008_side_effect_in_checkpoint;
 pub mod br009_parameter_created_in_region;
 pub mod br010_skipped_function_call;
 pub mod br011_unwrapped_module_call;
+pub mod br012_zero_dim_tensor_index;
 pub mod cf001_suppress_errors;
 pub mod cf002_dead_compile_gate;
 pub mod cr001_shape_as_tensor_stack;
@@ -198,6 +199,7 @@ pub const ALL: &[&RuleMeta] = &[
     &br009_parameter_created_in_region::ParameterCreatedInRegion::META,
     &br010_skipped_function_call::SkippedFunctionCall::META,
     &br011_unwrapped_module_call::UnwrappedModuleCall::META,
+    &br012_zero_dim_tensor_index::ZeroDimTensorIndex::META,
     &sy001_blocking_host_to_device::BlockingHostToDevice::META,
     &sy002_device_to_host_read::DeviceToHostRead::META,
     &rc001_python_counter_in_forward::PythonCounterInForward::META,

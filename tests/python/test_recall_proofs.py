@@ -211,6 +211,21 @@ def test_br010_negative_no_break():
 
 
 # --------------------------------------------------------------------------------------------
+# BR012 zero-dim-tensor-index
+
+
+def test_br012_positive_zero_dim_index_breaks():
+    for case, (fn, args, expected) in corpus_cases("BR012", "positive").items():
+        codes = break_codes(fn, args)
+        assert codes and set(codes) == expected, (case, codes)
+
+
+def test_br012_negative_no_break():
+    for case, (fn, args) in corpus_cases("BR012", "negative").items():
+        assert break_codes(fn, args) == [], case
+
+
+# --------------------------------------------------------------------------------------------
 # BR011 unwrapped-module-call
 
 
