@@ -262,3 +262,28 @@ def test_graph_break_codes_match_the_installed_registry():
         code: forms[0]["Gb_type"] for code, forms in installed.items() if forms
     }
     assert gen_gb_registry.generate().keys() == entries.keys()
+
+
+# --------------------------------------------------------------------------------------------
+# the hand-written tensor table agrees with torch's annotations
+
+
+def test_hand_written_tensor_table_does_not_contradict_the_annotations():
+    """tensor.toml's hand lists (kept for names torch's annotations leave open, e.g. `max` whose
+    overloads return a tensor or a named tuple) never contradict a generated return kind."""
+    hand = tomllib.loads((DATA / "tensor.toml").read_text())
+    _, returns = table("return_types")
+
+    def kind(name):
+        return returns.get(name, {}).get("returns")
+
+    host = {"bool", "int", "float", "complex", "number", "str", "none", "size", "dtype", "device"}
+    contradictions = [
+        m for m in hand["tensor_returning_methods"] if kind(f"Tensor.{m}") in host
+    ] + [
+        m for m in hand["host_value_methods"] if kind(f"Tensor.{m}") in ("tensor", "tensors")
+    ] + [
+        f for f in hand["host_functions"] if kind(f"torch.{f}") in ("tensor", "tensors")
+    ]
+    assert not contradictions, contradictions
+    assert kind("Tensor.sum") == "tensor" and kind("Tensor.dim") == "int"
