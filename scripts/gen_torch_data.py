@@ -9,7 +9,9 @@ bound of what is known, a range that reaches the newest one is open above.
     python scripts/gen_torch_data.py --python /work/main/.venv/bin/python \\
         --python /work/venvs/torch-2.5/bin/python --python /work/venvs/torch-2.2/bin/python
 
-Stdlib + torch only. `--emit` (internal) runs the generators in this interpreter and prints JSON.
+Give every interpreter on each run: a table is rewritten from the versions of that run only
+(`--only TABLE` limits which tables are rewritten, not which versions they keep). Stdlib + torch
+only. `--emit` (internal) runs the generators in this interpreter and prints JSON.
 """
 
 from __future__ import annotations
