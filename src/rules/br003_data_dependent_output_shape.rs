@@ -1,5 +1,7 @@
 use crate::rules::declare_rule;
 use crate::scan::checker::{Checker, Finding};
+use crate::semantic::data::TORCH;
+use crate::semantic::generated::OpTags;
 use crate::semantic::model::SemanticModel;
 use crate::semantic::summary::Hazard;
 use crate::semantic::tensor::TensorKind;
@@ -8,12 +10,14 @@ use ruff_text_size::Ranged;
 
 declare_rule! {
     /// ## What it does
-    /// Flags ops whose output shape depends on tensor values, in code Dynamo traces:
-    /// `torch.nonzero` / `.nonzero()`, `torch.argwhere`, single-argument `torch.where(cond)`,
+    /// Flags ops whose output shape depends on tensor values, in code Dynamo traces: the public
+    /// spellings of the aten ops torch tags `dynamic_output_shape` (`rules/data/op_tags.toml`,
+    /// generated from the installed torches: `torch.nonzero` / `.nonzero()`,
     /// `torch.masked_select`, `torch.unique` / `.unique()`, `torch.unique_consecutive`,
-    /// `torch.bincount`, `torch.repeat_interleave` with tensor repeats, torchvision's `nms` /
-    /// `batched_nms` (also as `torch.ops.torchvision.nms`), reading `x[mask]` with a boolean tensor
-    /// mask, and `F.one_hot(t)` without `num_classes`.
+    /// `torch.bincount`, `torch.repeat_interleave` with tensor repeats), the composites with no
+    /// tag of their own (`torch.argwhere`, single-argument `torch.where(cond)`), torchvision's
+    /// `nms` / `batched_nms` (also as `torch.ops.torchvision.nms`), reading `x[mask]` with a
+    /// boolean tensor mask, and `F.one_hot(t)` without `num_classes`.
     ///
     /// A boolean mask is recognised only where it is known to be a boolean tensor: a comparison
     /// with a tensor operand (`scores > 0.5` where `scores` is a tensor, or a comparison on the
@@ -67,16 +71,12 @@ declare_rule! {
     }
 }
 
-/// Functions whose output shape depends on the values of their inputs.
-const DYNAMIC_SHAPE_FUNCTIONS: &[&str] = &[
-    "torch.nonzero",
+/// Functions with a data-dependent output shape that carry no aten tag of their own: torch
+/// composites that dispatch to a tagged op (`argwhere` is `nonzero`) and torchvision's NMS ops
+/// (measured breaking on torch 2.2 and 2.11). Every other one comes from the op-tag table
+/// (`rules/data/op_tags.toml`, `torch.Tag.dynamic_output_shape`).
+const UNTAGGED_DYNAMIC_SHAPE_FUNCTIONS: &[&str] = &[
     "torch.argwhere",
-    "torch.masked_select",
-    "torch.unique",
-    "torch.unique_consecutive",
-    "torch.bincount",
-    "torch.functional.unique",
-    "torch.functional.unique_consecutive",
     "torchvision.ops.nms",
     "torchvision.ops.batched_nms",
     "torchvision.ops.boxes.nms",
@@ -84,17 +84,25 @@ const DYNAMIC_SHAPE_FUNCTIONS: &[&str] = &[
     "torch.ops.torchvision.nms",
 ];
 
-/// Tensor methods with the same property (receivers that may be tensors only).
-const DYNAMIC_SHAPE_METHODS: &[&str] = &[
-    "nonzero",
-    "argwhere",
-    "masked_select",
-    "unique",
-    "unique_consecutive",
-    "bincount",
-];
+/// The same for Tensor methods (receivers that may be tensors only).
+const UNTAGGED_DYNAMIC_SHAPE_METHODS: &[&str] = &["argwhere"];
 
 const FLAG_HINT: &str = "unless torch._dynamo.config.capture_dynamic_output_shape_ops = True";
+
+/// Tagged `dynamic_output_shape` for every call on some generated torch (`bincount` gained its
+/// tag after 2.5 but broke there too: the tag is the newer torch's statement of the fact).
+fn tagged_dynamic_shape(spelling: &str) -> bool {
+    TORCH
+        .generated
+        .op_tags
+        .latest(spelling)
+        .is_some_and(OpTags::dynamic_shape_on_every_call)
+}
+
+/// "GB0036 Dynamic shape operator" on a torch whose registry has the code.
+fn dynamic_shape_label() -> String {
+    super::graph_break_label("Dynamic shape operator")
+}
 
 fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
     let semantic = checker.semantic();
@@ -102,15 +110,19 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
         return;
     }
     let message = match qualified {
-        Some(q) if DYNAMIC_SHAPE_FUNCTIONS.contains(&q) => format!(
-            "`{q}` has a data-dependent output shape: graph break under torch.compile (GB0036 Dynamic shape operator) {FLAG_HINT}"
-        ),
+        Some(q) if UNTAGGED_DYNAMIC_SHAPE_FUNCTIONS.contains(&q) || tagged_dynamic_shape(q) => {
+            format!(
+                "`{q}` has a data-dependent output shape: graph break under torch.compile ({}) {FLAG_HINT}",
+                dynamic_shape_label()
+            )
+        }
         Some("torch.where") => {
             if call.arguments.args.len() != 1 || !call.arguments.keywords.is_empty() {
                 return;
             }
             format!(
-                "single-argument `torch.where(cond)` is `nonzero`: data-dependent output shape, graph break under torch.compile (GB0036) {FLAG_HINT}"
+                "single-argument `torch.where(cond)` is `nonzero`: data-dependent output shape, graph break under torch.compile ({}) {FLAG_HINT}",
+                dynamic_shape_label()
             )
         }
         Some("torch.repeat_interleave") => {
@@ -122,7 +134,8 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
                 return;
             }
             format!(
-                "`torch.repeat_interleave` with tensor repeats has a data-dependent output shape: graph break under torch.compile (GB0036) {FLAG_HINT}"
+                "`torch.repeat_interleave` with tensor repeats has a data-dependent output shape: graph break under torch.compile ({}) {FLAG_HINT}",
+                dynamic_shape_label()
             )
         }
         Some("torch.nn.functional.one_hot") => {
@@ -138,7 +151,12 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
             if !unknown_classes {
                 return;
             }
-            "`one_hot` without `num_classes` reads the largest label to size its output: graph break under torch.compile (GB0246), also with capture_dynamic_output_shape_ops; pass num_classes".to_owned()
+            format!(
+                "`one_hot` without `num_classes` reads the largest label to size its output: graph break under torch.compile ({}), also with capture_dynamic_output_shape_ops; pass num_classes",
+                super::graph_break_label(
+                    "Attempted to use `torch.nn.functional.one_hot` with data-dependent output shape"
+                )
+            )
         }
         Some(_) => return,
         None => {
@@ -153,13 +171,15 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
                 {
                     return;
                 }
-            } else if !DYNAMIC_SHAPE_METHODS.contains(&method)
+            } else if !(UNTAGGED_DYNAMIC_SHAPE_METHODS.contains(&method)
+                || TORCH.generated.dynamic_shape_methods.contains(method))
                 || !semantic.receiver_may_be_tensor(&attribute.value, 0)
             {
                 return;
             }
             format!(
-                "`.{method}()` has a data-dependent output shape: graph break under torch.compile (GB0036 Dynamic shape operator) {FLAG_HINT}"
+                "`.{method}()` has a data-dependent output shape: graph break under torch.compile ({}) {FLAG_HINT}",
+                dynamic_shape_label()
             )
         }
     };
@@ -185,7 +205,8 @@ fn check_subscript(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript) {
         Finding::new(
             subscript.range(),
             format!(
-                "indexing with a boolean tensor mask has a data-dependent output shape: graph break under torch.compile (GB0036 Dynamic shape operator) {FLAG_HINT}"
+                "indexing with a boolean tensor mask has a data-dependent output shape: graph break under torch.compile ({}) {FLAG_HINT}",
+                dynamic_shape_label()
             ),
         )
         .with_hazard(Hazard::GraphBreak),

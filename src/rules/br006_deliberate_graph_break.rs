@@ -1,5 +1,6 @@
 use crate::rules::declare_rule;
 use crate::scan::checker::{Checker, Finding};
+use crate::semantic::Sym;
 use crate::semantic::link::Project;
 use crate::semantic::summary::{Candidate, FileId, Hazard};
 use ruff_python_ast as ast;
@@ -16,8 +17,11 @@ declare_rule! {
     /// graph ends before the call, the call runs eagerly, a new graph starts after it, and the
     /// resumed frame has its own guards. Measured on torch 2.11 (backend="eager"): GB0025
     /// "Call to `torch._dynamo.graph_break()`" (also when it sits in a callee), GB0098 "Skip
-    /// calling `torch.compiler.disable()`d function". This rule makes the price visible, so a
-    /// disabled helper called once per layer shows up as the many graphs it causes.
+    /// calling `torch.compiler.disable()`d function" for a disabled function, GB0099 "Skip
+    /// inlining `torch.compiler.disable()`d function" for a disabled method (`self.helper(x)`).
+    /// The codes in the messages come from Dynamo's graph-break registry
+    /// (`rules/data/graph_breaks.toml`). This rule makes the price visible, so a disabled helper
+    /// called once per layer shows up as the many graphs it causes.
     ///
     /// ## Example
     /// ```python
@@ -51,11 +55,14 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
     if qualified != Some("torch._dynamo.graph_break") || !checker.semantic().in_function() {
         return;
     }
+    let label = super::graph_break_label("Call to `torch._dynamo.graph_break()`");
     checker.report(
         &DeliberateGraphBreak::META,
         Finding::new(
             call.range(),
-            "explicit `torch._dynamo.graph_break()`: a deliberate graph break, the traced code is split into two graphs here (GB0025)",
+            format!(
+                "explicit `torch._dynamo.graph_break()`: a deliberate graph break, the traced code is split into two graphs here ({label})"
+            ),
         )
         .with_hazard(Hazard::GraphBreak),
     );
@@ -73,11 +80,18 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
         let Some((name, path, line)) = project.disabled_callee(&edge.sym, file) else {
             continue;
         };
+        // Dynamo skips a disabled function when it calls it, and a disabled method when it
+        // inlines the bound call (measured on torch 2.11: GB0098 and GB0099).
+        let gb_type = match &edge.sym {
+            Sym::Dotted(_) | Sym::Local(_) => "Skip calling `torch.compiler.disable()`d function",
+            _ => "Skip inlining `torch.compiler.disable()`d function",
+        };
         let candidate = Candidate {
             code: DeliberateGraphBreak::META.code,
             message: format!(
-                "call into `{name}`, which is `@torch.compiler.disable`d ({}:{line}): Dynamo runs it eagerly, a deliberate graph break (GB0098)",
+                "call into `{name}`, which is `@torch.compiler.disable`d ({}:{line}): Dynamo runs it eagerly, a deliberate graph break ({})",
                 super::file_name(path),
+                super::graph_break_label(gb_type),
             ),
             location: site.location,
             end_location: site.end_location,

@@ -20,6 +20,9 @@ pub mod br006_deliberate_graph_break;
 pub mod br007_data_ptr_in_region;
 pub mod br008_side_effect_in_checkpoint;
 pub mod br009_parameter_created_in_region;
+pub mod br010_skipped_function_call;
+pub mod br011_unwrapped_module_call;
+pub mod br012_zero_dim_tensor_index;
 pub mod cf001_suppress_errors;
 pub mod cf002_dead_compile_gate;
 pub mod cr001_shape_as_tensor_stack;
@@ -197,6 +200,9 @@ pub const ALL: &[&RuleMeta] = &[
     &br007_data_ptr_in_region::DataPtrInRegion::META,
     &br008_side_effect_in_checkpoint::SideEffectInCheckpoint::META,
     &br009_parameter_created_in_region::ParameterCreatedInRegion::META,
+    &br010_skipped_function_call::SkippedFunctionCall::META,
+    &br011_unwrapped_module_call::UnwrappedModuleCall::META,
+    &br012_zero_dim_tensor_index::ZeroDimTensorIndex::META,
     &sy001_blocking_host_to_device::BlockingHostToDevice::META,
     &sy002_device_to_host_read::DeviceToHostRead::META,
     &sy003_host_index_on_device_tensor::HostIndexOnDeviceTensor::META,
@@ -256,4 +262,14 @@ pub(crate) fn file_name(path: &std::path::Path) -> String {
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     )
+}
+
+/// How a message names a graph-break type: its code in Dynamo's registry (`GB0007`, from
+/// `rules/data/graph_breaks.toml`) followed by the type, or the type alone where no generated
+/// registry has it.
+pub(crate) fn graph_break_label(gb_type: &str) -> String {
+    match crate::semantic::data::TORCH.generated.gb_code(gb_type) {
+        Some(code) => format!("{code} {gb_type}"),
+        None => gb_type.to_owned(),
+    }
 }

@@ -6,6 +6,7 @@
 use crate::diagnostics::{Edit, Fix, Noqa};
 use crate::rules::{self, RuleMeta, Scope};
 use crate::semantic::Sym;
+use crate::semantic::data::TORCH;
 use crate::semantic::model::{FileContext, SemanticModel, path_ends};
 use crate::semantic::summary::{
     Branch, Candidate, FileSummary, Hazard, IndexDep, PathStep, Requirement, VersionBound,
@@ -270,6 +271,15 @@ impl<'a> Checker<'a> {
         for (candidate, requirement) in pending {
             let holds = match &requirement {
                 Requirement::IntAttribute { class, attr } => semantic.is_int_attribute(class, attr),
+                Requirement::UnwrappedModuleAttribute { class, attr } => semantic
+                    .self_attribute_type(class, attr)
+                    .is_some_and(|sym| {
+                        matches!(sym, Sym::Dotted(name) if TORCH
+                            .generated
+                            .unwrapped_modules
+                            .on_every_from(name, semantic.torch_floor())
+                            .is_some())
+                    }),
             };
             if holds {
                 candidates.push(candidate);

@@ -3,6 +3,7 @@
 //! `tests/python/test_data_tables.py` checks every entry against the installed torch.
 
 use crate::config::TorchVersion;
+use crate::semantic::generated::Generated;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::LazyLock;
@@ -125,13 +126,13 @@ impl Predicate {
 
 /// A `>=a,<b` range of torch versions (either bound optional).
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct VersionRange {
+pub(crate) struct VersionRange {
     at_least: Option<TorchVersion>,
     below: Option<TorchVersion>,
 }
 
 impl VersionRange {
-    fn parse(text: &str) -> Option<VersionRange> {
+    pub(crate) fn parse(text: &str) -> Option<VersionRange> {
         let mut range = VersionRange {
             at_least: None,
             below: None,
@@ -146,6 +147,11 @@ impl VersionRange {
             }
         }
         Some(range)
+    }
+
+    pub(crate) fn contains(&self, version: TorchVersion) -> bool {
+        self.at_least.is_none_or(|low| version >= low)
+            && self.below.is_none_or(|high| version < high)
     }
 
     /// Does every version of this range lie below `floor`?
@@ -257,6 +263,8 @@ pub struct TorchData {
     pub deprecation_helpers: NameSet,
     /// Lower-case fragments of warning text that say the caller's input is deprecated / ignored.
     pub misuse_phrases: Vec<String>,
+    /// The tables generated from installed torches (`generated.rs`).
+    pub generated: Generated,
 }
 
 fn set(items: Vec<String>) -> NameSet {
@@ -358,6 +366,7 @@ impl TorchData {
             logger_names: set(warnings.logger_names),
             deprecation_helpers: set(warnings.deprecation_helpers),
             misuse_phrases: warnings.misuse_phrases,
+            generated: Generated::load(),
         }
     }
 

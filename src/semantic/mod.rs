@@ -6,6 +6,7 @@ pub mod context;
 pub mod data;
 pub mod gates;
 pub mod host_index;
+pub mod generated;
 pub mod link;
 pub mod model;
 pub mod reach;

@@ -1559,6 +1559,11 @@ impl<'a> SemanticModel<'a> {
         (base.id.as_str() == self_name).then(|| (class.to_owned(), attribute.attr.id.to_string()))
     }
 
+    /// What `self.attr = Cls(...)` in a method of `class` built, as far as the walk has seen.
+    pub fn self_attribute_type(&self, class: &str, attr: &str) -> Option<&Sym> {
+        self.summary.self_attr_types.get(class)?.get(attr)
+    }
+
     /// Does some method of `class` set `self.attr` to a Python int? (Complete once the file is walked.)
     pub fn is_int_attribute(&self, class: &str, attr: &str) -> bool {
         self.int_attributes

@@ -260,6 +260,9 @@ pub enum Hazard {
 pub enum Requirement {
     /// Some method of `class` sets `self.<attr>` to a Python int.
     IntAttribute { class: String, attr: String },
+    /// Some method of `class` sets `self.<attr>` to an instance of a module class Dynamo will not
+    /// wrap (`rules/data/unwrapped_modules.toml`: `nn.LSTM`, ...).
+    UnwrappedModuleAttribute { class: String, attr: String },
 }
 
 #[derive(Debug)]

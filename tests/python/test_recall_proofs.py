@@ -203,6 +203,71 @@ def test_br006_negative_no_break(case):
 
 
 # --------------------------------------------------------------------------------------------
+# BR010 skipped-function-call
+
+
+def test_br010_positive_skipped_calls_break_with_gb0007():
+    for case, (fn, args, expected) in corpus_cases("BR010", "positive").items():
+        codes = break_codes(fn, args)
+        assert codes and set(codes) == expected, (case, codes)
+
+
+def test_br010_negative_no_break():
+    for case, (fn, args) in corpus_cases("BR010", "negative").items():
+        assert break_codes(fn, args) == [], case
+
+
+# --------------------------------------------------------------------------------------------
+# BR012 zero-dim-tensor-index
+
+
+def test_br012_positive_zero_dim_index_breaks():
+    for case, (fn, args, expected) in corpus_cases("BR012", "positive").items():
+        codes = break_codes(fn, args)
+        assert codes and set(codes) == expected, (case, codes)
+
+
+def test_br012_negative_no_break():
+    for case, (fn, args) in corpus_cases("BR012", "negative").items():
+        assert break_codes(fn, args) == [], case
+
+
+# --------------------------------------------------------------------------------------------
+# BR011 unwrapped-module-call
+
+
+def refusals(fn, args) -> tuple[list[str], int]:
+    """(GB codes of what Dynamo refused while compiling `fn(*args)`, graphs it compiled).
+
+    A module Dynamo will not wrap is not a resumable graph break: Dynamo stops at the step and
+    runs the rest of the frame eagerly, so the refusal is counted under "unimplemented", not
+    "graph_break"."""
+    torch._dynamo.reset()
+    counters.clear()
+    with torch._dynamo.config.patch(suppress_errors=False), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        explanation = torch._dynamo.explain(unwrap(fn))(*args)
+    codes = [gb_code_of(reason, by_type()) for reason in counters["unimplemented"]]
+    torch._dynamo.reset()
+    return codes, explanation.graph_count
+
+
+def test_br011_positive_recurrent_modules_are_refused_and_the_frame_runs_eagerly():
+    for case, (fn, args, expected) in corpus_cases("BR011", "positive").items():
+        codes, graphs = refusals(fn, args)
+        assert codes and set(codes) == expected, (case, codes)
+        # The forward up to the module is one graph at most; nothing after it is compiled.
+        assert graphs <= 1, (case, graphs)
+
+
+def test_br011_negative_compiles_whole():
+    for case, (fn, args) in corpus_cases("BR011", "negative").items():
+        codes, graphs = refusals(fn, args)
+        assert codes == [] and graphs == 1, (case, codes, graphs)
+        assert break_codes(fn, args) == [], case
+
+
+# --------------------------------------------------------------------------------------------
 # BR007 data-ptr-in-region
 
 

@@ -115,6 +115,19 @@ class FailurePathOnly(nn.Module):
         return x + 1
 
 
+class TorchHostPredicates(nn.Module):
+    # torch annotates these `-> bool` (rules/data/return_types.toml): host values, Dynamo
+    # evaluates them while tracing, no data-dependent jump.
+    def forward(self, x):
+        if torch.accelerator.is_available():
+            x = x + 1
+        if torch._jit_internal.is_scripting():
+            x = x - 1
+        if x.is_contiguous():
+            x = x * 2
+        return x
+
+
 def train_step(model, x, y, optimizer, best_loss):
     # Training loop code: eager, so tensor branches here are fine for compile.
     loss = torch.nn.functional.mse_loss(model(x), y)
@@ -138,4 +151,5 @@ def cases():
         "evaluated_predicate_guard": (EvaluatedPredicateGuard(), (torch.randn(4),)),
         "fallback_after_failure": (FallbackAfterFailure(), (torch.randn(4),)),
         "failure_path_only": (FailurePathOnly(), (torch.randn(2, 4),)),
+        "torch_host_predicates": (TorchHostPredicates(), (torch.randn(4),)),
     }

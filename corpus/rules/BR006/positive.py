@@ -1,7 +1,7 @@
 """BR006 positives: deliberate graph breaks in compiled regions.
 
 Why: measured on torch 2.11 (backend="eager"): explicit graph_break() GB0025 (also in a callee),
-calls into compiler.disable'd functions GB0098. Deliberate, but each still splits the graph.
+calls into compiler.disable'd functions GB0098, into disabled methods GB0099. Deliberate, but each still splits the graph.
 """
 
 import torch
@@ -37,6 +37,16 @@ def split_here(x: torch.Tensor) -> torch.Tensor:
     return x
 
 
+class CachedNorm(nn.Module):
+    @torch.compiler.disable
+    def stats(self, x):
+        return x.mean(), x.std()
+
+    def forward(self, x):
+        mean, std = self.stats(x)  # expect: BR006
+        return (x - mean) / std
+
+
 @torch.compile
 def two_graphs(x: torch.Tensor) -> torch.Tensor:
     y = x.sin()
@@ -50,4 +60,6 @@ def cases():
         "disabled_callee_other_module": (Head(), (x, torch.randn(3, 4)), {"GB0098"}),
         "dynamo_disable_callee": (Stats(), (x,), {"GB0098"}),
         "graph_break_in_callee": (two_graphs, (x,), {"GB0025"}),
+        # A disabled method is skipped while inlining the bound call: GB0099, not GB0098.
+        "disabled_method": (CachedNorm(), (x,), {"GB0099"}),
     }

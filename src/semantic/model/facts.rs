@@ -125,7 +125,12 @@ impl<'a> SemanticModel<'a> {
         }
         if let Expr::Attribute(attribute) = &*call.func {
             let method = attribute.attr.id.as_str();
-            if TORCH.host_value_methods.contains(method) {
+            // The hand list, then the Tensor methods torch annotates as returning host values
+            // (`is_contiguous() -> bool`). Only host answers come from the annotations: a
+            // tensor answer for a method name would also claim `name.split(".")` on a string.
+            if TORCH.host_value_methods.contains(method)
+                || TORCH.generated.host_tensor_methods.contains(method)
+            {
                 return TensorKind::NotTensor;
             }
             if TORCH.tensor_returning_methods.contains(method)
@@ -433,11 +438,20 @@ impl<'a> SemanticModel<'a> {
     }
 }
 
-/// Does calling the torch function with this qualified name return a tensor?
+/// Does calling the torch function with this qualified name return a tensor? Torch's own
+/// annotations answer first (`rules/data/return_types.toml`: `torch.accelerator.is_available()`
+/// is a bool); names they leave out fall back to where the function lives.
 fn torch_callable_returns_tensor(qualified: &str) -> TensorKind {
     let Some(rest) = qualified.strip_prefix("torch.") else {
         return TensorKind::Unknown;
     };
+    if let Some(returns) = TORCH.generated.return_types.latest(qualified) {
+        return if returns.is_tensor() {
+            TensorKind::Tensor
+        } else {
+            TensorKind::NotTensor
+        };
+    }
     if TORCH.in_host_module(rest) {
         return TensorKind::NotTensor;
     }

@@ -1,0 +1,138 @@
+use crate::rules::declare_rule;
+use crate::scan::checker::{Checker, Finding};
+use crate::semantic::data::TORCH;
+use crate::semantic::summary::Hazard;
+use ruff_python_ast::{self as ast, Expr};
+use ruff_text_size::Ranged;
+
+declare_rule! {
+    /// ## What it does
+    /// Flags calls, in code Dynamo traces, to functions Dynamo refuses to trace: torch functions
+    /// its trace rules mark as skipped (`torch.manual_seed`, `torch.jit.isinstance`,
+    /// `nn.utils.rnn.pack_padded_sequence`, `torch._dynamo.disable(...)` /
+    /// `torch.compiler.disable(...)` called inside the function, `torch.cuda.synchronize`, the
+    /// `torch.mtia` / `torch.xpu` device helpers, ...) and writes to `os.environ`
+    /// (`os.environ[k] = v`, `del os.environ[k]`, `.update`, `.setdefault`, `.clear`).
+    ///
+    /// The list is `rules/data/skipped_functions.toml`, generated from each installed torch by
+    /// `scripts/gen_torch_data.py`: every public function that Dynamo's trace rules map to a
+    /// skipped function is compiled in a call with `fullgraph=True`, and only those for which
+    /// Dynamo raises the skipped-function break are kept (Dynamo intercepts some skipped objects
+    /// before its rules are asked, e.g. `torch.utils.checkpoint.checkpoint`). A call is flagged
+    /// when the function is skipped on every generated torch at or above the project's floor.
+    ///
+    /// ## Why is this bad?
+    /// Dynamo ends the graph before the call, runs the function eagerly and starts a new graph
+    /// after it (torch 2.11: GB0007 "Attempted to call function marked as skipped"). One such
+    /// call in a block that runs per layer splits the model into many graphs (a
+    /// `torch.jit.isinstance` in a U-Net block's `forward` gave 9 graphs). Inside a loop body
+    /// Dynamo cannot resume and the whole frame runs eagerly. `os.environ` writes break because
+    /// they call the C builtin `putenv`.
+    ///
+    /// ## Example
+    /// ```python
+    /// def forward(self, x, lengths):
+    ///     packed = nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=True)
+    ///     ...
+    /// ```
+    ///
+    /// ## Fix
+    /// Move the call out of the compiled function (seed, set environment variables and pack
+    /// sequences before calling the model), replace it with a traceable equivalent
+    /// (`isinstance` for `torch.jit.isinstance`), or keep it eager-only under
+    /// `if not torch.compiler.is_compiling():`.
+    ///
+    /// ## Torch versions
+    /// Generated and measured per torch version (2.2, 2.5, 2.8 and 2.11 in the shipped table;
+    /// on 2.2 `torch.manual_seed` is itself wrapped in `torch._dynamo.disable`, the same break).
+    pub struct SkippedFunctionCall {
+        code: "BR010",
+        name: "skipped-function-call",
+        family: Break,
+        scope: CompiledRegion,
+        torch_versions: ">=2.2",
+        fix_available: false,
+        summary: "call to a function Dynamo refuses to trace (marked as skipped: torch.manual_seed, torch.jit.isinstance, os.environ writes...): graph break",
+        hooks: { call: check_call, subscript: check_subscript },
+    }
+}
+
+/// Skipped functions another rule reports as their own cause (one cause, one finding): the
+/// explicit break (BR006) and the device sync (SY002).
+const REPORTED_ELSEWHERE: &[&str] = &["torch._dynamo.graph_break", "torch.cuda.synchronize"];
+
+/// The skipped-function break of the table entry `name`, when it holds for this project.
+fn skipped(checker: &Checker<'_>, name: &str) -> Option<String> {
+    if REPORTED_ELSEWHERE.contains(&name) {
+        return None;
+    }
+    let semantic = checker.semantic();
+    let entry = TORCH
+        .generated
+        .skipped_functions
+        .on_every_from(name, semantic.torch_floor())?;
+    let gb_type = entry
+        .gb_type
+        .as_deref()
+        .unwrap_or("Attempted to call function marked as skipped");
+    Some(super::graph_break_label(gb_type))
+}
+
+fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
+    let Some(name) = qualified else {
+        return;
+    };
+    if !checker.semantic().in_function() {
+        return;
+    }
+    let Some(label) = skipped(checker, name) else {
+        return;
+    };
+    let message = if let Some(mutator) = name.strip_prefix("os.environ.") {
+        format!(
+            "`os.environ.{mutator}()` writes the process environment through the C builtin `putenv`, which Dynamo does not trace: graph break under torch.compile ({label})"
+        )
+    } else {
+        format!(
+            "`{name}` is marked as skipped by Dynamo's trace rules: calling it in compiled code is a graph break ({label})"
+        )
+    };
+    checker.report(
+        &SkippedFunctionCall::META,
+        Finding::new(call.range(), message).with_hazard(Hazard::GraphBreak),
+    );
+}
+
+/// `os.environ[k] = v` and `del os.environ[k]`.
+fn check_subscript(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript) {
+    let dunder = match subscript.ctx {
+        ast::ExprContext::Store => "__setitem__",
+        ast::ExprContext::Del => "__delitem__",
+        _ => return,
+    };
+    let semantic = checker.semantic();
+    if !semantic.in_function() || !matches!(&*subscript.value, Expr::Attribute(_)) {
+        return;
+    }
+    let Some(target) = semantic.qualified(&subscript.value) else {
+        return;
+    };
+    let Some(label) = skipped(checker, &format!("{target}.{dunder}")) else {
+        return;
+    };
+    let verb = if dunder == "__setitem__" {
+        "setting"
+    } else {
+        "deleting"
+    };
+    checker.report(
+        &SkippedFunctionCall::META,
+        Finding::new(
+            subscript.range(),
+            format!(
+                "{verb} an `{target}` entry calls the C builtin `putenv`/`unsetenv`, which Dynamo does not trace: graph break under torch.compile ({label})"
+            ),
+        )
+        .with_hazard(Hazard::GraphBreak),
+    );
+}

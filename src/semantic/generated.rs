@@ -1,0 +1,250 @@
+//! Torch knowledge generated from installed torches by `scripts/gen_torch_data.py` (one generator
+//! per source in `scripts/torch_data/`): ops by their aten tags, return kinds from torch's
+//! annotations and stubs, the functions Dynamo refuses to trace (measured), the module classes it
+//! will not wrap, and its graph-break registry. Each entry holds over a torch range; the tables say
+//! which versions they were generated from. `tests/python/test_generated_tables.py` checks every
+//! entry against the installed torch. Nothing here names a rule.
+
+use super::data::{Fnv, NameSet, VersionRange};
+use crate::config::TorchVersion;
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+const OP_TAGS: &str = include_str!("../../rules/data/op_tags.toml");
+const RETURN_TYPES: &str = include_str!("../../rules/data/return_types.toml");
+const SKIPPED_FUNCTIONS: &str = include_str!("../../rules/data/skipped_functions.toml");
+const UNWRAPPED_MODULES: &str = include_str!("../../rules/data/unwrapped_modules.toml");
+const GRAPH_BREAKS: &str = include_str!("../../rules/data/graph_breaks.toml");
+
+#[derive(serde::Deserialize)]
+struct File<T> {
+    versions: Vec<String>,
+    entries: Vec<Group<T>>,
+}
+
+#[derive(serde::Deserialize)]
+struct Group<T> {
+    torch: String,
+    names: Vec<String>,
+    #[serde(flatten)]
+    fields: T,
+}
+
+/// A generated table: each name's values with the torch ranges they hold for.
+pub struct Versioned<T> {
+    /// The torch versions the table was generated from, oldest first.
+    versions: Vec<TorchVersion>,
+    entries: HashMap<String, Vec<(VersionRange, T)>, BuildHasherDefault<Fnv>>,
+}
+
+impl<T: Clone + for<'de> serde::Deserialize<'de>> Versioned<T> {
+    fn parse(text: &str, table: &str) -> Versioned<T> {
+        let file: File<T> = toml::from_str(text)
+            .unwrap_or_else(|error| panic!("rules/data/{table}.toml parses: {error}"));
+        let mut versions: Vec<TorchVersion> = file
+            .versions
+            .iter()
+            .map(|v| TorchVersion::parse(v).unwrap_or_else(|| panic!("bad version {v:?}")))
+            .collect();
+        versions.sort();
+        let mut entries: HashMap<String, Vec<(VersionRange, T)>, BuildHasherDefault<Fnv>> =
+            HashMap::default();
+        for group in file.entries {
+            let range = VersionRange::parse(&group.torch)
+                .unwrap_or_else(|| panic!("bad torch range {:?} in {table}", group.torch));
+            for name in group.names {
+                entries
+                    .entry(name)
+                    .or_default()
+                    .push((range, group.fields.clone()));
+            }
+        }
+        Versioned { versions, entries }
+    }
+}
+
+impl<T> Versioned<T> {
+    /// The value on the newest torch the entry holds for (the newest generated version when it
+    /// still holds there).
+    pub fn latest(&self, name: &str) -> Option<&T> {
+        let ranges = self.entries.get(name)?;
+        self.versions
+            .iter()
+            .rev()
+            .find_map(|v| ranges.iter().find(|(range, _)| range.contains(*v)))
+            .map(|(_, value)| value)
+    }
+
+    /// The value on the newest generated torch, when the entry holds on every generated version
+    /// at or above `floor` (every generated version without one): a fact the project can rely on
+    /// whatever supported torch it runs.
+    pub fn on_every_from(&self, name: &str, floor: Option<TorchVersion>) -> Option<&T> {
+        let ranges = self.entries.get(name)?;
+        let value_on = |v: TorchVersion| {
+            ranges
+                .iter()
+                .find(|(range, _)| range.contains(v))
+                .map(|(_, value)| value)
+        };
+        let mut newest = None;
+        for version in &self.versions {
+            if floor.is_some_and(|floor| *version < floor) {
+                continue;
+            }
+            newest = Some(value_on(*version)?);
+        }
+        newest
+    }
+}
+
+/// `op_tags.toml`: the aten tags of the op a public spelling dispatches to.
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct OpTags {
+    pub tags: Vec<String>,
+    /// The tagged aten overloads; `default` means every call.
+    pub overloads: Vec<String>,
+}
+
+impl OpTags {
+    /// Tagged `dynamic_output_shape` on every call (not only on one overload's arguments).
+    pub fn dynamic_shape_on_every_call(&self) -> bool {
+        self.tags.iter().any(|t| t == "dynamic_output_shape")
+            && self.overloads.iter().any(|o| o == "default")
+    }
+}
+
+/// `return_types.toml`: what a function or Tensor method returns.
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct Returns {
+    pub returns: String,
+}
+
+impl Returns {
+    /// A tensor, or a tuple / list of tensors (whose elements are tensors).
+    pub fn is_tensor(&self) -> bool {
+        matches!(self.returns.as_str(), "tensor" | "tensors")
+    }
+}
+
+/// `skipped_functions.toml` / `unwrapped_modules.toml`: the graph break Dynamo raises.
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct Refusal {
+    #[serde(default)]
+    pub gb_type: Option<String>,
+}
+
+/// `graph_breaks.toml`: one code of Dynamo's graph-break registry.
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct GraphBreak {
+    pub gb_type: String,
+}
+
+/// Every generated table, parsed.
+pub struct Generated {
+    pub op_tags: Versioned<OpTags>,
+    pub return_types: Versioned<Returns>,
+    pub skipped_functions: Versioned<Refusal>,
+    pub unwrapped_modules: Versioned<Refusal>,
+    /// Tensor methods whose annotation on the newest torch is a host value (`is_contiguous`).
+    pub host_tensor_methods: NameSet,
+    /// Tensor methods tagged `dynamic_output_shape` on every call (`nonzero`, `unique`).
+    pub dynamic_shape_methods: NameSet,
+    /// Graph-break type → its code on the newest torch whose registry has it.
+    gb_codes: HashMap<String, String>,
+}
+
+impl Generated {
+    pub fn load() -> Generated {
+        let graph_breaks: Versioned<GraphBreak> = Versioned::parse(GRAPH_BREAKS, "graph_breaks");
+        let mut gb_codes = HashMap::new();
+        for code in graph_breaks.entries.keys() {
+            if let Some(entry) = graph_breaks.latest(code) {
+                // One code per type in the registries generated so far; keep the lowest if not.
+                let slot = gb_codes
+                    .entry(entry.gb_type.clone())
+                    .or_insert_with(|| code.clone());
+                if code < slot {
+                    slot.clone_from(code);
+                }
+            }
+        }
+        let return_types: Versioned<Returns> = Versioned::parse(RETURN_TYPES, "return_types");
+        let host_tensor_methods = return_types
+            .entries
+            .keys()
+            .filter_map(|name| name.strip_prefix("Tensor."))
+            .filter(|method| {
+                return_types
+                    .latest(&format!("Tensor.{method}"))
+                    .is_some_and(|returns| !returns.is_tensor())
+            })
+            .map(str::to_owned)
+            .collect();
+        let op_tags: Versioned<OpTags> = Versioned::parse(OP_TAGS, "op_tags");
+        let dynamic_shape_methods = op_tags
+            .entries
+            .keys()
+            .filter_map(|name| name.strip_prefix("Tensor."))
+            .filter(|method| {
+                op_tags
+                    .latest(&format!("Tensor.{method}"))
+                    .is_some_and(OpTags::dynamic_shape_on_every_call)
+            })
+            .map(str::to_owned)
+            .collect();
+        Generated {
+            op_tags,
+            dynamic_shape_methods,
+            return_types,
+            host_tensor_methods,
+            skipped_functions: Versioned::parse(SKIPPED_FUNCTIONS, "skipped_functions"),
+            unwrapped_modules: Versioned::parse(UNWRAPPED_MODULES, "unwrapped_modules"),
+            gb_codes,
+        }
+    }
+
+    /// The GB code Dynamo reports for this graph-break type (`"Attempted to call function marked
+    /// as skipped"` → `GB0007` on torch 2.11), when its registry has it.
+    pub fn gb_code(&self, gb_type: &str) -> Option<&str> {
+        self.gb_codes.get(gb_type).map(String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_tables_parse_and_answer() {
+        let tables = Generated::load();
+        assert!(
+            tables
+                .op_tags
+                .latest("torch.nonzero")
+                .is_some_and(OpTags::dynamic_shape_on_every_call)
+        );
+        assert!(
+            tables
+                .op_tags
+                .latest("torch.repeat_interleave")
+                .is_some_and(|t| !t.dynamic_shape_on_every_call() && t.overloads == ["Tensor"])
+        );
+        assert!(
+            tables
+                .return_types
+                .latest("torch.accelerator.is_available")
+                .is_some_and(|r| !r.is_tensor())
+        );
+        assert!(
+            tables
+                .skipped_functions
+                .on_every_from("torch.manual_seed", None)
+                .is_some()
+        );
+        assert!(tables.unwrapped_modules.latest("torch.nn.LSTM").is_some());
+        assert_eq!(
+            tables.gb_code("Attempted to call function marked as skipped"),
+            Some("GB0007")
+        );
+    }
+}

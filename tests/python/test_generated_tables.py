@@ -1,0 +1,289 @@
+"""The tables generated from torch (rules/data/{op_tags,return_types,skipped_functions,
+unwrapped_modules,graph_breaks}.toml, by scripts/gen_torch_data.py) checked against the installed
+torch: every entry whose range holds for this torch is true here — the op carries the tag, the
+annotation says the kind, Dynamo really refuses the call (compiled with fullgraph=True, backend
+"eager"), the module class really is refused, the registry has the code — and nothing the
+generators find on this torch is missing from the tables.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import re
+import subprocess
+import sys
+import tomllib
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+import torch._dynamo
+from torch import nn
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = REPO / "rules" / "data"
+sys.path.insert(0, str(REPO / "scripts"))
+
+from torch_data import (  # noqa: E402 - the generators live beside the driver script
+    gen_gb_registry,
+    gen_op_tags,
+    gen_return_types,
+    gen_skipped_functions,
+    gen_unwrapped_modules,
+)
+
+TORCH_VERSION = tuple(int(p) for p in re.findall(r"\d+", torch.__version__)[:2])
+
+
+def holds_here(spec: str) -> bool:
+    for part in (p.strip() for p in spec.split(",") if p.strip()):
+        bound = tuple(int(p) for p in part.lstrip(">=<").split("."))
+        if part.startswith(">=") and TORCH_VERSION < bound:
+            return False
+        if part.startswith("<") and TORCH_VERSION >= bound:
+            return False
+    return True
+
+
+def table(name: str) -> tuple[list[str], dict[str, dict]]:
+    """(versions generated from, name -> fields for this torch)."""
+    data = tomllib.loads((DATA / f"{name}.toml").read_text())
+    entries: dict[str, dict] = {}
+    for group in data["entries"]:
+        if not holds_here(group["torch"]):
+            continue
+        fields = {k: v for k, v in group.items() if k not in ("torch", "names")}
+        for entry in group["names"]:
+            assert entry not in entries, f"{name}: {entry} listed twice for this torch"
+            entries[entry] = fields
+    return data["versions"], entries
+
+
+def generated_for_this_torch(name: str) -> bool:
+    versions, _ = table(name)
+    return any(tuple(int(p) for p in v.split(".")[:2]) == TORCH_VERSION for v in versions)
+
+
+def require_generated(name: str) -> None:
+    if not generated_for_this_torch(name):
+        pytest.skip(f"rules/data/{name}.toml was not generated from torch {torch.__version__}")
+
+
+def resolve(dotted: str):
+    if dotted.startswith("Tensor."):
+        return getattr(torch.Tensor, dotted.split(".", 1)[1])
+    parts = dotted.split(".")
+    for split in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:split]))
+        except ImportError:
+            continue
+        for attr in parts[split:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise ImportError(dotted)
+
+
+# --------------------------------------------------------------------------------------------
+# op tags
+
+
+def test_op_tag_entries_carry_their_tags_here():
+    require_generated("op_tags")
+    _, entries = table("op_tags")
+    assert "torch.nonzero" in entries
+    for spelling, fields in entries.items():
+        assert callable(resolve(spelling)), spelling
+        for op in fields["aten"]:
+            packet = getattr(torch.ops.aten, op)
+            for overload in fields["overloads"]:
+                tags = {t.name for t in getattr(packet, overload).tags}
+                assert set(fields["tags"]) & tags, (spelling, op, overload, tags)
+
+
+def test_op_tags_table_is_complete_for_this_torch():
+    require_generated("op_tags")
+    _, entries = table("op_tags")
+    assert set(gen_op_tags.generate()) == set(entries)
+
+
+# --------------------------------------------------------------------------------------------
+# return types
+
+
+def test_return_types_match_torch_annotations_here():
+    require_generated("return_types")
+    _, entries = table("return_types")
+    regenerated = gen_return_types.generate()
+    assert {n: f["returns"] for n, f in entries.items()} == {
+        n: f["returns"] for n, f in regenerated.items()
+    }
+
+
+@pytest.mark.parametrize(
+    "name,kind",
+    [
+        ("torch.accelerator.is_available", "bool"),
+        ("torch._jit_internal.is_scripting", "bool"),
+        ("torch.cuda.is_available", "bool"),
+        ("torch.nn.functional.relu", "tensor"),
+        ("Tensor.is_contiguous", "bool"),
+        ("Tensor.dim", "int"),
+        ("Tensor.sum", "tensor"),
+    ],
+)
+def test_return_kinds_of_known_functions(name, kind):
+    require_generated("return_types")
+    _, entries = table("return_types")
+    if name not in entries:
+        assert not hasattr(torch, name.split(".")[1]) or name.startswith("torch.accelerator")
+        pytest.skip(f"{name} not on torch {torch.__version__}")
+    assert entries[name]["returns"] == kind
+
+
+def test_argumentless_host_predicates_return_what_the_table_says():
+    """Every `is_*` / `*available*` function the table calls a bool and that takes no argument,
+    called: it returns a bool (no tensor)."""
+    _, entries = table("return_types")
+    called = 0
+    for name, fields in entries.items():
+        last = name.rsplit(".", 1)[-1]
+        if fields["returns"] != "bool" or name.startswith("Tensor."):
+            continue
+        if not (last.startswith("is_") and "available" in last):
+            continue
+        fn = resolve(name)
+        try:
+            import inspect
+
+            if any(
+                p.default is inspect.Parameter.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                for p in inspect.signature(fn).parameters.values()
+            ):
+                continue
+        except (TypeError, ValueError):
+            continue
+        assert isinstance(fn(), bool), name
+        called += 1
+    assert called >= 3
+
+
+# --------------------------------------------------------------------------------------------
+# functions Dynamo refuses to trace
+
+
+@pytest.fixture
+def quiet_dynamo():
+    logging.disable(logging.CRITICAL)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+    logging.disable(logging.NOTSET)
+    torch._dynamo.reset()
+
+
+def test_skipped_functions_are_refused_by_dynamo_here():
+    """Re-measure every candidate in a fresh interpreter, as the generator does (Dynamo's answer
+    for a few functions depends on process state, e.g. an `lru_cache` already filled, so the
+    measurement is only comparable from the same starting point): the same entries, the same
+    break types."""
+    require_generated("skipped_functions")
+    _, entries = table("skipped_functions")
+    assert {"torch.manual_seed", "torch.nn.utils.rnn.pack_padded_sequence"} <= set(entries)
+    done = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "gen_torch_data.py"), "--emit", "--only", "skipped_functions"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    measured = json.loads(done.stdout)["tables"]["skipped_functions"]["entries"]
+    assert {n: f["gb_type"] for n, f in measured.items()} == {
+        n: f["gb_type"] for n, f in entries.items()
+    }
+
+
+def test_a_skipped_call_in_a_model_breaks_with_the_table_type(quiet_dynamo):
+    _, entries = table("skipped_functions")
+    for name in ("torch.manual_seed", "torch.jit.isinstance", "os.environ.__setitem__"):
+        if name not in entries:
+            continue
+        if name in gen_skipped_functions.STDLIB_PROBES:
+            traced = gen_skipped_functions.probe(gen_skipped_functions.STDLIB_PROBES[name])
+            message = gen_skipped_functions.measure_traced(traced)
+        else:
+            message = gen_skipped_functions.measure(resolve(name))
+        assert message is not None, name
+        assert gen_skipped_functions.break_type(message) == entries[name]["gb_type"], name
+
+
+def test_in_graph_device_queries_are_not_skipped():
+    _, entries = table("skipped_functions")
+    for name in ("torch.cuda.is_available", "torch.accelerator.is_available", "torch.nonzero"):
+        assert name not in entries
+
+
+# --------------------------------------------------------------------------------------------
+# module classes Dynamo will not wrap
+
+
+def test_unwrapped_modules_are_refused_by_dynamo_here(quiet_dynamo):
+    require_generated("unwrapped_modules")
+    _, entries = table("unwrapped_modules")
+    assert "torch.nn.LSTM" in entries
+    for name in entries:
+        cls = resolve(name)
+        assert issubclass(cls, nn.Module), name
+        module = cls(2, 2)
+
+        def calls_it(x, module=module):
+            return module(x)[0] + 1
+
+        torch._dynamo.reset()
+        with pytest.raises(torch._dynamo.exc.Unsupported):
+            torch.compile(calls_it, backend="eager", fullgraph=True)(torch.ones(1, 2, 2))
+    assert set(gen_unwrapped_modules.generate()) == set(entries)
+
+
+# --------------------------------------------------------------------------------------------
+# graph-break registry
+
+
+def test_graph_break_codes_match_the_installed_registry():
+    registry = Path(torch._dynamo.__file__).parent / "graph_break_registry.json"
+    _, entries = table("graph_breaks")
+    if not registry.exists():
+        assert not entries, "no registry on this torch, yet the table claims codes for it"
+        return
+    installed = json.loads(registry.read_text())
+    assert {code: f["gb_type"] for code, f in entries.items()} == {
+        code: forms[0]["Gb_type"] for code, forms in installed.items() if forms
+    }
+    assert gen_gb_registry.generate().keys() == entries.keys()
+
+
+# --------------------------------------------------------------------------------------------
+# the hand-written tensor table agrees with torch's annotations
+
+
+def test_hand_written_tensor_table_does_not_contradict_the_annotations():
+    """tensor.toml's hand lists (kept for names torch's annotations leave open, e.g. `max` whose
+    overloads return a tensor or a named tuple) never contradict a generated return kind."""
+    hand = tomllib.loads((DATA / "tensor.toml").read_text())
+    _, returns = table("return_types")
+
+    def kind(name):
+        return returns.get(name, {}).get("returns")
+
+    host = {"bool", "int", "float", "complex", "number", "str", "none", "size", "dtype", "device"}
+    contradictions = [
+        m for m in hand["tensor_returning_methods"] if kind(f"Tensor.{m}") in host
+    ] + [
+        m for m in hand["host_value_methods"] if kind(f"Tensor.{m}") in ("tensor", "tensors")
+    ] + [
+        f for f in hand["host_functions"] if kind(f"torch.{f}") in ("tensor", "tensors")
+    ]
+    assert not contradictions, contradictions
+    assert kind("Tensor.sum") == "tensor" and kind("Tensor.dim") == "int"
