@@ -572,6 +572,10 @@ pub fn render_text(document: &Document) -> String {
         document.results,
         document.cwd,
     ));
+    out.push_str(&super::sync_check::render_text(
+        document.results,
+        document.cwd,
+    ));
     out
 }
 
@@ -649,6 +653,10 @@ pub fn render_markdown(document: &Document) -> String {
     }
     let _ = writeln!(out, "\n{}", summary_line(document));
     out.push_str(&super::cross_check::render_markdown(
+        document.results,
+        document.cwd,
+    ));
+    out.push_str(&super::sync_check::render_markdown(
         document.results,
         document.cwd,
     ));
