@@ -109,7 +109,7 @@ impl CrossCheck {
 
 /// Row spans of a file's statements (compound ones: their header only) and functions.
 #[derive(Default)]
-struct Statements {
+pub(super) struct Statements {
     /// (first row, last row) of each statement or header, outer before inner.
     spans: Vec<(u32, u32)>,
     /// (first row incl. decorators, last row) of each function.
@@ -117,7 +117,7 @@ struct Statements {
 }
 
 impl Statements {
-    fn parse(path: &Path) -> Statements {
+    pub(super) fn parse(path: &Path) -> Statements {
         let Ok(text) = source::read_source(path) else {
             return Statements::default();
         };
@@ -209,7 +209,7 @@ impl Statements {
     }
 
     /// The innermost statement span around `line` (the line itself when none is known).
-    fn statement_at(&self, line: u32) -> (u32, u32) {
+    pub(super) fn statement_at(&self, line: u32) -> (u32, u32) {
         self.spans
             .iter()
             .filter(|(first, last)| *first <= line && line <= *last)
@@ -378,6 +378,7 @@ pub fn recheck(input: &Path, output: &Path) -> Result<usize, String> {
     let mut results = trace::load_results(input)?;
     for result in &mut results {
         attach(result);
+        super::sync_check::attach(result);
     }
     let document = serde_json::json!({ "results": results });
     let text = serde_json::to_string_pretty(&document).map_err(|e| e.to_string())?;

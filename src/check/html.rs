@@ -463,6 +463,7 @@ pub fn render(document: &Document) -> String {
         out.push_str("<p class=\"muted\">Nothing to report.</p>\n");
     }
     out.push_str("</section>\n");
+    out.push_str(&super::sync_check::render_html(results, document.cwd));
     let _ = writeln!(
         out,
         "<footer>graphbreak {} · schema {}</footer>",

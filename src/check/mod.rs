@@ -29,6 +29,7 @@ pub mod record;
 mod report;
 mod runner;
 mod shard;
+pub mod sync_check;
 mod targets;
 pub mod trace;
 mod worker;
@@ -441,6 +442,7 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
             gpus::Event::Started(_, Some(_)) => {}
             gpus::Event::Finished(job, mut result) => {
                 cross_check::attach(&mut result);
+                sync_check::attach(&mut result);
                 match &result.gpu {
                     None => eprintln!("{}", report::progress_summary(&result)),
                     Some(gpu) => eprintln!(

@@ -262,6 +262,9 @@ pub struct CaseResult {
     /// Rust: the static scan's findings on the traced lines vs the runtime events (src/check/cross_check.rs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cross_check: Option<super::cross_check::CrossCheck>,
+    /// Rust: the sync family's findings vs the syncs `--profile` measured (src/check/sync_check.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync_check: Option<super::sync_check::SyncCheck>,
     /// Rust: wall time of the whole subprocess.
     #[serde(default)]
     pub wall_seconds: Option<f64>,
@@ -709,6 +712,7 @@ mod tests {
         "worker",
         "cross_check",
         "cache",
+        "sync_check",
     ];
 
     /// The harness's `RESULT_TEMPLATE = json.loads("""...""")` block, parsed.

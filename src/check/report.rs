@@ -554,6 +554,10 @@ pub fn render_text(document: &Document) -> String {
         document.results,
         document.cwd,
     ));
+    out.push_str(&super::sync_check::render_text(
+        document.results,
+        document.cwd,
+    ));
     out
 }
 
@@ -631,6 +635,10 @@ pub fn render_markdown(document: &Document) -> String {
     }
     let _ = writeln!(out, "\n{}", summary_line(document));
     out.push_str(&super::cross_check::render_markdown(
+        document.results,
+        document.cwd,
+    ));
+    out.push_str(&super::sync_check::render_markdown(
         document.results,
         document.cwd,
     ));
