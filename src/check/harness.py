@@ -1466,7 +1466,13 @@ def describe_break(reason_object, classifier, logged_details):
 
 class DynamoLogRecorder(logging.Handler):
     """Collects Dynamo's structured log records (the `recompiles` / `graph_breaks` artifacts that
-    `TORCH_LOGS=...` would print) through a logging.Handler, plus recompile-limit warnings."""
+    `TORCH_LOGS=...` would print) through a logging.Handler, plus recompile-limit warnings.
+
+    A data-dependent jump (`if tensor:`) breaks the graph without a `graph_breaks` record on torch ≤ 2.5
+    (its generic_jump compiles the partial graph directly); its only trace is output_graph's DEBUG record
+    "COMPILING GRAPH due to <GraphCompileReason>", whose user stack names the jump. Those records are read
+    too (`compile_reasons`), and a generic_jump break at a location no graph_breaks record names becomes
+    a break record of the 2.2-2.5 form, so count and list agree on every torch."""
 
     def __init__(self, torch, artifacts):
         super().__init__(level=logging.DEBUG)
@@ -1474,11 +1480,18 @@ class DynamoLogRecorder(logging.Handler):
         self.artifacts = artifacts
         self.recompile_messages = []
         self.limit_messages = []
-        self.graph_break_messages = []
+        self.logged_break_messages = []
+        # (reason, filename, line, function) of each generic_jump graph compile (see the class doc).
+        self.jump_breaks = []
         self.logging_enabled = False
         self.logger = None
+        self.output_graph_logger = None
+        self.output_graph_state = None
 
     def emit(self, record):
+        if record.name == OUTPUT_GRAPH_LOGGER:
+            self.record_compile_reason(record)
+            return
         try:
             message = record.getMessage()
         except Exception:  # noqa: BLE001
@@ -1490,7 +1503,7 @@ class DynamoLogRecorder(logging.Handler):
             exception = record.exc_info[1] if record.exc_info else None
             if exception is not None and "Graph Break Reason:" not in message:
                 message += "\n%s %s" % (GRAPH_BREAK_EXCEPTION_MARKER, first_line(exception))
-            self.graph_break_messages.append(message)
+            self.logged_break_messages.append(message)
         elif LIMIT_HIT_PATTERN.search(message) or "cache_size_limit reached" in message:
             self.limit_messages.append(message)
 
@@ -1504,9 +1517,19 @@ class DynamoLogRecorder(logging.Handler):
                 self.logging_enabled = False
         self.logger = logging.getLogger("torch._dynamo")
         self.logger.addHandler(self)
+        # output_graph's DEBUG records, to this handler only (not printed: propagation off meanwhile).
+        self.output_graph_logger = logging.getLogger(OUTPUT_GRAPH_LOGGER)
+        self.output_graph_state = (self.output_graph_logger.level, self.output_graph_logger.propagate)
+        self.output_graph_logger.setLevel(logging.DEBUG)
+        self.output_graph_logger.propagate = False
+        self.output_graph_logger.addHandler(self)
         return self
 
     def __exit__(self, *exc_info):
+        if self.output_graph_logger is not None:
+            self.output_graph_logger.removeHandler(self)
+            self.output_graph_logger.setLevel(self.output_graph_state[0])
+            self.output_graph_logger.propagate = self.output_graph_state[1]
         if self.logger is not None:
             self.logger.removeHandler(self)
         if self.logging_enabled:
@@ -1518,6 +1541,34 @@ class DynamoLogRecorder(logging.Handler):
 
     def snapshot(self):
         return len(self.recompile_messages), len(self.limit_messages)
+
+    def record_compile_reason(self, record):
+        """A 'COMPILING GRAPH due to %s' record whose GraphCompileReason is a generic_jump graph break."""
+        reason = record.args[0] if isinstance(record.args, tuple) and record.args else None
+        text = getattr(reason, "reason", None)
+        stack = getattr(reason, "user_stack", None)
+        if not isinstance(text, str) or not text.startswith("generic_jump") or not stack:
+            return
+        if getattr(reason, "graph_break", True) is False:
+            return
+        frame = stack[-1]
+        filename, line = frame_location(frame)
+        if filename and line:
+            self.jump_breaks.append((first_line(text), os.path.abspath(filename), int(line), getattr(frame, "name", "?")))
+
+    @property
+    def graph_break_messages(self):
+        """The graph_breaks records, plus one record (2.2-2.5 form) per generic_jump break at a location
+        no record names: on torch ≤ 2.5 a data-dependent jump logs none."""
+        messages = list(self.logged_break_messages)
+        named = {self.graph_break_location(message) for message in messages}
+        for reason, filename, line, function in self.jump_breaks:
+            if (filename, line) in named:
+                continue
+            named.add((filename, line))
+            messages.append('Graph break: %s from user code at:\n  File "%s", line %d, in %s'
+                            % (reason, filename, line, function))
+        return messages
 
     @staticmethod
     def graph_break_location(message):
@@ -1579,6 +1630,9 @@ class DynamoLogRecorder(logging.Handler):
             code = GB_CODE_PATTERN.search(message)
             details.setdefault(location, (reason_line, ("GB" + code.group(1)) if code else None))
         return details
+
+
+OUTPUT_GRAPH_LOGGER = "torch._dynamo.output_graph"
 
 
 def break_record_quality(entry):

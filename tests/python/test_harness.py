@@ -440,3 +440,18 @@ def test_error_after_a_graph_break_is_reported_at_its_statement(tmp_path, releas
         assert any("rewritten bytecode" in note for note in result["notes"]), result["notes"]
     # The earlier break is still reported, from the compile's own log (explain fails on this model).
     assert marker_line("error_lines.py", "early_break") in [b["line"] for b in result["graph_breaks"]]
+
+
+@pytest.mark.parametrize("release", ["current", "2.5", "2.2"])
+def test_a_data_dependent_branch_is_listed_with_its_line_on_every_torch(tmp_path, release):
+    """torch 2.5 breaks at `if tensor:` without a graph_breaks record (explain says `generic_jump
+    TensorVariable()`): the break count said 2 while 1 break was listed."""
+    python = PYTHON if release == "current" else older_torch_python(release)
+    result = run_harness(tmp_path, "jump_breaks.py", "case_branch_then_item", python=python)
+    assert result["status"] == "ok", (result["error"], result["notes"])
+    branch, item = marker_line("jump_breaks.py", "branch"), marker_line("jump_breaks.py", "item")
+    assert sorted(entry["line"] for entry in result["graph_breaks"]) == [branch, item], result["graph_breaks"]
+    assert result["graph_break_count"] == len(result["graph_breaks"]) == 2
+    assert result["graph_count"] == 3
+    events = sorted((event["kind"], event["line"]) for event in result["runtime_events"])
+    assert events == [("break", branch), ("break", item)], result["runtime_events"]
