@@ -1993,7 +1993,20 @@ def logged_breaks(messages, files):
     return found
 
 
-def runtime_events(result, recompile_messages, compile_error, files, break_messages=None, skipped_frames=None):
+def crash_location(torch, error):
+    """(filename, line) of a compile error in the innermost traced file (third-party included). Raised in
+    bytecode Dynamo rewrote after a break (torch ≤ 2.5), the traceback names the `def` line of the
+    (resumed) frame; the statement then comes from Dynamo's original code, as for the result's `error`."""
+    files = TracedFiles(torch)
+    filename, line = locate_error(error, files)
+    frame = innermost_user_traceback_frame(error, files)
+    if frame is not None and (filename, line) == (frame[0], frame[2]):
+        filename, line = statement_in_rewritten_frame(torch, error, files) or (filename, line)
+    return filename, line
+
+
+def runtime_events(result, recompile_messages, compile_error, files, break_messages=None, skipped_frames=None,
+                   compile_error_location=None):
     """One entry per runtime event: graph breaks, the compile crash, recompiles. Repeats at the same (kind,
     file, line, reason) are one entry with a count.
 
@@ -2018,7 +2031,7 @@ def runtime_events(result, recompile_messages, compile_error, files, break_messa
             continue
         events.append(("break", filename, line, graph_break.get("gb_code"), graph_break.get("reason")))
     if compile_error is not None and result.get("status") == "compile_error":
-        filename, line = locate_error(compile_error, files)
+        filename, line = compile_error_location or locate_error(compile_error, files)
         if filename is None:
             error = result.get("error") or {}
             filename, line = error.get("filename"), error.get("line")
@@ -2049,6 +2062,8 @@ class TraceFacts:
         self.recorder = None
         self.compile_log = None
         self.compile_error = None
+        # crash_location(compile_error), taken when the compile failed.
+        self.compile_error_location = None
 
     @contextlib.contextmanager
     def recording(self, torch, compile_log=None):
@@ -2071,7 +2086,8 @@ class TraceFacts:
         messages = messages[: max(0, len(messages) - limit_hits)]
         breaks = list(self.compile_log.graph_break_messages) if self.compile_log is not None else []
         result["runtime_events"] = runtime_events(
-            result, messages, self.compile_error, files, breaks, self.recorder.skipped_frames
+            result, messages, self.compile_error, files, breaks, self.recorder.skipped_frames,
+            self.compile_error_location,
         )
 
 
@@ -2549,6 +2565,9 @@ class Run:
                 if counted is None:
                     self.record_recompiles(recorder, limit_name, limit_value)
                 self.trace_facts.compile_error = error
+                # Now: the traceback's frames are read while they are as the compile left them (explain,
+                # which runs later, fails the same way and changed what the chain led to on torch 2.5).
+                self.trace_facts.compile_error_location = crash_location(torch, error)
                 self.fail("compile_error", error, phase)
                 self.refine_error_location(error, recorder)
                 # Breaks Dynamo logged before the failure; explain (which runs next) replaces them if it can.
@@ -2665,13 +2684,19 @@ class Run:
         `def` line. First choice: map the failing instruction back through Dynamo's original code (exact).
         Fallback: the graph_breaks log of the same compile names a line inside that function."""
         described = self.result["error"]
-        frame = innermost_user_traceback_frame(error, self.classifier)
+        classifier = self.classifier
+        if described.get("filename") is None:
+            # Raised in a library's code (site-packages: the model is a dependency of the case file), which
+            # the case-file classifier skips: locate it there, as the trace map and events do.
+            classifier = TracedFiles(self.torch)
+            described["filename"], described["line"] = locate_error(error, classifier)
+        frame = innermost_user_traceback_frame(error, classifier)
         if frame is None:
             return
         filename, line, first_line_number, last_line_number = frame
         if described.get("line") != line or line != first_line_number:
             return
-        statement = statement_in_rewritten_frame(self.torch, error, self.classifier)
+        statement = statement_in_rewritten_frame(self.torch, error, classifier)
         if statement is not None:
             described["filename"], described["line"] = statement
             self.note("error line recovered from Dynamo's rewritten bytecode (the traceback points at the def line)")
