@@ -26,6 +26,7 @@ import sys
 import sysconfig
 import time
 import traceback
+import types
 import warnings
 
 # When the interpreter got to the harness: minus Rust's GRAPHBREAK_SPAWNED_AT, the interpreter's start-up.
@@ -328,6 +329,7 @@ def innermost_user_traceback_frame(error, classifier):
 
 
 RESUME_NAME = re.compile(r"__resume_at_(\d+)_\d+")
+RESUME_CODE_NAME = re.compile(r"torch_dynamo_resume_in_.*_at_(\d+)$")
 
 
 def original_code_map(torch):
@@ -375,6 +377,14 @@ def statement_in_rewritten_frame(torch, error, classifier):
     resume_offset = None
     for instruction in dis.get_instructions(rewritten):
         if instruction.offset <= failed_at:
+            continue
+        if isinstance(instruction.argval, types.CodeType):
+            # A resume function with free variables (the frame has closures) is built from its code object
+            # (LOAD_CONST + MAKE_FUNCTION), named `torch_dynamo_resume_in_<fn>_at_<line>`: <line> is the
+            # line Dynamo was at when it broke, the failing statement's.
+            named = RESUME_CODE_NAME.match(instruction.argval.co_name)
+            if named:
+                return original.co_filename, int(named.group(1))
             continue
         found = RESUME_NAME.search(str(instruction.argval))
         if found:

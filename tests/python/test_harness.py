@@ -458,7 +458,9 @@ def test_a_data_dependent_branch_is_listed_with_its_line_on_every_torch(tmp_path
 
 
 @pytest.mark.parametrize("release", ["current", "2.5", "2.2"])
-def test_a_crash_in_a_library_frame_after_a_break_is_at_its_statement(tmp_path, release):
+@pytest.mark.parametrize("factory,marker", [("case_crash_after_break", "crash"),
+                                            ("case_crash_after_break_in_a_closure_frame", "closure_crash")])
+def test_a_crash_in_a_library_frame_after_a_break_is_at_its_statement(tmp_path, release, factory, marker):
     """The model lives in an installed library (site-packages), the case file only builds it: the crash in
     the frame Dynamo resumed after a break is still located at its statement (on torch 2.5 the traceback
     names the frame's `def` line), in the result's error and in the crash event the cross-check reads."""
@@ -470,11 +472,10 @@ def test_a_crash_in_a_library_frame_after_a_break_is_at_its_statement(tmp_path, 
     # Outside the library's folder: the case file's directory counts as the user's own code.
     (tmp_path / "project").mkdir()
     case = tmp_path / "project" / "library_case.py"
-    case.write_text("import sys\nsys.path.insert(0, %r)\nfrom resumed_crash_model import case_crash_after_break\n"
-                    % str(library))
-    result = run_harness(tmp_path, case, "case_crash_after_break", python=python)
+    case.write_text("import sys\nsys.path.insert(0, %r)\nfrom resumed_crash_model import %s\n" % (str(library), factory))
+    result = run_harness(tmp_path, case, factory, python=python)
     assert result["status"] == "compile_error", result["error"]
-    crash_line = marker_line("error_lines.py", "crash")
+    crash_line = marker_line("error_lines.py", marker)
     assert (result["error"]["filename"], result["error"]["line"]) == (str(module), crash_line), (
         result["error"], result["notes"])
     crashes = [(event["filename"], event["line"]) for event in result["runtime_events"] if event["kind"] == "crash"]
