@@ -26,3 +26,25 @@ class DetectorHead(nn.Module):
 def case_crash_after_break():
     torch.manual_seed(0)
     return {"model": DetectorHead(), "args": (torch.randn(2, 3, 16, 16),), "compile": {"backend": "eager"}}
+
+
+class ClosureDetectorHead(DetectorHead):
+    """The same crash in a frame with a closure (a local an inner function captures): Dynamo builds the
+    resumed frame's function from a code object named after the break's line, not from a global."""
+
+    def forward(self, images):
+        features = self.conv(images)
+        scale = float(features.abs().max().item())  # LINE: closure_early_break
+
+        def rescale(tensor):
+            return tensor / (scale + 1.0)
+
+        hidden = torch.relu(self.proj(rescale(features.mean(dim=(2, 3)))))
+        levels = [features, features[:, :, ::2, ::2]]
+        shapes = torch.stack([torch._shape_as_tensor(level)[2:4] for level in levels])  # LINE: closure_crash
+        return rescale(hidden), shapes
+
+
+def case_crash_after_break_in_a_closure_frame():
+    torch.manual_seed(0)
+    return {"model": ClosureDetectorHead(), "args": (torch.randn(2, 3, 16, 16),), "compile": {"backend": "eager"}}

@@ -26,6 +26,7 @@ import sys
 import sysconfig
 import time
 import traceback
+import types
 import warnings
 
 # When the interpreter got to the harness: minus Rust's GRAPHBREAK_SPAWNED_AT, the interpreter's start-up.
@@ -333,6 +334,7 @@ def innermost_user_traceback_frame(error, classifier):
 
 
 RESUME_NAME = re.compile(r"__resume_at_(\d+)_\d+")
+RESUME_CODE_NAME = re.compile(r"torch_dynamo_resume_in_.*_at_(\d+)$")
 
 
 def original_code_map(torch):
@@ -380,6 +382,14 @@ def statement_in_rewritten_frame(torch, error, classifier):
     resume_offset = None
     for instruction in dis.get_instructions(rewritten):
         if instruction.offset <= failed_at:
+            continue
+        if isinstance(instruction.argval, types.CodeType):
+            # A resume function with free variables (the frame has closures) is built from its code object
+            # (LOAD_CONST + MAKE_FUNCTION), named `torch_dynamo_resume_in_<fn>_at_<line>`: <line> is the
+            # line Dynamo was at when it broke, the failing statement's.
+            named = RESUME_CODE_NAME.match(instruction.argval.co_name)
+            if named:
+                return original.co_filename, int(named.group(1))
             continue
         found = RESUME_NAME.search(str(instruction.argval))
         if found:
@@ -1471,7 +1481,13 @@ def describe_break(reason_object, classifier, logged_details):
 
 class DynamoLogRecorder(logging.Handler):
     """Collects Dynamo's structured log records (the `recompiles` / `graph_breaks` artifacts that
-    `TORCH_LOGS=...` would print) through a logging.Handler, plus recompile-limit warnings."""
+    `TORCH_LOGS=...` would print) through a logging.Handler, plus recompile-limit warnings.
+
+    A data-dependent jump (`if tensor:`) breaks the graph without a `graph_breaks` record on torch ≤ 2.5
+    (its generic_jump compiles the partial graph directly); its only trace is output_graph's DEBUG record
+    "COMPILING GRAPH due to <GraphCompileReason>", whose user stack names the jump. Those records are read
+    too (`compile_reasons`), and a generic_jump break at a location no graph_breaks record names becomes
+    a break record of the 2.2-2.5 form, so count and list agree on every torch."""
 
     def __init__(self, torch, artifacts):
         super().__init__(level=logging.DEBUG)
@@ -1479,11 +1495,18 @@ class DynamoLogRecorder(logging.Handler):
         self.artifacts = artifacts
         self.recompile_messages = []
         self.limit_messages = []
-        self.graph_break_messages = []
+        self.logged_break_messages = []
+        # (reason, filename, line, function) of each generic_jump graph compile (see the class doc).
+        self.jump_breaks = []
         self.logging_enabled = False
         self.logger = None
+        self.output_graph_logger = None
+        self.output_graph_state = None
 
     def emit(self, record):
+        if record.name == OUTPUT_GRAPH_LOGGER:
+            self.record_compile_reason(record)
+            return
         try:
             message = record.getMessage()
         except Exception:  # noqa: BLE001
@@ -1495,7 +1518,7 @@ class DynamoLogRecorder(logging.Handler):
             exception = record.exc_info[1] if record.exc_info else None
             if exception is not None and "Graph Break Reason:" not in message:
                 message += "\n%s %s" % (GRAPH_BREAK_EXCEPTION_MARKER, first_line(exception))
-            self.graph_break_messages.append(message)
+            self.logged_break_messages.append(message)
         elif LIMIT_HIT_PATTERN.search(message) or "cache_size_limit reached" in message:
             self.limit_messages.append(message)
 
@@ -1509,9 +1532,19 @@ class DynamoLogRecorder(logging.Handler):
                 self.logging_enabled = False
         self.logger = logging.getLogger("torch._dynamo")
         self.logger.addHandler(self)
+        # output_graph's DEBUG records, to this handler only (not printed: propagation off meanwhile).
+        self.output_graph_logger = logging.getLogger(OUTPUT_GRAPH_LOGGER)
+        self.output_graph_state = (self.output_graph_logger.level, self.output_graph_logger.propagate)
+        self.output_graph_logger.setLevel(logging.DEBUG)
+        self.output_graph_logger.propagate = False
+        self.output_graph_logger.addHandler(self)
         return self
 
     def __exit__(self, *exc_info):
+        if self.output_graph_logger is not None:
+            self.output_graph_logger.removeHandler(self)
+            self.output_graph_logger.setLevel(self.output_graph_state[0])
+            self.output_graph_logger.propagate = self.output_graph_state[1]
         if self.logger is not None:
             self.logger.removeHandler(self)
         if self.logging_enabled:
@@ -1523,6 +1556,34 @@ class DynamoLogRecorder(logging.Handler):
 
     def snapshot(self):
         return len(self.recompile_messages), len(self.limit_messages)
+
+    def record_compile_reason(self, record):
+        """A 'COMPILING GRAPH due to %s' record whose GraphCompileReason is a generic_jump graph break."""
+        reason = record.args[0] if isinstance(record.args, tuple) and record.args else None
+        text = getattr(reason, "reason", None)
+        stack = getattr(reason, "user_stack", None)
+        if not isinstance(text, str) or not text.startswith("generic_jump") or not stack:
+            return
+        if getattr(reason, "graph_break", True) is False:
+            return
+        frame = stack[-1]
+        filename, line = frame_location(frame)
+        if filename and line:
+            self.jump_breaks.append((first_line(text), os.path.abspath(filename), int(line), getattr(frame, "name", "?")))
+
+    @property
+    def graph_break_messages(self):
+        """The graph_breaks records, plus one record (2.2-2.5 form) per generic_jump break at a location
+        no record names: on torch ≤ 2.5 a data-dependent jump logs none."""
+        messages = list(self.logged_break_messages)
+        named = {self.graph_break_location(message) for message in messages}
+        for reason, filename, line, function in self.jump_breaks:
+            if (filename, line) in named:
+                continue
+            named.add((filename, line))
+            messages.append('Graph break: %s from user code at:\n  File "%s", line %d, in %s'
+                            % (reason, filename, line, function))
+        return messages
 
     @staticmethod
     def graph_break_location(message):
@@ -1584,6 +1645,9 @@ class DynamoLogRecorder(logging.Handler):
             code = GB_CODE_PATTERN.search(message)
             details.setdefault(location, (reason_line, ("GB" + code.group(1)) if code else None))
         return details
+
+
+OUTPUT_GRAPH_LOGGER = "torch._dynamo.output_graph"
 
 
 def break_record_quality(entry):
@@ -2054,7 +2118,20 @@ def logged_breaks(messages, files):
     return found
 
 
-def runtime_events(result, recompile_messages, compile_error, files, break_messages=None, skipped_frames=None):
+def crash_location(torch, error):
+    """(filename, line) of a compile error in the innermost traced file (third-party included). Raised in
+    bytecode Dynamo rewrote after a break (torch ≤ 2.5), the traceback names the `def` line of the
+    (resumed) frame; the statement then comes from Dynamo's original code, as for the result's `error`."""
+    files = TracedFiles(torch)
+    filename, line = locate_error(error, files)
+    frame = innermost_user_traceback_frame(error, files)
+    if frame is not None and (filename, line) == (frame[0], frame[2]):
+        filename, line = statement_in_rewritten_frame(torch, error, files) or (filename, line)
+    return filename, line
+
+
+def runtime_events(result, recompile_messages, compile_error, files, break_messages=None, skipped_frames=None,
+                   compile_error_location=None):
     """One entry per runtime event: graph breaks, the compile crash, recompiles. Repeats at the same (kind,
     file, line, reason) are one entry with a count.
 
@@ -2079,7 +2156,7 @@ def runtime_events(result, recompile_messages, compile_error, files, break_messa
             continue
         events.append(("break", filename, line, graph_break.get("gb_code"), graph_break.get("reason")))
     if compile_error is not None and result.get("status") == "compile_error":
-        filename, line = locate_error(compile_error, files)
+        filename, line = compile_error_location or locate_error(compile_error, files)
         if filename is None:
             error = result.get("error") or {}
             filename, line = error.get("filename"), error.get("line")
@@ -2110,6 +2187,8 @@ class TraceFacts:
         self.recorder = None
         self.compile_log = None
         self.compile_error = None
+        # crash_location(compile_error), taken when the compile failed.
+        self.compile_error_location = None
 
     @contextlib.contextmanager
     def recording(self, torch, compile_log=None):
@@ -2132,7 +2211,8 @@ class TraceFacts:
         messages = messages[: max(0, len(messages) - limit_hits)]
         breaks = list(self.compile_log.graph_break_messages) if self.compile_log is not None else []
         result["runtime_events"] = runtime_events(
-            result, messages, self.compile_error, files, breaks, self.recorder.skipped_frames
+            result, messages, self.compile_error, files, breaks, self.recorder.skipped_frames,
+            self.compile_error_location,
         )
 
 
@@ -2628,6 +2708,9 @@ class Run:
                 if counted is None:
                     self.record_recompiles(recorder, limit_name, limit_value)
                 self.trace_facts.compile_error = error
+                # Now: the traceback's frames are read while they are as the compile left them (explain,
+                # which runs later, fails the same way and changed what the chain led to on torch 2.5).
+                self.trace_facts.compile_error_location = crash_location(torch, error)
                 self.fail("compile_error", error, phase)
                 self.refine_error_location(error, recorder)
                 # Breaks Dynamo logged before the failure; explain (which runs next) replaces them if it can.
@@ -2744,13 +2827,19 @@ class Run:
         `def` line. First choice: map the failing instruction back through Dynamo's original code (exact).
         Fallback: the graph_breaks log of the same compile names a line inside that function."""
         described = self.result["error"]
-        frame = innermost_user_traceback_frame(error, self.classifier)
+        classifier = self.classifier
+        if described.get("filename") is None:
+            # Raised in a library's code (site-packages: the model is a dependency of the case file), which
+            # the case-file classifier skips: locate it there, as the trace map and events do.
+            classifier = TracedFiles(self.torch)
+            described["filename"], described["line"] = locate_error(error, classifier)
+        frame = innermost_user_traceback_frame(error, classifier)
         if frame is None:
             return
         filename, line, first_line_number, last_line_number = frame
         if described.get("line") != line or line != first_line_number:
             return
-        statement = statement_in_rewritten_frame(self.torch, error, self.classifier)
+        statement = statement_in_rewritten_frame(self.torch, error, classifier)
         if statement is not None:
             described["filename"], described["line"] = statement
             self.note("error line recovered from Dynamo's rewritten bytecode (the traceback points at the def line)")

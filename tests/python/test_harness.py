@@ -440,3 +440,43 @@ def test_error_after_a_graph_break_is_reported_at_its_statement(tmp_path, releas
         assert any("rewritten bytecode" in note for note in result["notes"]), result["notes"]
     # The earlier break is still reported, from the compile's own log (explain fails on this model).
     assert marker_line("error_lines.py", "early_break") in [b["line"] for b in result["graph_breaks"]]
+
+
+@pytest.mark.parametrize("release", ["current", "2.5", "2.2"])
+def test_a_data_dependent_branch_is_listed_with_its_line_on_every_torch(tmp_path, release):
+    """torch 2.5 breaks at `if tensor:` without a graph_breaks record (explain says `generic_jump
+    TensorVariable()`): the break count said 2 while 1 break was listed."""
+    python = PYTHON if release == "current" else older_torch_python(release)
+    result = run_harness(tmp_path, "jump_breaks.py", "case_branch_then_item", python=python)
+    assert result["status"] == "ok", (result["error"], result["notes"])
+    branch, item = marker_line("jump_breaks.py", "branch"), marker_line("jump_breaks.py", "item")
+    assert sorted(entry["line"] for entry in result["graph_breaks"]) == [branch, item], result["graph_breaks"]
+    assert result["graph_break_count"] == len(result["graph_breaks"]) == 2
+    assert result["graph_count"] == 3
+    events = sorted((event["kind"], event["line"]) for event in result["runtime_events"])
+    assert events == [("break", branch), ("break", item)], result["runtime_events"]
+
+
+@pytest.mark.parametrize("release", ["current", "2.5", "2.2"])
+@pytest.mark.parametrize("factory,marker", [("case_crash_after_break", "crash"),
+                                            ("case_crash_after_break_in_a_closure_frame", "closure_crash")])
+def test_a_crash_in_a_library_frame_after_a_break_is_at_its_statement(tmp_path, release, factory, marker):
+    """The model lives in an installed library (site-packages), the case file only builds it: the crash in
+    the frame Dynamo resumed after a break is still located at its statement (on torch 2.5 the traceback
+    names the frame's `def` line), in the result's error and in the crash event the cross-check reads."""
+    python = PYTHON if release == "current" else older_torch_python(release)
+    library = tmp_path / "site-packages"
+    library.mkdir()
+    module = library / "resumed_crash_model.py"
+    module.write_text((CASES / "error_lines.py").read_text())
+    # Outside the library's folder: the case file's directory counts as the user's own code.
+    (tmp_path / "project").mkdir()
+    case = tmp_path / "project" / "library_case.py"
+    case.write_text("import sys\nsys.path.insert(0, %r)\nfrom resumed_crash_model import %s\n" % (str(library), factory))
+    result = run_harness(tmp_path, case, factory, python=python)
+    assert result["status"] == "compile_error", result["error"]
+    crash_line = marker_line("error_lines.py", marker)
+    assert (result["error"]["filename"], result["error"]["line"]) == (str(module), crash_line), (
+        result["error"], result["notes"])
+    crashes = [(event["filename"], event["line"]) for event in result["runtime_events"] if event["kind"] == "crash"]
+    assert crashes == [(str(module), crash_line)], result["runtime_events"]
