@@ -275,3 +275,62 @@ fn failures_refresh_no_cache_and_a_broken_store() {
         stderr(&output)
     );
 }
+
+#[test]
+fn merged_shards_keep_cache_marks_and_the_baseline_gate_reads_cached_results_as_fresh() {
+    let python = require_torch!();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    project(root);
+    let targets = &CASES[..2];
+    let baseline = root.join("baseline.json");
+    let (output, _) = check(
+        root,
+        python,
+        targets,
+        &["--write-baseline", baseline.to_str().unwrap()],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let written = std::fs::read_to_string(&baseline).unwrap();
+    assert!(
+        !written.contains("build_inputs") && !written.contains("\"cache\""),
+        "a baseline carries no cache bookkeeping"
+    );
+
+    // Every case served from the cache: the gate compares them as it would fresh ones.
+    let (output, gated) = check(
+        root,
+        python,
+        targets,
+        &["--baseline", baseline.to_str().unwrap()],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(hit(&gated, "::case_alpha") && hit(&gated, "::case_beta"));
+
+    // Two shards, both served from the cache; the merged report keeps each mark.
+    let mut shards = Vec::new();
+    for shard in ["1/2", "2/2"] {
+        let (output, results) = check(root, python, targets, &["--shard", shard]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert!(
+            results.iter().all(|r| r["cache"]["hit"] == true),
+            "{results:#?}"
+        );
+        let kept = root.join(format!("shard{}.json", &shard[..1]));
+        std::fs::rename(root.join("report.json"), &kept).unwrap();
+        shards.push(kept);
+    }
+    let merged = root.join("merged.json");
+    let output = Command::new(BINARY)
+        .args(["report", "merge", "--output-format", "json", "--output"])
+        .arg(&merged)
+        .args(&shards)
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let document: Value = serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
+    let results = document["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    assert!(hit(results, "::case_alpha") && hit(results, "::case_beta"));
+}

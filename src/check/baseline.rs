@@ -67,6 +67,10 @@ pub fn render(document: &Document) -> String {
             let mut result = result.clone();
             result.stdout_tail = None;
             result.stderr_tail = None;
+            // The result cache's bookkeeping (this machine's paths; whether this run was served from
+            // it) is no fact to compare against.
+            result.build_inputs = None;
+            result.cache = None;
             for graph_break in &mut result.graph_breaks {
                 if let Some(file) = &graph_break.filename {
                     graph_break.filename = Some(portable_path(file, document.cwd));
@@ -81,11 +85,12 @@ pub fn render(document: &Document) -> String {
         })
         .collect();
     value["results"] = serde_json::to_value(&portable).unwrap_or_default();
-    // Tails are stripped, not written as null: a baseline stays small and diffable.
+    // Tails and build inputs are stripped, not written as null: a baseline stays small and diffable.
     for result in value["results"].as_array_mut().into_iter().flatten() {
         if let Some(map) = result.as_object_mut() {
             map.remove("stdout_tail");
             map.remove("stderr_tail");
+            map.remove("build_inputs");
         }
     }
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();

@@ -546,6 +546,92 @@ fn rfc3339(seconds: f64) -> String {
 mod tests {
     use super::*;
 
+    fn interpreter(torch: &str, git: &str) -> Interpreter {
+        Interpreter {
+            path: PathBuf::from("/venv/bin/python"),
+            environment: serde_json::from_value(serde_json::json!({
+                "python": "3.11.7", "python_executable": "/venv/bin/python", "torch_version": torch,
+                "torch_git_version": git, "cuda_available": false, "platform": "Linux"
+            }))
+            .unwrap(),
+            label: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_recipe_changes_with_the_torch_build_and_the_request() {
+        let case = Case {
+            node_id: "c.py::case_x".into(),
+            file: PathBuf::from("/p/c.py"),
+            factory: "case_x".into(),
+            params: serde_json::Map::new(),
+            cwd: PathBuf::from("/p"),
+        };
+        let request: CaseRequest = serde_json::from_value(serde_json::json!({
+            "schema_version": 2, "node_id": "c.py::case_x", "file": "/p/c.py", "factory": "case_x",
+            "params": {}, "device": "cpu",
+            "compile": {"backend": null, "dynamic": null, "mode": null, "fullgraph": null},
+            "warmup": 3, "steps": 10, "measure": true, "profile": false
+        }))
+        .unwrap();
+        let recipe = |request: &CaseRequest, interpreter: &Interpreter| {
+            ResultCache::recipe(request, &case, interpreter, 600.0, "harness").key
+        };
+        let base = recipe(&request, &interpreter("2.11.0", "abc"));
+        assert_eq!(base, recipe(&request, &interpreter("2.11.0", "abc")));
+        assert_ne!(
+            base,
+            recipe(&request, &interpreter("2.5.1", "abc")),
+            "torch version"
+        );
+        assert_ne!(
+            base,
+            recipe(&request, &interpreter("2.11.0", "def")),
+            "torch build"
+        );
+        let mut steps = request.clone();
+        steps.steps = 20;
+        assert_ne!(
+            base,
+            recipe(&steps, &interpreter("2.11.0", "abc")),
+            "an option"
+        );
+        let mut params = request.clone();
+        params.params.insert("size".into(), "small".into());
+        assert_ne!(
+            base,
+            recipe(&params, &interpreter("2.11.0", "abc")),
+            "a parameter"
+        );
+        let other_harness =
+            ResultCache::recipe(&request, &case, &interpreter("2.11.0", "abc"), 600.0, "h2").key;
+        assert_ne!(base, other_harness, "the harness");
+    }
+
+    #[test]
+    fn a_cached_result_says_so_in_the_reports() {
+        let mut result: CaseResult = serde_json::from_value(
+            serde_json::json!({"case": "c.py::x", "status": "ok", "wall_seconds": 30.0}),
+        )
+        .unwrap();
+        result.cache = Some(CacheMark {
+            hit: true,
+            key: Some("k".into()),
+            from: Some("2026-12-01T14:00:00Z".into()),
+            ..CacheMark::default()
+        });
+        assert_eq!(super::super::report::row(&result)[2], "ok (cached)");
+        let progress = super::super::report::progress_summary(&result);
+        assert!(
+            progress.contains("cached (run 2026-12-01T14:00:00Z, took 30.0 s)"),
+            "{progress}"
+        );
+        assert!(
+            super::super::report::run_cost(&[result]).is_none(),
+            "its seconds were spent earlier"
+        );
+    }
+
     #[test]
     fn timestamps_are_utc_rfc3339() {
         assert_eq!(rfc3339(0.0), "1970-01-01T00:00:00Z");

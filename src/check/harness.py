@@ -1944,17 +1944,45 @@ class BuildInputs:
         self.failed = None
         self.ran = set()  # code objects
         self.calls_unseen = None  # why `ran` is unknown
+        self.monitoring_tool = None  # the sys.monitoring tool id while watching (3.12+)
 
     def call(self, frame, event, arg):
         self.ran.add(frame.f_code)
         # No local trace function: lines, returns and exceptions are not traced.
 
+    def started(self, code, offset):
+        self.ran.add(code)
+        # Seen once is enough: this code object's start costs nothing from now on.
+        return sys.monitoring.DISABLE
+
     def watch_calls(self, on):
-        """Starts (on=True) or stops seeing calls; never replaces another trace function (a debugger's)."""
+        """Starts (on=True) or stops seeing calls. Python 3.12+: sys.monitoring's PY_START, disabled per
+        code object once seen (near free); older: a sys.settrace function called on every Python call
+        (the build and the eager step run slower under it). Never displaces another tool or trace
+        function (a debugger's, coverage's): then `ran` is unknown."""
+        if self.calls_unseen is not None:
+            return
+        monitoring = getattr(sys, "monitoring", None)
+        if monitoring is not None:
+            if on and self.monitoring_tool is None:
+                for tool in (monitoring.COVERAGE_ID, monitoring.PROFILER_ID, 3, 4):
+                    if monitoring.get_tool(tool) is None:
+                        monitoring.use_tool_id(tool, "graphbreak")
+                        monitoring.register_callback(tool, monitoring.events.PY_START, self.started)
+                        monitoring.set_events(tool, monitoring.events.PY_START)
+                        self.monitoring_tool = tool
+                        return
+                self.calls_unseen = "every sys.monitoring tool id is taken"
+            elif not on and self.monitoring_tool is not None:
+                tool, self.monitoring_tool = self.monitoring_tool, None
+                monitoring.set_events(tool, 0)
+                monitoring.register_callback(tool, monitoring.events.PY_START, None)
+                monitoring.free_tool_id(tool)
+            return
         if on:
             if sys.gettrace() is not None:
                 self.calls_unseen = "another trace function is set"
-            elif self.calls_unseen is None:
+            else:
                 sys.settrace(self.call)
         elif sys.gettrace() == self.call:
             sys.settrace(None)
