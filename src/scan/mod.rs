@@ -2,6 +2,7 @@
 
 pub mod checker;
 pub mod discover;
+pub mod notebook;
 pub mod roots;
 
 use crate::config::{self, Settings, TorchVersion};
@@ -156,6 +157,7 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
         // keep the first per (file, code, statement).
         diagnostics.dedup_by(|b, a| {
             a.path == b.path
+                && a.cell == b.cell
                 && a.code == b.code
                 && (a.location == b.location || a.statement_rows == b.statement_rows)
         });
@@ -284,16 +286,40 @@ fn file_diagnostics(
                     .get(&c.location.row)
                     .is_some_and(|n| n.suppresses(c.code))
         })
-        .map(|c| Diagnostic {
-            code: c.code,
-            message: c.message.clone(),
-            path: summary.path.clone(),
-            location: c.location,
-            end_location: c.end_location,
-            statement_rows: c.statement_rows,
-            fix: c.fix.clone(),
+        .map(|c| {
+            let diagnostic = Diagnostic {
+                code: c.code,
+                message: c.message.clone(),
+                path: summary.path.clone(),
+                location: c.location,
+                end_location: c.end_location,
+                statement_rows: c.statement_rows,
+                fix: c.fix.clone(),
+                cell: None,
+            };
+            in_cells(diagnostic, &summary.cell_starts)
         })
         .collect()
+}
+
+/// A notebook's finding, moved from the joined source's rows to its code cell's (ruff's
+/// `cell N:row:col`). Its fix is dropped: the edits' offsets are in the joined source, not the file.
+fn in_cells(mut diagnostic: Diagnostic, cell_starts: &[u32]) -> Diagnostic {
+    if cell_starts.is_empty() {
+        return diagnostic;
+    }
+    let (cell, row) = notebook::cell_of(cell_starts, diagnostic.location.row);
+    let shift = diagnostic.location.row - row;
+    let in_cell = |r: u32| r.saturating_sub(shift).max(1);
+    diagnostic.location.row = row;
+    diagnostic.end_location.row = in_cell(diagnostic.end_location.row);
+    diagnostic.statement_rows = (
+        in_cell(diagnostic.statement_rows.0),
+        in_cell(diagnostic.statement_rows.1),
+    );
+    diagnostic.cell = Some(cell);
+    diagnostic.fix = None;
+    diagnostic
 }
 
 /// Settings for files when no configuration file applies.
