@@ -31,6 +31,36 @@ pub struct Diagnostic {
     pub fix: Option<Fix>,
     /// In a notebook: the code cell (1-based) the rows above count within.
     pub cell: Option<u32>,
+    /// For a finding in traced code: the call chain from its compile root to its function.
+    pub reached_from: Vec<ChainLink>,
+    /// The codes of the other findings on the same statement, merged into this one
+    /// (`scan/merge.rs`); the message names them too.
+    pub also: Vec<&'static str>,
+}
+
+/// One function on the call chain from a compile root (`reached_from`, `--why`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChainLink {
+    /// `module.Qual.name`.
+    pub function: String,
+    /// Where the previous function calls this one (`None` for the root; row 0: the previous
+    /// function's Module builds this one's in `__init__`).
+    pub call: Option<(PathBuf, u32)>,
+    /// Only the type flow's by-name fallback found this call (low confidence).
+    pub by_name: bool,
+}
+
+impl ChainLink {
+    /// `path:line` of the call, as printed.
+    pub fn call_text(&self, show: impl Fn(&std::path::Path) -> String) -> Option<String> {
+        self.call.as_ref().map(|(path, row)| {
+            if *row == 0 {
+                format!("{} (built in __init__)", show(path))
+            } else {
+                format!("{}:{row}", show(path))
+            }
+        })
+    }
 }
 
 impl Diagnostic {

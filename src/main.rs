@@ -133,6 +133,14 @@ struct ScanArgs {
     /// Print the compile roots and how many functions each reaches, instead of the findings.
     #[arg(long)]
     show_roots: bool,
+    /// Print every function the compile roots reach (`path:line: name (via ROOT)`; a JSON array
+    /// with `--output-format json`), instead of the findings.
+    #[arg(long, conflicts_with = "show_roots")]
+    show_reached: bool,
+    /// Print why the function holding FILE:LINE is traced (its call chain from a compile root),
+    /// or that no root reaches it, instead of the findings.
+    #[arg(long, value_name = "FILE:LINE", conflicts_with_all = ["show_roots", "show_reached"])]
+    why: Option<String>,
     /// Print the nn.Module forwards in the scanned files that no root reaches, instead of the
     /// findings (their count is on the summary line whenever roots are configured).
     #[arg(long, conflicts_with = "show_roots")]
@@ -234,6 +242,11 @@ fn run_scan(args: ScanArgs) -> ExitCode {
             .and_then(|v| config::TorchVersion::parse(v)),
         _ => None,
     });
+    let why = match args.why.as_deref().map(parse_file_line) {
+        None => None,
+        Some(Ok(why)) => Some(why),
+        Some(Err(message)) => return fail(message),
+    };
     let paths_given = !args.paths.is_empty();
     let mut paths = args.paths;
     if let Some(trace) = &report_trace
@@ -259,6 +272,8 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         },
         roots: args.roots,
         show_roots: args.show_roots,
+        show_reached: args.show_reached,
+        why,
     };
     let result = match scan::run_then_exit(&options) {
         Ok(result) => result,
@@ -278,6 +293,26 @@ fn run_scan(args: ScanArgs) -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     if args.show_roots {
         return print_roots(&mut stdout, &result.roots, fail);
+    }
+    let json = args.output_format == output::OutputFormat::Json;
+    let reach_written = if let Some(answer) = &result.why {
+        Some(output::reach::write_why(&mut stdout, answer, json))
+    } else if args.show_reached {
+        Some(output::reach::write_reached(
+            &mut stdout,
+            &result.reached,
+            json,
+        ))
+    } else {
+        None
+    };
+    if let Some(written) = reach_written {
+        return match written.and_then(|()| stdout.flush()) {
+            Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+                fail(format!("cannot write output: {err}"))
+            }
+            _ => ExitCode::SUCCESS,
+        };
     }
     if args.show_unreached {
         return print_unreached(&mut stdout, &result.unreached, fail);
@@ -351,6 +386,22 @@ fn run_scan(args: ScanArgs) -> ExitCode {
     } else {
         ExitCode::from(1)
     }
+}
+
+/// `--why FILE:LINE`: an existing file and a row from 1.
+fn parse_file_line(text: &str) -> Result<(PathBuf, u32), String> {
+    let Some((file, line)) = text.rsplit_once(':') else {
+        return Err(format!("--why `{text}` is not FILE:LINE"));
+    };
+    let line: u32 = match line.parse() {
+        Ok(line) if line > 0 => line,
+        _ => return Err(format!("--why `{text}`: `{line}` is not a line number")),
+    };
+    let path = PathBuf::from(file);
+    if !path.is_file() {
+        return Err(format!("--why `{text}`: no such file `{file}`"));
+    }
+    Ok((path, line))
 }
 
 fn print_roots(

@@ -30,6 +30,9 @@ fn check_command(cwd: &Path, python: Option<&Path>, args: &[&str]) -> Command {
     let mut command = Command::new(BINARY);
     command
         .arg("check")
+        // These tests watch how cases run (workers, fates, timings): every run runs (tests/check_cache.rs
+        // covers the result cache).
+        .arg("--no-cache")
         .args(args)
         .current_dir(cwd)
         .env("XDG_CACHE_HOME", cache_home());
@@ -493,10 +496,10 @@ measure = false
     );
     assert!(stdout(&unchanged).contains("no regressions against baseline baseline.json"));
     assert_eq!(
-        baseline["schema_version"], 2,
+        baseline["schema_version"], 3,
         "baselines carry the schema version"
     );
-    assert_eq!(baseline["results"][0]["schema_version"], 2);
+    assert_eq!(baseline["results"][0]["schema_version"], 3);
 
     // A baseline that promises a fact this run cannot produce (parity, measured in the baseline; this run is
     // --no-measure): not a silent pass, not a regression, its own verdict and exit code.

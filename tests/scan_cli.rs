@@ -756,10 +756,16 @@ def x_helper(net):
 fn with_roots_flags_left_at_their_default_are_false() {
     // corpus/roots/profiled.py: `profile=False` / `augment=False` that no traced call sets.
     let root_dir = root().join("corpus/roots");
-    let quiet = graphbreak(&root_dir, &["scan", "--roots", "profiled.ProfiledNet", "."]);
+    let quiet = graphbreak(
+        &root_dir,
+        &["scan", "--roots", "profiled.ProfiledNet", "profiled.py"],
+    );
     assert_eq!(quiet.status.code(), Some(0), "{}", stdout(&quiet));
     // A root whose call sets `augment=True` reaches the augmented read.
-    let reached = graphbreak(&root_dir, &["scan", "--roots", "profiled.Augmented", "."]);
+    let reached = graphbreak(
+        &root_dir,
+        &["scan", "--roots", "profiled.Augmented", "profiled.py"],
+    );
     let source = std::fs::read_to_string(root_dir.join("profiled.py")).unwrap();
     let row_of = |needle: &str| source.lines().position(|l| l.contains(needle)).unwrap() + 1;
     let text = stdout(&reached);
@@ -776,6 +782,64 @@ fn with_roots_flags_left_at_their_default_are_false() {
     let tensor_rows = format!("profiled.py:{}:", row_of("rows = int(shape[0])"));
     assert!(text.contains(&tensor_rows), "{text}");
     assert!(!text.contains(&profiled), "{text}");
+}
+
+#[test]
+fn with_roots_caller_context_decides_callee_branches() {
+    // corpus/roots/context.py: every traced call passes `pool_type="avg"` and `child=False`, and
+    // calls `self.unmerge()` only under `if self.merged:`; the other branches are not traced.
+    let root_dir = root().join("corpus/roots");
+    let quiet = graphbreak(
+        &root_dir,
+        &["scan", "--roots", "context.ContextNet", "context.py"],
+    );
+    assert_eq!(quiet.status.code(), Some(0), "{}", stdout(&quiet));
+    // Where the calls pass other constants (and no guard), the same branches are reported.
+    let loose = graphbreak(
+        &root_dir,
+        &["scan", "--roots", "context.LooseNet", "context.py"],
+    );
+    let source = std::fs::read_to_string(root_dir.join("context.py")).unwrap();
+    let row_of = |needle: &str| source.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let text = stdout(&loose);
+    for needle in [
+        "warnings.warn(\"Already unmerged\")",
+        "print(f\"unknown pool type",
+        "return x + x.sum().item()",
+        "return x + x.max().item()",
+    ] {
+        assert!(
+            text.contains(&format!("context.py:{}:", row_of(needle))),
+            "{needle}: {text}"
+        );
+    }
+}
+
+#[test]
+fn one_statement_gets_one_finding_naming_the_other_codes() {
+    // `.nonzero()` (BR003) and `.tolist()` (SY002) on one statement: one finding, the break
+    // first; a noqa for either code suppresses it (`src/scan/merge.rs`).
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "picker.py",
+        "import torch\nfrom torch import nn\n\n\nclass Picker(nn.Module):\n    def forward(self, x):\n        rows = (x > 0).nonzero().tolist()\n        kept = (x > 1).nonzero().tolist()  # noqa: SY002\n        return x + len(rows) + len(kept)\n",
+    );
+    let output = graphbreak(dir.path(), &["scan", "--output-format", "json", "."]);
+    let items: Vec<serde_json::Value> = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(items.len(), 1, "{items:#?}");
+    assert_eq!(items[0]["code"], "BR003");
+    assert_eq!(items[0]["location"]["row"], 7);
+    assert_eq!(items[0]["also"], serde_json::json!(["SY002"]));
+    let message = items[0]["message"].as_str().unwrap();
+    assert!(message.contains("also SY002"), "{message}");
+    // Selecting one of the codes reports it alone, unmerged.
+    let sync = graphbreak(dir.path(), &["scan", "--select", "SY002", "."]);
+    let text = stdout(&sync);
+    assert!(
+        text.contains("picker.py:7:") && !text.contains("also"),
+        "{text}"
+    );
 }
 
 #[test]

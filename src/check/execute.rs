@@ -7,6 +7,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use super::Options;
+use super::cache::ResultCache;
 use super::provision::fnv1a;
 use super::record::{
     CaseRequest, CaseResult, CompileRequest, ErrorInfo, ProbeEnvironment, SCHEMA_VERSION, Status,
@@ -194,6 +195,8 @@ pub struct RunSettings<'a> {
     pub harness: PathBuf,
     pub cache: PathBuf,
     pub options: &'a Options,
+    /// The result cache (src/check/cache.rs); None with `--no-cache`.
+    pub results: Option<ResultCache>,
 }
 
 /// Private temp directory for request/result files, removed on drop.
@@ -350,6 +353,24 @@ pub fn run_case(
         measure: options.measure,
         profile: options.profile,
     };
+    let cached = settings.results.as_ref().map(|cache| {
+        let recipe =
+            ResultCache::recipe(&request, case, interpreter, options.timeout, HARNESS_SOURCE);
+        (cache, recipe)
+    });
+    if let Some(hit) = cached
+        .as_ref()
+        .and_then(|(cache, recipe)| cache.lookup(recipe))
+    {
+        return Ok(Some(hit));
+    }
+    let started = std::time::SystemTime::now();
+    let remember = |mut result: Option<CaseResult>| {
+        if let (Some(result), Some((cache, recipe))) = (result.as_mut(), &cached) {
+            cache.store(recipe, case, result, started);
+        }
+        result
+    };
     let request_path = scratch.dir.join(format!("request-{index}.json"));
     let result_path = scratch.dir.join(format!("result-{index}.json"));
     let request_text = serde_json::to_string(&request).map_err(|e| e.to_string())?;
@@ -388,14 +409,14 @@ pub fn run_case(
         ) {
             Ok(finished) => {
                 let info = server.info();
-                return Ok(finish(
+                return Ok(remember(finish(
                     case,
                     interpreter,
                     &result_path,
                     &finished,
                     options,
                     info,
-                ));
+                )));
             }
             Err(ServerLost(why)) => {
                 // The case runs again, spawned; so do the lane's next cases on this interpreter. No new
@@ -442,14 +463,14 @@ pub fn run_case(
         server_lost,
         ..WorkerInfo::default()
     };
-    Ok(finish(
+    Ok(remember(finish(
         case,
         interpreter,
         &result_path,
         &finished,
         options,
         info,
-    ))
+    )))
 }
 
 /// The result of a finished process (None: interrupted, not recorded).

@@ -429,6 +429,10 @@ pub fn render(document: &Document) -> String {
         {
             let _ = writeln!(body, "<div class=\"finding\">{}</div>", escape(line.trim()));
         }
+        // How parity was judged (its reference, and why eager's own large error is compared by ratio).
+        for line in super::parity_report::parity_lines(result) {
+            let _ = writeln!(body, "<div class=\"finding\">{}</div>", escape(line.trim()));
+        }
         if let Some(line) = report::cost_line(result) {
             let _ = writeln!(body, "<div class=\"muted\">{}</div>", escape(&line));
         }

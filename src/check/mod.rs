@@ -15,12 +15,14 @@
 //! reported).
 
 mod baseline;
+mod cache;
 mod config;
 pub mod cross_check;
 mod execute;
 mod gpus;
 mod html;
 pub mod merge;
+mod parity_report;
 mod profile;
 mod provision;
 pub mod record;
@@ -132,6 +134,22 @@ pub struct CheckFlags {
     /// Run cases concurrently, one per GPU, each pinned with CUDA_VISIBLE_DEVICES (needs NVIDIA GPUs).
     #[arg(long, value_name = "N|all")]
     pub gpus: Option<gpus::GpuCount>,
+    /// Neither read nor write the result cache: run every case.
+    #[arg(long, conflicts_with_all = ["refresh", "cache_failures"])]
+    pub no_cache: bool,
+    /// Run every case and store the fresh results (the cache is written, not read).
+    #[arg(long)]
+    pub refresh: bool,
+    /// Where the result cache lives (default .graphbreak/cache; CI can carry it between jobs).
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Also store failed results (compile, eager, factory errors, parity failures); crashes, timeouts,
+    /// out-of-memory kills and harness errors are always re-run.
+    #[arg(long)]
+    pub cache_failures: bool,
+    /// Largest size of the result cache in MiB; the least recently used results are evicted first.
+    #[arg(long, value_name = "MIB", default_value_t = cache::DEFAULT_SIZE_MIB)]
+    pub cache_size: u64,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -386,6 +404,17 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
         harness: harness.clone(),
         cache: cache.clone(),
         options: &options,
+        results: (!args.flags.no_cache).then(|| {
+            cache::ResultCache::new(
+                args.flags
+                    .cache_dir
+                    .clone()
+                    .unwrap_or_else(|| cwd.join(".graphbreak").join("cache")),
+                !args.flags.refresh,
+                args.flags.cache_failures,
+                args.flags.cache_size,
+            )
+        }),
     };
     let scratch = execute::Scratch::new()?;
     let jobs: Vec<gpus::Job> = units
@@ -769,20 +798,8 @@ const STATE_DIR: &str = ".graphbreak";
 /// Creates a file's directory. A `.graphbreak/` created here ignores itself (a `.gitignore` of
 /// `*`, as ruff's cache does), so a check never leaves untracked files in the user's repository.
 fn create_parent(path: &Path) -> Result<(), String> {
-    let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) else {
-        return Ok(());
-    };
-    let state_dir = parent
-        .ancestors()
-        .find(|dir| dir.file_name().is_some_and(|name| name == STATE_DIR))
-        .filter(|dir| !dir.exists())
-        .map(Path::to_path_buf);
-    std::fs::create_dir_all(parent)
-        .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-    if let Some(dir) = state_dir {
-        let ignore = dir.join(".gitignore");
-        std::fs::write(&ignore, "# Automatically created by graphbreak.\n*\n")
-            .map_err(|e| format!("cannot write {}: {e}", ignore.display()))?;
+    match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(parent) => cache::create_dir_all_self_ignoring(parent),
+        None => Ok(()),
     }
-    Ok(())
 }

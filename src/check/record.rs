@@ -14,7 +14,9 @@ use serde_json::Value;
 
 /// Bumped when a field changes meaning or type (adding an optional field does not bump it). Written into every
 /// request, result and baseline; a reader accepts older versions and keeps unknown fields of newer ones.
-pub const SCHEMA_VERSION: u32 = 2;
+/// 3: `parity_reference` gains `float32` (the fallback when float64 cannot run) and `eager` no longer
+/// means cosine similarity against eager (allclose decides there); verdict `cosine` is retired.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// How a (case, interpreter) run ended. Graph breaks never change it: they are counted.
 #[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -201,10 +203,17 @@ pub struct CaseResult {
     /// `torch._inductor.config.fallback_random` was set for the compile (so compiled draws eager's numbers).
     #[serde(default)]
     pub fallback_random: Option<bool>,
-    /// What compiled results were judged against: `float64` (a float64 run of the same step) or `eager`
-    /// (the model cannot run in float64: cosine similarity against eager decides).
+    /// What eager and compiled results were both judged against: `float64` (a float64 run of the same
+    /// step), `float32` (the model cannot run in float64: a float32 run with autocast off, the model's
+    /// fp16/bf16 weights upcast; same ratio rule), or `eager` (eager ran in float32 and float64 failed:
+    /// no more precise reference, eager vs compiled must be allclose). Before schema 3, `eager` meant
+    /// cosine similarity against eager.
     #[serde(default)]
     pub parity_reference: Option<String>,
+    /// Why each more precise reference could not be used: `{"float64": "RuntimeError: expected scalar
+    /// type Double but found Float"}`; null when the float64 run worked.
+    #[serde(default)]
+    pub parity_reference_failed: Option<BTreeMap<String, String>>,
     /// One entry per output tensor and the loss (the first 32).
     #[serde(default)]
     pub parity_outputs: Vec<ParityEntry>,
@@ -246,6 +255,10 @@ pub struct CaseResult {
     /// Breaks, the compile crash and recompiles at their source lines; repeats merged with a count.
     #[serde(default)]
     pub runtime_events: Vec<super::trace::RuntimeEvent>,
+    /// Files building the case read besides the case file and the trace map (imported modules, files
+    /// opened for reading); the result cache hashes them (src/check/cache.rs). None: an older harness.
+    #[serde(default)]
+    pub build_inputs: Option<BuildInputs>,
     /// Rust: the static scan's findings on the traced lines vs the runtime events (src/check/cross_check.rs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cross_check: Option<super::cross_check::CrossCheck>,
@@ -263,7 +276,46 @@ pub struct CaseResult {
     /// or spawned (`harness.py run`), and why the fork server was not used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worker: Option<WorkerInfo>,
+    /// Rust: the result cache's verdict on this case (src/check/cache.rs); absent with `--no-cache`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheMark>,
     /// Fields this build does not know (written by another harness/graphbreak version): kept as they are.
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+/// What the harness saw the case's build read (its `BuildInputs`): absolute paths, user files only.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BuildInputs {
+    /// Source files of the modules imported while building the case.
+    #[serde(default)]
+    pub imported: Vec<String>,
+    /// Files opened for reading while building the case (configs, label maps, weights), imports excluded.
+    #[serde(default)]
+    pub opened: Vec<String>,
+    /// The functions that ran while building the case and in its eager reference step: file → (first line,
+    /// name) of each code object (`co_firstlineno`, `co_name`). None: not seen (another trace function).
+    #[serde(default)]
+    pub ran: Option<BTreeMap<String, Vec<(u32, String)>>>,
+    /// False when the audit hook could not be installed or failed: the lists may miss a file.
+    #[serde(default)]
+    pub complete: bool,
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+/// `cache` on a result: whether it came from the result cache, under which key, and from when.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CacheMark {
+    /// True: this result was not run now; it is the stored result of an earlier run (timings included).
+    #[serde(default)]
+    pub hit: bool,
+    /// The full key (recipe and the content of every file the case depended on); None: not stored.
+    #[serde(default)]
+    pub key: Option<String>,
+    /// Hit: when the stored result was run (UTC, RFC 3339).
+    #[serde(default)]
+    pub from: Option<String>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
 }
@@ -427,16 +479,20 @@ pub struct ParityEntry {
     pub eager_error: Option<f64>,
     #[serde(default)]
     pub compiled_error: Option<f64>,
+    /// eager_error / RMS of the reference: large (tens of %) when the outputs reorder under any numeric
+    /// change (top-k selections); the ratio rule then decides, and the report says so.
+    #[serde(default)]
+    pub eager_relative_error: Option<f64>,
     /// compiled_error / eager_error.
     #[serde(default)]
     pub ratio: Option<f64>,
     /// How much worse than eager compiled may be (2, or 3 for fp16/bf16 and small tensors).
     #[serde(default)]
     pub multiplier: Option<f64>,
-    /// Cosine similarity of compiled against the reference (float64, else eager).
+    /// Cosine similarity of compiled against the reference (informative; no verdict rests on it).
     #[serde(default)]
     pub cosine: Option<f64>,
-    /// allclose | within_multiplier | cosine | worse | mismatch
+    /// allclose | within_multiplier | worse | mismatch (`cosine`: results before schema 3)
     #[serde(default)]
     pub verdict: Option<String>,
     #[serde(default)]
@@ -462,6 +518,10 @@ pub struct GradParity {
     pub max_abs_diff: Option<f64>,
     #[serde(default)]
     pub worst: Vec<ParityEntry>,
+    /// Tensors with a gradient on one side only, all zeros there: counted equal to `None` (a parameter
+    /// that reaches an output but not the loss: None in eager, zeros from a compiled backward).
+    #[serde(default)]
+    pub none_vs_zero: Option<u64>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
 }
@@ -648,6 +708,7 @@ mod tests {
         "gpu",
         "worker",
         "cross_check",
+        "cache",
     ];
 
     /// The harness's `RESULT_TEMPLATE = json.loads("""...""")` block, parsed.

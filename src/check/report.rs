@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::record::{
-    CaseResult, GraphBreak, ParityEntry, ProbeEnvironment, SCHEMA_VERSION, TimingStats, round3,
+    CaseResult, GraphBreak, ProbeEnvironment, SCHEMA_VERSION, TimingStats, round3,
 };
 
 pub struct Document<'a> {
@@ -58,11 +58,23 @@ pub fn progress_summary(result: &CaseResult) -> String {
             if recompiles == 1 { "" } else { "s" }
         ));
     }
-    parts.push(format!("{:.1} s", result.wall_seconds.unwrap_or(0.0)));
+    match cached_from(result) {
+        Some(from) => parts.push(format!(
+            "cached (run {from}, took {:.1} s)",
+            result.wall_seconds.unwrap_or(0.0)
+        )),
+        None => parts.push(format!("{:.1} s", result.wall_seconds.unwrap_or(0.0))),
+    }
     if server_lost(result).is_some() {
         parts.push("re-run spawned (the fork server was lost)".into());
     }
     parts.join(", ")
+}
+
+/// When the stored result served from the result cache was run (None: this result was run now).
+pub(super) fn cached_from(result: &CaseResult) -> Option<&str> {
+    let mark = result.cache.as_ref().filter(|mark| mark.hit)?;
+    Some(mark.from.as_deref().unwrap_or("earlier"))
 }
 
 /// How the fork server was lost while this case ran in it (the result is then the case's spawned re-run).
@@ -89,7 +101,10 @@ pub(super) fn row(result: &CaseResult) -> [String; 11] {
     [
         result.case.clone().unwrap_or_else(|| "?".into()),
         result.torch_version.clone().unwrap_or_else(|| "-".into()),
-        result.status.to_string(),
+        match cached_from(result) {
+            Some(_) => format!("{} (cached)", result.status),
+            None => result.status.to_string(),
+        },
         count(result.graph_count),
         count(result.graph_break_count),
         recompiles,
@@ -247,9 +262,7 @@ pub(super) fn findings(result: &CaseResult, cwd: &Path) -> Vec<String> {
             }
         }
     }
-    if let Some(line) = parity_line(result) {
-        lines.push(line);
-    }
+    lines.extend(super::parity_report::parity_lines(result));
     if let Some(line) = cost_line(result) {
         lines.push(line);
     }
@@ -268,46 +281,6 @@ pub(super) fn findings(result: &CaseResult, cwd: &Path) -> Vec<String> {
         lines.push(format!("note: {}", first_line(note)));
     }
     lines
-}
-
-/// How parity was judged: against what, how many tensors, and the worst compiled/eager error ratio.
-fn parity_line(result: &CaseResult) -> Option<String> {
-    let reference = result.parity_reference.as_deref()?;
-    let mut entries: Vec<&ParityEntry> = result.parity_outputs.iter().collect();
-    if let Some(grads) = &result.parity_grads {
-        entries.extend(grads.worst.iter());
-    }
-    let mut line = format!(
-        "parity vs {reference}: {} output(s)",
-        result.parity_outputs.len()
-    );
-    if let Some(grads) = &result.parity_grads {
-        let failed = grads.failed.unwrap_or(0);
-        let failed = if failed > 0 {
-            format!(" ({failed} worse than eager)")
-        } else {
-            String::new()
-        };
-        line.push_str(&format!(
-            ", {} gradient(s){failed}",
-            grads.compared.unwrap_or(0)
-        ));
-    }
-    line.push_str(" compared");
-    let worst = entries
-        .iter()
-        .filter_map(|e| Some((e.ratio?, e)))
-        .max_by(|a, b| a.0.total_cmp(&b.0));
-    if let Some((ratio, entry)) = worst {
-        line.push_str(&format!(
-            "; worst compiled/eager error ratio {ratio:.2} ({})",
-            entry.name.as_deref().unwrap_or("?")
-        ));
-    }
-    if result.fallback_random == Some(true) {
-        line.push_str("; fallback_random (the step draws random numbers)");
-    }
-    Some(line)
 }
 
 /// Where the case's wall time went: its own work (model build, compile) and graphbreak's share, by phase.
@@ -423,8 +396,11 @@ fn ms(value: f64) -> String {
 }
 
 fn label(result: &CaseResult) -> String {
+    let cached = cached_from(result)
+        .map(|from| format!(" · cached: the result (timings included) of the run at {from}"))
+        .unwrap_or_default();
     format!(
-        "{} · torch {}",
+        "{} · torch {}{cached}",
         result.case.as_deref().unwrap_or("?"),
         result.torch_version.as_deref().unwrap_or("-")
     )
@@ -496,6 +472,12 @@ pub(super) fn summary_line(document: &Document) -> String {
         results.len(),
         results.len() - ok
     );
+    let cached = results.iter().filter(|r| cached_from(r).is_some()).count();
+    if cached > 0 {
+        line.push_str(&format!(
+            " · {cached} cached (nothing they depend on changed; not re-run)"
+        ));
+    }
     if document.interrupted {
         line.push_str(" · INTERRUPTED (unfinished cases not shown)");
     }
@@ -615,7 +597,7 @@ pub fn render_markdown(document: &Document) -> String {
     for result in document.results {
         let mut cells = row(result);
         cells[0] = format!("`{}`", cells[0]);
-        if cells[2] != "ok" {
+        if !result.status.is_ok() {
             cells[2] = format!("**{}**", cells[2]);
         }
         let cells: Vec<String> = cells.iter().map(|c| markdown_cell(c)).collect();
@@ -679,7 +661,8 @@ pub struct RunCost {
 
 pub fn run_cost(results: &[CaseResult]) -> Option<RunCost> {
     let mut cost = RunCost::default();
-    for result in results {
+    // A cached result's seconds were spent by an earlier run, not this one.
+    for result in results.iter().filter(|r| cached_from(r).is_none()) {
         let (Some(wall), Some(added)) = (result.wall_seconds, result.graphbreak_seconds) else {
             continue;
         };

@@ -4,6 +4,7 @@
 
 mod full;
 mod junit;
+pub mod reach;
 
 use crate::diagnostics::Diagnostic;
 use crate::rules;
@@ -133,6 +134,9 @@ fn write_text(
         // A notebook's rows count within its cells, not the file's JSON lines: no snippet.
         if with_source && d.cell.is_none() {
             full::write_snippet(out, d, &mut sources)?;
+            if !d.reached_from.is_empty() {
+                writeln!(out, "  = via {}", reach::chain_text(&d.reached_from))?;
+            }
         }
     }
     if summary.quiet {
@@ -216,6 +220,7 @@ fn write_json(
             serde_json::json!({
                 "cell": d.cell,
                 "code": d.code,
+                "also": d.also,
                 "message": d.message,
                 "filename": d.path.display().to_string(),
                 "location": location_json(d.location),
@@ -223,6 +228,7 @@ fn write_json(
                 "fix": fix,
                 "url": rules::by_code(d.code).map(|r| r.url(url_base)),
                 "noqa_row": d.location.row,
+                "reached_from": reach::chain_json(&d.reached_from),
             })
         })
         .collect();

@@ -66,17 +66,23 @@ fn check_operand(checker: &mut Checker<'_>, operand: &Expr) {
     } else {
         "; on an accelerator the host also waits for the device"
     };
-    let message = if semantic.in_loop() {
-        format!(
-            "branch on a tensor value inside a loop: Dynamo cannot resume mid-loop after this data-dependent jump, so it skips the whole frame and runs the function eagerly{sync}"
+    let (message, hazard) = if semantic.in_loop() {
+        (
+            format!(
+                "branch on a tensor value inside a loop: Dynamo cannot resume mid-loop after this data-dependent jump, so it skips the whole frame and runs the function eagerly{sync}"
+            ),
+            Hazard::FrameSkip,
         )
     } else {
-        format!(
-            "branch on a tensor value: Dynamo breaks the graph here (data-dependent jump){sync}"
+        (
+            format!(
+                "branch on a tensor value: Dynamo breaks the graph here (data-dependent jump){sync}"
+            ),
+            Hazard::GraphBreak,
         )
     };
     checker.report(
         &TensorTruthinessBranch::META,
-        Finding::new(operand.range(), message).with_hazard(Hazard::GraphBreak),
+        Finding::new(operand.range(), message).with_hazard(hazard),
     );
 }

@@ -63,6 +63,6 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
             call.range(),
             "`.data_ptr()` in traced code: Dynamo cannot compare (GB0023) or hash (GB0365) the pointer and runs the whole frame eagerly on torch 2.11 (a graph break on 2.2)",
         )
-        .with_hazard(Hazard::GraphBreak),
+        .with_hazard(Hazard::FrameSkip),
     );
 }

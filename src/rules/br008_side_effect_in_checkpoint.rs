@@ -71,6 +71,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             scope: SideEffectInCheckpoint::META.scope,
             hazard: Hazard::GraphBreak,
             holds_below: None,
+            host_index: None,
         };
         if project.is_traced(file, &candidate) {
             out.push(candidate);

@@ -102,6 +102,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             scope: DeadCompileGate::META.scope,
             hazard: Hazard::NoBreak,
             holds_below: None,
+            host_index: None,
         });
     }
     out

@@ -63,6 +63,8 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
         flag_at_default: &|_: &str| false,
         vararg_len: None,
         param_is_size: &|_: &str| false,
+        param_value: &|_: &str| None,
+        self_attr: &|_: &str| None,
         resolve_call: &resolve,
     };
     let mut out = Vec::new();
@@ -115,6 +117,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             scope: ExportOnlyGuard::META.scope,
             hazard: hazard.hazard,
             holds_below: None,
+            host_index: None,
         });
     }
     out

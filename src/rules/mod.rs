@@ -28,6 +28,8 @@ pub mod meta;
 pub mod rc001_python_counter_in_forward;
 pub mod sy001_blocking_host_to_device;
 pub mod sy002_device_to_host_read;
+pub mod sy003_host_index_on_device_tensor;
+pub mod sy004_host_data_tensor_on_device;
 pub mod ts001_patched_torch_compile;
 pub mod vr001_api_newer_than_floor;
 
@@ -197,6 +199,8 @@ pub const ALL: &[&RuleMeta] = &[
     &br009_parameter_created_in_region::ParameterCreatedInRegion::META,
     &sy001_blocking_host_to_device::BlockingHostToDevice::META,
     &sy002_device_to_host_read::DeviceToHostRead::META,
+    &sy003_host_index_on_device_tensor::HostIndexOnDeviceTensor::META,
+    &sy004_host_data_tensor_on_device::HostDataTensorOnDevice::META,
     &rc001_python_counter_in_forward::PythonCounterInForward::META,
     &vr001_api_newer_than_floor::ApiNewerThanFloor::META,
     &cf001_suppress_errors::SuppressErrors::META,

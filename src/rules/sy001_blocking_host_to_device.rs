@@ -9,9 +9,11 @@ use ruff_text_size::{Ranged, TextRange, TextSize};
 declare_rule! {
     /// ## What it does
     /// Flags a tensor built on the host — `torch.tensor(...)` / `torch.as_tensor(...)` without
-    /// `device=`, `torch.from_numpy(...)`, `torch._shape_as_tensor(...)`, stacks of those — that is
-    /// then moved with `.to(device)` or `.cuda()` without `non_blocking=True`, in code that runs
-    /// every step (forward and what it calls, compiled functions).
+    /// `device=`, `torch.from_numpy(...)`, `torch._shape_as_tensor(...)`, stacks of those, and
+    /// tensors a factory makes on the host because it got no `device=` (`torch.arange(n)`,
+    /// `torch.zeros(3)`, `torch.rand(1) < p`) — that is then moved with `.to(device)` or
+    /// `.cuda()` without `non_blocking=True`, in code that runs every step (forward and what it
+    /// calls, compiled functions). One round trip per call.
     ///
     /// ## Why is this bad?
     /// A blocking host→device copy waits for the copy to finish, and from pageable memory the
@@ -31,7 +33,10 @@ declare_rule! {
     /// ```
     ///
     /// ## Fix
-    /// Pass `non_blocking=True` (the fix graphbreak applies), or avoid host data entirely by
+    /// For a factory, create the tensor on the device: `torch.arange(n).to(x.device)` becomes
+    /// `torch.arange(n, device=x.device)`, `torch.zeros(3).cuda()` becomes
+    /// `torch.zeros(3, device="cuda")` (the fix graphbreak applies when the target is plainly a
+    /// device). For host data, pass `non_blocking=True` (the fix graphbreak applies), or avoid host data entirely by
     /// filling on the device (`torch.full(..., device=x.device)`, `torch.arange(..., device=...)`).
     /// `torch.tensor(data, device=...)` and `x.new_tensor(data)` are *not* fixes: measured with
     /// `torch.cuda.set_sync_debug_mode`, each still performs one synchronizing copy.
@@ -65,7 +70,11 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, _qualified: Optio
     if method != "to" && method != "cuda" {
         return;
     }
-    if !semantic.is_host_built(&attribute.value) {
+    // Built from host data, or made on the host by a factory without `device=`
+    // (`torch.arange(n)`, `torch.zeros(3)`, math on those): either way the move is a copy.
+    let receiver = &*attribute.value;
+    let host_built = semantic.is_host_built(receiver);
+    if !host_built && (!semantic.is_on_host(receiver) || semantic.is_numpy_value(receiver)) {
         return;
     }
     // `.to(device, dtype, non_blocking)` / `.cuda(device, non_blocking)` / `**kwargs` may already
@@ -90,14 +99,106 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, _qualified: Optio
         // non_blocking=True, or a variable we can't see: don't guess.
         return;
     }
-    let fix = non_blocking_fix(checker, call);
-    let message = format!(
-        "host-built tensor copied to the device with a blocking `.{method}()`: in eager mode the host waits for the device queue to drain (compiled with Inductor the constant is folded into the graph: no sync); pass `non_blocking=True` or fill it on the device (`torch.full`/`torch.arange`)"
-    );
+    let factory = factory_call(checker, receiver);
+    let (fix, message) = match factory.and_then(|f| device_fix(checker, call, method, f)) {
+        Some((fix, name)) => (
+            fix,
+            format!(
+                "tensor made on the host by `torch.{name}(...)` (no `device=`) and copied to the device with a blocking `.{method}()`: in eager mode the host waits for the device queue to drain, one round trip per call (compiled with Inductor the constant is folded into the graph: no sync); create it on the device: `torch.{name}(..., device=...)`"
+            ),
+        ),
+        None => (
+            non_blocking_fix(checker, call),
+            format!(
+                "host-built tensor copied to the device with a blocking `.{method}()`: in eager mode the host waits for the device queue to drain, one round trip per call (compiled with Inductor the constant is folded into the graph: no sync); pass `non_blocking=True` or fill it on the device (`torch.full`/`torch.arange(..., device=...)`)"
+            ),
+        ),
+    };
     checker.report(
         &BlockingHostToDevice::META,
         Finding::new(call.range(), message).with_fix(fix),
     );
+}
+
+/// The receiver when it is a direct call of a host factory without `device=` (`torch.arange(n)`).
+fn factory_call<'e>(checker: &Checker<'_>, receiver: &'e Expr) -> Option<&'e ast::ExprCall> {
+    let Expr::Call(factory) = receiver else {
+        return None;
+    };
+    let qualified = checker.semantic().qualified(&factory.func)?;
+    (TORCH.host_factories.contains(qualified.as_str())
+        && factory.arguments.find_keyword("device").is_none()
+        && !factory
+            .arguments
+            .args
+            .iter()
+            .any(|a| matches!(a, Expr::Starred(_)))
+        && !factory.arguments.keywords.iter().any(|k| k.arg.is_none()))
+    .then_some(factory)
+}
+
+/// `torch.arange(n).to(x.device)` → `torch.arange(n, device=x.device)`, when the target is
+/// plainly a device (a `.device` attribute, a string, `torch.device(...)`, a name saying
+/// `device`); `.cuda()` → `device="cuda"`. `None` when the target may be a tensor (`.to(t)`
+/// also converts the dtype) or the move passes other options.
+fn device_fix(
+    checker: &Checker<'_>,
+    call: &ast::ExprCall,
+    method: &str,
+    factory: &ast::ExprCall,
+) -> Option<(Fix, String)> {
+    let semantic = checker.semantic();
+    let name = semantic
+        .qualified(&factory.func)?
+        .rsplit('.')
+        .next()?
+        .to_owned();
+    let arguments = &call.arguments;
+    let device_text = if method == "cuda" {
+        if !arguments.is_empty() {
+            return None;
+        }
+        "\"cuda\"".to_owned()
+    } else {
+        let target = match (arguments.args.first(), arguments.find_keyword("device")) {
+            (Some(first), None) if arguments.keywords.is_empty() => first,
+            (None, Some(keyword)) if arguments.keywords.len() == 1 => &keyword.value,
+            _ => return None,
+        };
+        let plainly_device = match target {
+            Expr::Attribute(a) => a.attr.id.as_str() == "device",
+            Expr::StringLiteral(_) => true,
+            Expr::Name(n) => n.id.as_str().contains("device"),
+            Expr::Call(c) => semantic.qualified(&c.func).as_deref() == Some("torch.device"),
+            _ => false,
+        };
+        if !plainly_device {
+            return None;
+        }
+        semantic.text(target.range()).to_owned()
+    };
+    let last_argument_end = factory
+        .arguments
+        .args
+        .iter()
+        .map(Ranged::end)
+        .chain(factory.arguments.keywords.iter().map(Ranged::end))
+        .max();
+    let insert = match last_argument_end {
+        Some(end) => checker.edit(TextRange::empty(end), format!(", device={device_text}")),
+        None => checker.edit(
+            TextRange::empty(factory.arguments.range().start() + TextSize::from(1)),
+            format!("device={device_text}"),
+        ),
+    };
+    let remove_move = checker.edit(TextRange::new(factory.end(), call.end()), "");
+    Some((
+        Fix {
+            message: format!("Create it on the device: `torch.{name}(..., device=...)`"),
+            edits: vec![insert, remove_move],
+        },
+        name,
+    ))
 }
 
 /// `.to(dtype)` converts in place on the same device; anything else (a device, a tensor, a

@@ -8,7 +8,7 @@ use crate::rules::{self, RuleMeta, Scope};
 use crate::semantic::Sym;
 use crate::semantic::model::{FileContext, SemanticModel, path_ends};
 use crate::semantic::summary::{
-    Branch, Candidate, FileSummary, Hazard, PathStep, Requirement, VersionBound,
+    Branch, Candidate, FileSummary, Hazard, IndexDep, PathStep, Requirement, VersionBound,
 };
 use crate::source::{LineIndex, Location, read_source};
 use ruff_python_ast::token::TokenKind;
@@ -31,6 +31,8 @@ pub struct Finding {
     pub requires: Option<Requirement>,
     /// The finding holds only on torch below this version.
     pub holds_below: Option<crate::config::TorchVersion>,
+    /// The finding holds only when one of these is a host value once the project is linked.
+    pub host_index: Option<Box<[IndexDep]>>,
 }
 
 impl Finding {
@@ -42,7 +44,15 @@ impl Finding {
             hazard: Hazard::NoBreak,
             requires: None,
             holds_below: None,
+            host_index: None,
         }
+    }
+
+    /// Holds only when one of `deps` turns out to be a host value once the project is linked
+    /// (no dep is [`IndexDep::Host`]: those findings hold as they are).
+    pub fn requiring_host_index(mut self, deps: Vec<IndexDep>) -> Finding {
+        self.host_index = Some(deps.into());
+        self
     }
 
     pub fn holding_below(mut self, version: crate::config::TorchVersion) -> Finding {
@@ -129,6 +139,7 @@ fn file_diagnostic(
         scope: meta.scope,
         hazard: Hazard::NoBreak,
         holds_below: None,
+        host_index: None,
     }
 }
 
@@ -252,6 +263,7 @@ impl<'a> Checker<'a> {
                     .semantic
                     .version_flags_asserted_before(finding.range.start().into()),
             }),
+            host_index: finding.host_index,
         };
         match finding.requires {
             Some(requirement) => self.pending.push((candidate, requirement)),
@@ -509,6 +521,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
         }
         self.semantic.note_outside_writes(stmt);
         self.semantic.note_returned_callable(stmt);
+        self.semantic.note_return_index_deps(stmt);
         match stmt {
             Stmt::FunctionDef(def) => {
                 for decorator in &def.decorator_list {
@@ -551,13 +564,19 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 self.visit_loop_else(&stmt_while.body, &stmt_while.orelse);
             }
             Stmt::For(stmt_for) => {
+                self.semantic
+                    .note_flow_loop(&stmt_for.target, &stmt_for.iter);
                 self.visit_expr(&stmt_for.iter);
                 let join = self
                     .semantic
                     .begin_loop(Some(&stmt_for.target), &stmt_for.body);
                 self.visit_expr(&stmt_for.target);
                 self.semantic.enter_loop();
+                let bound = self
+                    .semantic
+                    .bind_loop_targets(&[(&stmt_for.target, &stmt_for.iter)]);
                 self.visit_body(&stmt_for.body);
+                self.semantic.unbind_loop_targets(bound);
                 self.semantic.leave_loop();
                 self.semantic.finish_loop(join, &stmt_for.body);
                 self.visit_loop_else(&stmt_for.body, &stmt_for.orelse);
@@ -575,16 +594,18 @@ impl<'a> Visitor<'a> for Checker<'a> {
             Stmt::Import(import) => self.semantic.bind_import(import),
             Stmt::ImportFrom(import) => self.semantic.bind_import_from(import),
             Stmt::Assign(assign) => {
+                let targets: Vec<&Expr> = assign.targets.iter().collect();
+                self.semantic.note_flow_assignment(&targets, &assign.value);
                 for target in &assign.targets {
                     self.semantic.note_self_assignment(target, &assign.value);
                 }
                 visitor::walk_stmt(self, stmt);
-                let targets: Vec<&Expr> = assign.targets.iter().collect();
                 self.semantic.bind_assignment(&targets, &assign.value);
             }
             Stmt::AnnAssign(assign) => {
                 visitor::walk_stmt(self, stmt);
                 if let Some(value) = &assign.value {
+                    self.semantic.note_flow_assignment(&[&assign.target], value);
                     self.semantic.bind_assignment(&[&assign.target], value);
                 }
             }
@@ -654,6 +675,22 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 self.semantic.enter_guard(&if_expr.test, Branch::WhenFalse);
                 self.visit_expr(&if_expr.orelse);
                 self.semantic.restore(mark);
+                self.depth -= 1;
+                return;
+            }
+            Expr::ListComp(ast::ExprListComp { generators, .. })
+            | Expr::SetComp(ast::ExprSetComp { generators, .. })
+            | Expr::DictComp(ast::ExprDictComp { generators, .. })
+            | Expr::Generator(ast::ExprGenerator { generators, .. }) => {
+                self.semantic.note_flow_comprehension(generators);
+                // The element is read with the generators' targets bound (host-index facts).
+                let pairs: Vec<(&Expr, &Expr)> =
+                    generators.iter().map(|g| (&g.target, &g.iter)).collect();
+                let bound = self.semantic.bind_loop_targets(&pairs);
+                self.semantic.enter_comprehension();
+                visitor::walk_expr(self, expr);
+                self.semantic.leave_comprehension();
+                self.semantic.unbind_loop_targets(bound);
                 self.depth -= 1;
                 return;
             }

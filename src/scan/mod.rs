@@ -2,6 +2,7 @@
 
 pub mod checker;
 pub mod discover;
+mod merge;
 pub mod notebook;
 pub mod roots;
 
@@ -12,7 +13,7 @@ use crate::semantic::link::Project;
 pub use crate::semantic::link::RegionSource;
 use crate::semantic::link::{RootPattern, RootSpec};
 use crate::semantic::model::FileContext;
-use crate::semantic::summary::{Candidate, FileId, FileSummary};
+use crate::semantic::summary::{Candidate, FileId, FileSummary, Scope};
 use rayon::prelude::*;
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -35,6 +36,10 @@ pub struct ScanOptions {
     pub roots: Vec<String>,
     /// Also report the compile roots and how much each reaches.
     pub show_roots: bool,
+    /// Also report every function of the region, with its chain from a root.
+    pub show_reached: bool,
+    /// Say why the function holding this row of this file is traced (or that it is not).
+    pub why: Option<(PathBuf, u32)>,
 }
 
 pub struct ScanResult {
@@ -42,11 +47,44 @@ pub struct ScanResult {
     pub files_scanned: usize,
     /// Filled when `show_roots` is set.
     pub roots: Vec<RootReport>,
+    /// Filled when `show_reached` is set.
+    pub reached: Vec<ReachedFunction>,
+    /// Filled when `why` is set.
+    pub why: Option<WhyAnswer>,
     /// With configured roots (and the computed region): the nn.Module forwards in the reported
     /// files that no root reaches.
     pub unreached: Vec<roots::Unreached>,
     /// `rule-url-base` of the configuration in force (the first one that sets it).
     pub rule_url_base: Option<String>,
+}
+
+/// One function of the region, for `--show-reached`.
+#[derive(Debug)]
+pub struct ReachedFunction {
+    pub path: PathBuf,
+    pub line: u32,
+    pub end_line: u32,
+    /// `module.Qual.name`.
+    pub function: String,
+    /// The root its chain starts at (`module.Qual.name`).
+    pub root: String,
+    pub reached_from: Vec<crate::diagnostics::ChainLink>,
+}
+
+/// The answer to `--why FILE:LINE`.
+#[derive(Debug)]
+pub enum WhyAnswer {
+    /// The row is in this function, which the region reaches along `chain` (root first).
+    Reached {
+        function: String,
+        root_reason: String,
+        chain: Vec<crate::diagnostics::ChainLink>,
+    },
+    /// The row is in this function (`None`: at module level), which no root reaches.
+    NotReached {
+        function: Option<String>,
+        roots: Vec<String>,
+    },
 }
 
 /// One compile root, for `--show-roots`.
@@ -146,21 +184,23 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
         } else {
             Vec::new()
         };
+        let reached = if options.show_reached {
+            reached_functions(&project)
+        } else {
+            Vec::new()
+        };
+        let why = match &options.why {
+            Some((path, row)) => Some(why(&project, path, *row)?),
+            None => None,
+        };
         let mut diagnostics: Vec<Diagnostic> = (0..summaries.len())
             .into_par_iter()
             .flat_map_iter(|id| {
                 file_diagnostics(&project, id as FileId, &files[id].settings, options)
             })
             .collect();
+        // One statement got one finding already (`merge::merge_per_statement`, per file).
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-        // `x.detach().cpu().numpy()` is one read, and one statement gets one finding per rule:
-        // keep the first per (file, code, statement).
-        diagnostics.dedup_by(|b, a| {
-            a.path == b.path
-                && a.cell == b.cell
-                && a.code == b.code
-                && (a.location == b.location || a.statement_rows == b.statement_rows)
-        });
         if let Some(named) = &named_files {
             diagnostics.retain(|d| named.contains(&d.path));
         }
@@ -173,6 +213,8 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
             diagnostics,
             files_scanned,
             roots,
+            reached,
+            why,
             unreached,
             rule_url_base,
         })
@@ -236,6 +278,110 @@ fn root_reports(project: &Project<'_>) -> Vec<RootReport> {
     reports
 }
 
+fn reached_functions(project: &Project<'_>) -> Vec<ReachedFunction> {
+    project
+        .region_functions()
+        .into_par_iter()
+        .map(|func| {
+            let (function, path, line) = project.describe(func);
+            let chain = project.chain(func);
+            ReachedFunction {
+                path: path.to_path_buf(),
+                line,
+                end_line: project.files[func.0 as usize].functions[func.1 as usize].end_line,
+                function,
+                root: chain
+                    .first()
+                    .map(|link| link.function.clone())
+                    .unwrap_or_default(),
+                reached_from: chain,
+            }
+        })
+        .collect()
+}
+
+/// `--why FILE:LINE`: the innermost function holding the row, and its chain from a root.
+fn why(project: &Project<'_>, path: &std::path::Path, row: u32) -> Result<WhyAnswer, String> {
+    let wanted = discover::absolute(path);
+    let Some(file) = project
+        .files
+        .iter()
+        .position(|f| discover::absolute(&f.path) == wanted)
+    else {
+        return Err(format!(
+            "--why: {} is not among the scanned Python files",
+            path.display()
+        ));
+    };
+    let lines = crate::source::read_source(path)
+        .map(|text| text.lines().count())
+        .unwrap_or(0);
+    if row == 0 || row as usize > lines.max(1) {
+        return Err(format!(
+            "--why: {} has {lines} lines, no line {row}",
+            path.display()
+        ));
+    }
+    let summary = &project.files[file];
+    let holder = summary
+        .functions
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.line <= row && row <= f.end_line)
+        .max_by_key(|(_, f)| f.line)
+        .map(|(idx, _)| (file as FileId, idx as u32));
+    let roots = || {
+        project
+            .roots
+            .iter()
+            .map(|root| format!("{} ({})", project.describe(root.func).0, root.reason))
+            .collect()
+    };
+    let Some(func) = holder else {
+        return Ok(WhyAnswer::NotReached {
+            function: None,
+            roots: roots(),
+        });
+    };
+    let chain = project.chain(func);
+    let function = project.describe(func).0;
+    Ok(match chain.first() {
+        Some(_) => {
+            // The root is where the chain starts.
+            let root = chain_root(project, func);
+            WhyAnswer::Reached {
+                function,
+                root_reason: root
+                    .and_then(|r| project.root_reason(r))
+                    .unwrap_or_default()
+                    .to_owned(),
+                chain,
+            }
+        }
+        None => WhyAnswer::NotReached {
+            function: Some(function),
+            roots: roots(),
+        },
+    })
+}
+
+/// The root the recorded chain of `func` starts at.
+fn chain_root(
+    project: &Project<'_>,
+    func: crate::semantic::link::FuncRef,
+) -> Option<crate::semantic::link::FuncRef> {
+    let mut current = func;
+    let mut steps = 0;
+    while project.root_reason(current).is_none() {
+        current = project.reached_by.get(&current)?.caller;
+        steps += 1;
+        if steps > 10_000 {
+            return None;
+        }
+    }
+    Some(current)
+}
+
 /// When every path is a file (a pre-commit invocation), their absolute paths.
 fn named_files_only(paths: &[PathBuf]) -> Option<HashSet<PathBuf>> {
     if paths.is_empty() || !paths.iter().all(|p| p.is_file()) {
@@ -269,7 +415,7 @@ fn file_diagnostics(
         .filter(|(glob, _)| glob.is_match(&summary.path))
         .flat_map(|(_, codes)| codes)
         .collect();
-    project
+    let selected: Vec<&Candidate> = project
         .findings(file)
         .into_iter()
         .chain(linked.iter())
@@ -281,24 +427,32 @@ fn file_diagnostics(
                     .chain(options.ignore.iter())
                     .chain(per_file.iter().copied())
                     .any(|s| rules::selector_matches(s, c.code))
-                && !summary
-                    .noqa
-                    .get(&c.location.row)
-                    .is_some_and(|n| n.suppresses(c.code))
         })
-        .map(|c| {
-            let diagnostic = Diagnostic {
-                code: c.code,
-                message: c.message.clone(),
-                path: summary.path.clone(),
-                location: c.location,
-                end_location: c.end_location,
-                statement_rows: c.statement_rows,
-                fix: c.fix.clone(),
-                cell: None,
-            };
-            in_cells(diagnostic, &summary.cell_starts)
+        .collect();
+    // After a hazard that makes Dynamo give up on its frame, later ones of that frame say so once.
+    let selected = merge::fold_frame_skips(selected)
+        .into_iter()
+        .map(|(c, message)| Diagnostic {
+            code: c.code,
+            message,
+            path: summary.path.clone(),
+            location: c.location,
+            end_location: c.end_location,
+            statement_rows: c.statement_rows,
+            fix: c.fix.clone(),
+            reached_from: match (c.scope, c.func) {
+                (Scope::CompiledRegion, Some(func)) => project.chain((file, func)),
+                _ => Vec::new(),
+            },
+            also: Vec::new(),
+            cell: None,
         })
+        .collect();
+    // One statement, one finding; a noqa for any of its codes suppresses it. (Rows are still the
+    // joined source's here, as the noqa rows are; a notebook's move to its cells comes last.)
+    merge::merge_per_statement(selected, &summary.noqa)
+        .into_iter()
+        .map(|d| in_cells(d, &summary.cell_starts))
         .collect()
 }
 

@@ -5,6 +5,7 @@
 //! everything else is `Unknown`. Evaluation is three-valued.
 
 use super::Sym;
+use super::context::{ConstValue, ParamTest};
 use super::data::{CompileValue, Predicate, PredicateKind, TORCH};
 use crate::config::TorchVersion;
 
@@ -42,6 +43,14 @@ pub enum Atom {
     /// `isinstance(p, tuple)` on parameter `p` (name, position): True when every traced call
     /// passes `x.shape` / `x.size()` for it (decided when linking).
     ParamIsSize(String, Option<u32>),
+    /// A test of a parameter not reassigned so far against a constant (`pool_type == "avg"`,
+    /// `if child:`): decided when every traced call gives the parameter the same constant
+    /// (`context.rs`).
+    ParamTest(String, ParamTest),
+    /// `self.<attr>` read for truth in a method. `at_entry`: before the method could change it,
+    /// so decided when every traced `self.m()` call comes from a path that established it
+    /// (`context.rs`); otherwise never decided, but a caller's path under it establishes it.
+    SelfAttr { attr: String, at_entry: bool },
 }
 
 /// The comparison of a `len(*args)` atom.
@@ -124,6 +133,10 @@ pub struct Assumptions<'a> {
     pub vararg_len: Option<u32>,
     /// Does every traced call pass a torch.Size for this parameter of the guards' function?
     pub param_is_size: &'a dyn Fn(&str) -> bool,
+    /// The constant every traced call gives this parameter of the guards' function.
+    pub param_value: &'a dyn Fn(&str) -> Option<ConstValue>,
+    /// The truth of `self.<attr>` on every traced `self.m()` call of the guards' function.
+    pub self_attr: &'a dyn Fn(&str) -> Option<bool>,
     /// Resolves a project call to the predicate formula of the called function, if it is one.
     pub resolve_call: &'a dyn Fn(&Sym) -> Option<Cond>,
 }
@@ -142,6 +155,20 @@ impl Cond {
                 b.for_each_size_param(f);
             }
             _ => {}
+        }
+    }
+
+    /// Calls `f` with each atom of the formula.
+    pub fn for_each_atom(&self, f: &mut dyn FnMut(&Atom)) {
+        match self {
+            Cond::Atom(atom) => f(atom),
+            Cond::Not(inner) => inner.for_each_atom(f),
+            Cond::And(items) | Cond::Or(items) => items.iter().for_each(|c| c.for_each_atom(f)),
+            Cond::Choice(a, b) => {
+                a.for_each_atom(f);
+                b.for_each_atom(f);
+            }
+            Cond::Const(_) | Cond::Unknown => {}
         }
     }
 
@@ -227,6 +254,18 @@ impl Cond {
                     Truth::Unknown
                 }
             }
+            Cond::Atom(Atom::ParamTest(name, test)) => match (assume.param_value)(name) {
+                Some(value) => Truth::from_bool(test.holds(&value)),
+                None => Truth::Unknown,
+            },
+            Cond::Atom(Atom::SelfAttr {
+                attr,
+                at_entry: true,
+            }) => match (assume.self_attr)(attr) {
+                Some(value) => Truth::from_bool(value),
+                None => Truth::Unknown,
+            },
+            Cond::Atom(Atom::SelfAttr { .. }) => Truth::Unknown,
             Cond::Atom(Atom::VarargLen(compare, n)) => match assume.vararg_len {
                 Some(len) => Truth::from_bool(compare.holds(len, *n)),
                 None => Truth::Unknown,

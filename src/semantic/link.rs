@@ -4,6 +4,7 @@
 
 use super::Sym;
 use super::cond::{Assumptions, Cond, ExportReading, Truth};
+use super::context::{self, ConstValue, Join};
 use super::data::TORCH;
 use super::summary::{Candidate, CompileForm, FileId, FileSummary, FuncIdx, PathStep, Scope};
 use crate::config::TorchVersion;
@@ -85,6 +86,16 @@ impl RootSpec {
     }
 }
 
+/// How the closure first reached a function: from which caller, at which row of it (0: the
+/// caller's class builds the callee's Module in `__init__`), and whether only the by-name
+/// fallback of the type flow found the call.
+#[derive(Clone, Copy, Debug)]
+pub struct ReachedBy {
+    pub caller: FuncRef,
+    pub row: u32,
+    pub by_name: bool,
+}
+
 /// A compiled-region root and why it is one.
 #[derive(Clone, Debug)]
 pub struct Root {
@@ -102,9 +113,11 @@ struct CallFacts {
     vararg_lens: HashMap<FuncRef, u32>,
     kwargs_keys: HashMap<FuncRef, HashSet<String>>,
     size_params: HashMap<FuncRef, HashSet<String>>,
+    param_values: HashMap<FuncRef, HashMap<String, ConstValue>>,
+    self_facts: HashMap<FuncRef, HashMap<String, bool>>,
 }
 
-enum Target {
+pub(crate) enum Target {
     Function(FuncRef),
     Class(ClassRef),
     PredicateAlias(FileId, String),
@@ -113,8 +126,8 @@ enum Target {
 pub struct Project<'a> {
     pub files: &'a [FileSummary],
     modules: HashMap<&'a str, Vec<FileId>>,
-    module_classes: HashSet<ClassRef>,
-    subclasses: HashMap<ClassRef, Vec<ClassRef>>,
+    pub(crate) module_classes: HashSet<ClassRef>,
+    pub(crate) subclasses: HashMap<ClassRef, Vec<ClassRef>>,
     /// Per file, per class: its bases that resolve to project classes. Resolved once at link
     /// time: method lookup walks bases for every `self.m()` / `super().m()` call site, and
     /// resolving them again each time was a large share of the scan's CPU.
@@ -134,14 +147,24 @@ pub struct Project<'a> {
     kwargs_keys: HashMap<FuncRef, HashSet<String>>,
     /// Per function, the parameters every traced call passes a torch.Size (`x.shape`) for.
     size_params: HashMap<FuncRef, HashSet<String>>,
+    /// Per function, the constant every traced call gives a tested parameter (`context.rs`).
+    param_values: HashMap<FuncRef, HashMap<String, ConstValue>>,
+    /// Per method, the `self.<attr>` truths every traced `self.m()` call established.
+    self_facts: HashMap<FuncRef, HashMap<String, bool>>,
     region_source: &'a RegionSource,
     /// With configured roots, a traced Module method reaches its submodules' forwards (without,
     /// every forward is a root already and the expansion would only cost time).
     expand_submodules: bool,
+    /// Call edges and compile targets found by the type flow (`semantic/typeflow`).
+    pub(crate) flow: super::typeflow::solve::FlowSolution,
+    /// For each function of the region but the roots: how the closure first reached it.
+    pub reached_by: HashMap<FuncRef, ReachedBy>,
     /// With configured roots: the classes that can be a receiver (instantiated somewhere in the
     /// project, or named by a root). `self.m()` reaches a subclass's override only in those —
     /// a class nobody builds (transformers' `modular_*.py` sources) cannot be `self`.
     live_classes: Option<HashSet<ClassRef>>,
+    /// Host-index facts (`semantic/host_index.rs`), solved on first use.
+    host_index: std::sync::OnceLock<super::host_index::HostIndexFacts>,
 }
 
 impl<'a> Project<'a> {
@@ -176,18 +199,25 @@ impl<'a> Project<'a> {
             vararg_lens: HashMap::default(),
             kwargs_keys: HashMap::default(),
             size_params: HashMap::default(),
+            param_values: HashMap::default(),
+            self_facts: HashMap::default(),
             region_source,
             expand_submodules: !root_spec.is_empty(),
             live_classes: None,
+            flow: Default::default(),
+            reached_by: HashMap::default(),
+            host_index: std::sync::OnceLock::new(),
         };
         project.find_module_classes();
+        project.flow = super::typeflow::solve::solve(&project);
         if !root_spec.is_empty() {
             project.live_classes = Some(HashSet::default());
         }
         project.find_roots(root_spec);
         let mut callees = CalleeCache::default();
         project.root_funcs = project.roots.iter().map(|r| r.func).collect();
-        project.in_region = project.closure(project.roots.iter().map(|r| r.func), &mut callees);
+        project.in_region =
+            project.closure(project.roots.iter().map(|r| r.func), &mut callees, None);
         // With roots, a class is live when a root names it or traced code builds it (more live
         // classes reach more overrides), and a `profile=False` flag no traced call passes is
         // False (fewer calls are traced): repeat until nothing changes (2–3 rounds).
@@ -204,6 +234,8 @@ impl<'a> Project<'a> {
                 vararg_lens,
                 kwargs_keys,
                 size_params,
+                param_values,
+                self_facts,
             } = project.flags_at_default();
             let live_same = match (&grown, &project.live_classes) {
                 (Some(grown), Some(live)) => grown.len() == live.len(),
@@ -214,6 +246,8 @@ impl<'a> Project<'a> {
                 && vararg_lens == project.vararg_lens
                 && kwargs_keys == project.kwargs_keys
                 && size_params == project.size_params
+                && param_values == project.param_values
+                && self_facts == project.self_facts
             {
                 break;
             }
@@ -222,14 +256,24 @@ impl<'a> Project<'a> {
             project.vararg_lens = vararg_lens;
             project.kwargs_keys = kwargs_keys;
             project.size_params = size_params;
-            project.in_region = project.closure(project.roots.iter().map(|r| r.func), &mut callees);
+            project.param_values = param_values;
+            project.self_facts = self_facts;
+            project.in_region =
+                project.closure(project.roots.iter().map(|r| r.func), &mut callees, None);
         }
+        let mut reached_by = HashMap::default();
+        project.in_region = project.closure(
+            project.roots.iter().map(|r| r.func),
+            &mut callees,
+            Some(&mut reached_by),
+        );
+        project.reached_by = reached_by;
         project
     }
 
     // ----- name resolution ------------------------------------------------------------------
 
-    fn file_for_module(&self, module: &str, from: FileId) -> Option<FileId> {
+    pub(crate) fn file_for_module(&self, module: &str, from: FileId) -> Option<FileId> {
         let candidates = self.modules.get(module)?;
         if candidates.len() == 1 {
             return Some(candidates[0]);
@@ -246,7 +290,7 @@ impl<'a> Project<'a> {
         })
     }
 
-    fn resolve_dotted(&self, dotted: &str, from: FileId, depth: u32) -> Option<Target> {
+    pub(crate) fn resolve_dotted(&self, dotted: &str, from: FileId, depth: u32) -> Option<Target> {
         if depth > 6 {
             return None;
         }
@@ -265,7 +309,7 @@ impl<'a> Project<'a> {
         None
     }
 
-    fn resolve_in_file(&self, file: FileId, local: &str, depth: u32) -> Option<Target> {
+    pub(crate) fn resolve_in_file(&self, file: FileId, local: &str, depth: u32) -> Option<Target> {
         let summary = &self.files[file as usize];
         if let Some(&idx) = summary.function_by_name.get(local) {
             return Some(Target::Function((file, idx)));
@@ -278,7 +322,9 @@ impl<'a> Project<'a> {
         }
         // A re-export: `from .utils import helper` in a package's __init__.py.
         let (first, rest) = local.split_once('.').map_or((local, ""), |(f, r)| (f, r));
-        let target = summary.imports.get(first)?;
+        let Some(target) = summary.imports.get(first) else {
+            return self.resolve_star_imported(file, first, local, depth);
+        };
         let dotted = if rest.is_empty() {
             target.clone()
         } else {
@@ -287,7 +333,7 @@ impl<'a> Project<'a> {
         self.resolve_dotted(&dotted, file, depth + 1)
     }
 
-    fn resolve_sym(&self, sym: &Sym, file: FileId) -> Vec<Target> {
+    pub(crate) fn resolve_sym(&self, sym: &Sym, file: FileId) -> Vec<Target> {
         match sym {
             Sym::Dotted(dotted) => self.resolve_dotted(dotted, file, 0).into_iter().collect(),
             Sym::Local(local) => self.resolve_in_file(file, local, 0).into_iter().collect(),
@@ -357,7 +403,7 @@ impl<'a> Project<'a> {
         }
     }
 
-    fn project_bases(&self, class: ClassRef) -> Vec<ClassRef> {
+    pub(crate) fn project_bases(&self, class: ClassRef) -> Vec<ClassRef> {
         if let Some(bases) = self
             .class_bases
             .get(class.0 as usize)
@@ -381,7 +427,7 @@ impl<'a> Project<'a> {
     }
 
     /// Method lookup through project base classes (depth-first, like a simple MRO).
-    fn lookup_method(&self, class: ClassRef, name: &str, depth: u32) -> Option<FuncRef> {
+    pub(crate) fn lookup_method(&self, class: ClassRef, name: &str, depth: u32) -> Option<FuncRef> {
         if depth > 16 {
             return None;
         }
@@ -422,7 +468,7 @@ impl<'a> Project<'a> {
 
     /// The function that runs for `instance.method(...)` on an instance of `class`; calling the
     /// instance itself (`__call__`) runs `forward` for an nn.Module without its own `__call__`.
-    fn instance_method(&self, class: ClassRef, method: &str) -> Option<FuncRef> {
+    pub(crate) fn instance_method(&self, class: ClassRef, method: &str) -> Option<FuncRef> {
         self.lookup_method(class, method, 0).or_else(|| {
             (method == "__call__" && self.module_classes.contains(&class))
                 .then(|| self.module_forward(class))
@@ -433,7 +479,7 @@ impl<'a> Project<'a> {
     /// The `forward` calling a Module of `class` runs: none when a project class decorator
     /// replaced it with a dispatcher that runs the class's own `forward` only as a fallback
     /// (`model/dispatch.rs`).
-    fn module_forward(&self, class: ClassRef) -> Option<FuncRef> {
+    pub(crate) fn module_forward(&self, class: ClassRef) -> Option<FuncRef> {
         let forward = self.lookup_method(class, "forward", 0)?;
         let owner = self.files[forward.0 as usize].functions[forward.1 as usize]
             .class
@@ -509,7 +555,11 @@ impl<'a> Project<'a> {
             .iter()
             .flat_map(|file| file.functions.iter())
             .filter(|f| {
-                !f.flag_params.is_empty() || f.vararg.is_some() || !f.size_checked_params.is_empty()
+                !f.flag_params.is_empty()
+                    || f.vararg.is_some()
+                    || !f.size_checked_params.is_empty()
+                    || !f.const_params.is_empty()
+                    || f.tests_self_attrs
             })
             .flat_map(|f| {
                 let class_name = (f.name == "__init__")
@@ -526,6 +576,9 @@ impl<'a> Project<'a> {
         let mut kwargs_counts: HashMap<FuncRef, Option<HashSet<String>>> = HashMap::default();
         // The size-checked parameters every traced call so far passed a torch.Size for.
         let mut sized: HashMap<FuncRef, HashSet<String>> = HashMap::default();
+        // Caller context (`context.rs`): tested parameters' constants, `self.<attr>` truths.
+        let mut constants: HashMap<FuncRef, Join<String, ConstValue>> = HashMap::default();
+        let mut self_truths: HashMap<FuncRef, Join<String, bool>> = HashMap::default();
         for &caller in &self.in_region {
             let info = &self.files[caller.0 as usize].functions[caller.1 as usize];
             let caller_is_root = self.root_funcs.contains(&caller);
@@ -622,6 +675,36 @@ impl<'a> Project<'a> {
                             .and_modify(|known| known.retain(|name| passes_size.contains(name)))
                             .or_insert(passes_size);
                     }
+                    if !callee_info.const_params.is_empty() {
+                        let join = constants.entry(callee).or_default();
+                        for (name, position) in &callee_info.const_params {
+                            let value = context::edge_value(
+                                args,
+                                callee_info,
+                                name,
+                                *position,
+                                star_empty,
+                                own_keywords.map_or(double_star_empty, |own| !own.contains(name)),
+                                self.param_values.get(&caller),
+                            );
+                            join.add(name.clone(), value);
+                        }
+                    }
+                    if callee_info.tests_self_attrs {
+                        // Only a `self.m()` call is made on the same object.
+                        let facts = match &call.sym {
+                            Sym::SelfAttr { .. } | Sym::SuperAttr { .. } => context::self_facts(
+                                &call.path,
+                                &self.files[caller.0 as usize].guards,
+                            ),
+                            _ => Vec::new(),
+                        };
+                        let first = !self_truths.contains_key(&callee);
+                        self_truths
+                            .entry(callee)
+                            .or_default()
+                            .add_all(first, &facts);
+                    }
                     let flags = &callee_info.flag_params;
                     // Passing the caller's own flag that is still at its default passes nothing.
                     let passes = |value: &Option<String>| match value {
@@ -631,18 +714,32 @@ impl<'a> Project<'a> {
                             .is_some_and(|pinned| pinned.contains(variable)),
                         None => true,
                     };
+                    // ... and so does a literal the flag's default reads the same as
+                    // (`child=False`; `None` for a `None` default).
+                    let none_flag = |name: &str| callee_info.none_flags.iter().any(|f| f == name);
+                    let at_default =
+                        |name: &str, constant: Option<&Option<ConstValue>>| match constant {
+                            Some(Some(ConstValue::None)) => true,
+                            Some(Some(constant)) => !none_flag(name) && !constant.truthy(),
+                            _ => false,
+                        };
                     let entry = passed.entry(callee).or_default();
                     for (name, position) in flags {
                         let by_position = position.is_some_and(|p| {
-                            !star_empty || args.positional.get(p as usize).is_some_and(passes)
+                            !star_empty
+                                || (args.positional.get(p as usize).is_some_and(passes)
+                                    && !at_default(name, args.positional_consts.get(p as usize)))
                         });
                         let by_keyword = match own_keywords {
                             Some(own) => own.contains(name),
                             None => !double_star_empty,
-                        } || args
-                            .keywords
-                            .iter()
-                            .any(|(keyword, value)| keyword == name && passes(value));
+                        } || args.keywords.iter().enumerate().any(
+                            |(i, (keyword, value))| {
+                                keyword == name
+                                    && passes(value)
+                                    && !at_default(name, args.keyword_consts.get(i))
+                            },
+                        );
                         if by_position || by_keyword {
                             entry.insert(name.clone());
                         }
@@ -678,11 +775,26 @@ impl<'a> Project<'a> {
             })
             .filter(|(_, pinned)| !pinned.is_empty())
             .collect();
+        let not_root = |callee: &FuncRef| !self.root_funcs.contains(callee);
+        let param_values = constants
+            .into_iter()
+            .filter(|(callee, _)| not_root(callee))
+            .map(|(callee, join)| (callee, join.agreed()))
+            .filter(|(_, values)| !values.is_empty())
+            .collect();
+        let self_facts = self_truths
+            .into_iter()
+            .filter(|(callee, _)| not_root(callee))
+            .map(|(callee, join)| (callee, join.agreed()))
+            .filter(|(_, facts)| !facts.is_empty())
+            .collect();
         CallFacts {
             pinned,
             vararg_lens,
             kwargs_keys,
             size_params,
+            param_values,
+            self_facts,
         }
     }
 
@@ -694,6 +806,10 @@ impl<'a> Project<'a> {
     ) -> HashSet<ClassRef> {
         let mut grown = live.clone();
         for &(file, idx) in functions {
+            // Objects the type flow sees the traced code build or call into.
+            for edge in self.flow.edges.get(&(file, idx)).into_iter().flatten() {
+                grown.extend(edge.receiver);
+            }
             for call in &self.files[file as usize].functions[idx as usize].calls {
                 for target in self.resolve_sym(&call.sym, file) {
                     if let Target::Class(class) = target {
@@ -714,9 +830,13 @@ impl<'a> Project<'a> {
             for (class_idx, class) in file.classes.iter().enumerate() {
                 let me = (file_id as FileId, class_idx as u32);
                 for base in &class.bases {
-                    if let Sym::Dotted(dotted) = base
-                        && TORCH.is_module_base(dotted)
-                    {
+                    let external = match base {
+                        Sym::Dotted(dotted) => Some(std::borrow::Cow::Borrowed(dotted.as_str())),
+                        _ => self
+                            .external_base(base, file_id as FileId)
+                            .map(std::borrow::Cow::Owned),
+                    };
+                    if external.is_some_and(|dotted| TORCH.is_module_base(&dotted)) {
                         direct.push(me);
                     }
                 }
@@ -784,6 +904,21 @@ impl<'a> Project<'a> {
                     }
                 }
             }
+        }
+        // `torch.compile(x)` where the type flow knows what `x` holds (a model a factory built,
+        // `self.f = torch.compile(self.g)`).
+        for root in &self.flow.roots {
+            let file = &self.files[root.file as usize];
+            let form = if root.module_method {
+                ".compile()"
+            } else {
+                "torch.compile(...)"
+            };
+            add(
+                root.func,
+                format!("{form} in {} (via type flow)", file.module),
+                &mut roots,
+            );
         }
         if spec.is_empty() {
             // No roots configured: every nn.Module's forward may be compiled.
@@ -938,9 +1073,20 @@ impl<'a> Project<'a> {
         &self,
         roots: impl Iterator<Item = FuncRef>,
         cache: &mut CalleeCache<'a>,
+        mut reached_by: Option<&mut HashMap<FuncRef, ReachedBy>>,
     ) -> HashSet<FuncRef> {
         let mut in_region = HashSet::default();
         let mut queue: VecDeque<FuncRef> = roots.collect();
+        // Records the first caller of each function (breadth first: a shortest chain).
+        let mut note = |callee: FuncRef, caller: FuncRef, row: u32, by_name: bool| {
+            if let Some(map) = reached_by.as_deref_mut() {
+                map.entry(callee).or_insert(ReachedBy {
+                    caller,
+                    row,
+                    by_name,
+                });
+            }
+        };
         let mut visited: HashSet<FuncRef> = HashSet::default();
         let mut expanded: HashSet<ClassRef> = HashSet::default();
         let mut built: HashMap<FuncRef, Vec<FuncRef>> = HashMap::default();
@@ -963,13 +1109,17 @@ impl<'a> Project<'a> {
                 // calls (`self._make_layer(...)`), not in `init_criterion()` called from `loss()`.
                 if let Some(&init) = file.function_by_name.get(&format!("{class}.__init__")) {
                     let init = (func.0, init);
-                    queue.extend(self.modules_built_directly(init, &mut built));
+                    let mut forwards = self.modules_built_directly(init, &mut built);
                     for call in &self.files[init.0 as usize].functions[init.1 as usize].calls {
                         for target in self.resolve_sym(&call.sym, init.0) {
                             if let Target::Function(callee) = target {
-                                queue.extend(self.modules_built_directly(callee, &mut built));
+                                forwards.extend(self.modules_built_directly(callee, &mut built));
                             }
                         }
+                    }
+                    for forward in forwards {
+                        note(forward, func, 0, false);
+                        queue.push_back(forward);
                     }
                 }
             }
@@ -982,7 +1132,22 @@ impl<'a> Project<'a> {
                 let callees = cache
                     .entry((func.0, &call.sym))
                     .or_insert_with(|| self.call_targets(&call.sym, func.0));
-                queue.extend(callees.iter().copied());
+                for &callee in callees.iter() {
+                    note(callee, func, call.row, false);
+                    queue.push_back(callee);
+                }
+            }
+            // What the type flow adds: callees of objects built elsewhere.
+            if let Some(edges) = self.flow.edges.get(&func) {
+                let calls = &file.flow.functions[func.1 as usize].calls;
+                for edge in edges {
+                    let call = &calls[edge.call as usize];
+                    if !call.path.is_empty() && self.eager_only(func.0, func.1, call.path.iter()) {
+                        continue;
+                    }
+                    note(edge.callee, func, call.row, edge.by_name);
+                    queue.push_back(edge.callee);
+                }
             }
         }
         in_region
@@ -990,7 +1155,7 @@ impl<'a> Project<'a> {
 
     /// How many functions one root reaches (itself included), for `--show-roots`.
     pub fn reach_count(&self, root: FuncRef) -> usize {
-        self.closure(std::iter::once(root), &mut CalleeCache::default())
+        self.closure(std::iter::once(root), &mut CalleeCache::default(), None)
             .len()
     }
 
@@ -1064,7 +1229,9 @@ impl<'a> Project<'a> {
             Cond::Atom(
                 super::cond::Atom::FlagParam(_)
                 | super::cond::Atom::VarargLen(..)
-                | super::cond::Atom::ParamIsSize(..),
+                | super::cond::Atom::ParamIsSize(..)
+                | super::cond::Atom::ParamTest(..)
+                | super::cond::Atom::SelfAttr { .. },
             ) => Cond::Unknown,
             Cond::Not(inner) => Cond::Not(Box::new(self.localize_depth(inner, file, depth))),
             Cond::Choice(a, b) => Cond::Choice(
@@ -1114,6 +1281,18 @@ impl<'a> Project<'a> {
                 self.size_params
                     .get(&(file, func))
                     .is_some_and(|params| params.contains(name))
+            },
+            param_value: &|name: &str| {
+                self.param_values
+                    .get(&(file, func))
+                    .and_then(|values| values.get(name))
+                    .cloned()
+            },
+            self_attr: &|attr: &str| {
+                self.self_facts
+                    .get(&(file, func))
+                    .and_then(|facts| facts.get(attr))
+                    .copied()
             },
             resolve_call: &resolve,
         };
@@ -1317,6 +1496,11 @@ impl<'a> Project<'a> {
                     Scope::CompiledRegion => self.is_traced(file, c),
                 };
                 in_scope
+                    && c.host_index.as_ref().is_none_or(|deps| {
+                        let facts = self.host_index.get_or_init(|| self.solve_host_index());
+                        c.func
+                            .is_some_and(|f| self.index_deps_hold(facts, file, (file, f), deps))
+                    })
                     && !c.holds_below.as_ref().is_some_and(|bound| {
                         // After an assertion in its own function, or called only after one.
                         let own = bound

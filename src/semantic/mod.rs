@@ -2,12 +2,17 @@
 //! which expressions are tensors, and — after linking all files — which functions Dynamo will trace.
 
 pub mod cond;
+pub mod context;
 pub mod data;
 pub mod gates;
+pub mod host_index;
 pub mod link;
 pub mod model;
+pub mod reach;
+pub mod star_imports;
 pub mod summary;
 pub mod tensor;
+pub mod typeflow;
 
 /// A name resolved as far as one file can resolve it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -5,21 +5,27 @@
 
 use super::Sym;
 use super::cond::{Atom, Cond, LenCompare, atom_for_qualified};
+use super::context::ConstValue;
 use super::data::TORCH;
 use super::summary::{
     Branch, CallArgs, CallEdge, CallSite, ClassInfo, CompileForm, CompileTarget, FileSummary,
-    FuncIdx, FunctionInfo, Guard, GuardIdx, PathStep, ProjectCall,
+    FuncIdx, FunctionInfo, Guard, GuardIdx, IndexArg, PathStep, ProjectCall,
 };
 use super::tensor::TensorKind;
 use facts::Follow;
 use flow::LocalFacts;
 pub(crate) use flow::path_ends;
 
+mod context_atoms;
 mod dispatch;
 mod effects;
+mod eval;
 mod facts;
 mod flow;
 mod gates;
+mod typeflow;
+use typeflow::dotted_text;
+mod host_index;
 mod versions;
 mod warnings;
 use crate::config::TorchVersion;
@@ -77,6 +83,9 @@ struct Frame<'a> {
     /// Positional parameters (after `self`) by name and position; keyword-only ones with `None`.
     /// Filled only with roots (for call-argument facts).
     param_positions: Vec<(String, Option<u32>)>,
+    /// Every parameter's name (host-index facts: an index that is a parameter depends on the
+    /// callers).
+    param_names: Vec<String>,
 }
 
 enum FrameKind {
@@ -118,6 +127,18 @@ pub struct SemanticModel<'a> {
     /// Guard index of each recorded `if` statement, by its start offset (for early returns nested
     /// in `with` / `try` bodies).
     if_guards: HashMap<TextSize, GuardIdx>,
+    /// Call start offset → its index among its scope's type-flow calls (`model/typeflow.rs`).
+    flow_call_index: FxMap<u32, u32>,
+    /// Targets of the `for` loops and comprehensions around the code, with where their values
+    /// may come from the host (`model/host_index.rs`); a cell so that reading a comprehension
+    /// from outside can bind its targets for the time of the read.
+    index_loops: std::cell::RefCell<Vec<(String, Vec<super::summary::IndexDep>)>>,
+    /// Comprehensions around the code (their element runs once per iteration).
+    iteration_depth: std::cell::Cell<u32>,
+    /// Nesting of the host-index evaluation in progress (bounds its mutual recursion).
+    index_nesting: std::cell::Cell<u32>,
+    /// Steps left to the host-index question in progress.
+    index_budget: std::cell::Cell<u32>,
     summary: FileSummary,
 }
 
@@ -136,6 +157,8 @@ pub struct FunctionScope {
     feature_probe_depth: u32,
     import_probe_depth: u32,
     loop_depth: u32,
+    /// Host-index bindings (`index_loops`) before the function: its own go when it ends.
+    index_bindings: usize,
 }
 
 /// What the handlers of a `try` catch, for [`SemanticModel::enter_try_body`].
@@ -178,6 +201,11 @@ impl<'a> SemanticModel<'a> {
             module_dicts: HashMap::new(),
             self_dicts: HashMap::new(),
             if_guards: HashMap::new(),
+            flow_call_index: FxMap::default(),
+            index_loops: std::cell::RefCell::default(),
+            iteration_depth: std::cell::Cell::new(0),
+            index_nesting: std::cell::Cell::new(0),
+            index_budget: std::cell::Cell::new(0),
             summary,
         }
     }
@@ -205,6 +233,14 @@ impl<'a> SemanticModel<'a> {
                     }
                 }
                 Stmt::ImportFrom(import) => {
+                    if import
+                        .names
+                        .iter()
+                        .any(|alias| alias.name.id.as_str() == "*")
+                    {
+                        let module = self.import_from_module(import);
+                        self.summary.flow.star_imports.push(module);
+                    }
                     for (name, target) in self.import_from_bindings(import) {
                         self.module_bindings
                             .entry(name)
@@ -225,6 +261,9 @@ impl<'a> SemanticModel<'a> {
                 }
                 Stmt::Assign(assign) => {
                     if let [Expr::Name(target)] = assign.targets.as_slice() {
+                        if target.id.as_str() == "__all__" {
+                            self.summary.flow.all = typeflow::literal_names(&assign.value);
+                        }
                         if let Expr::Dict(dict) = &*assign.value {
                             self.module_dicts.insert(target.id.to_string(), dict);
                         }
@@ -280,10 +319,11 @@ impl<'a> SemanticModel<'a> {
             return match (body, orelse) {
                 (Some(a), Some(b)) if a == b => Some(a),
                 (Some(a), Some(b)) => Some(Cond::Choice(Box::new(a), Box::new(b))),
-                _ => None,
+                _ => self.eval_value(value).torch_predicate(),
             };
         }
         self.plain_predicate_reference(value)
+            .or_else(|| self.eval_value(value).torch_predicate())
     }
 
     /// A predicate reference that is not a conditional expression.
@@ -574,6 +614,10 @@ impl<'a> SemanticModel<'a> {
         if depth > MAX_EXPR_DEPTH {
             return Cond::Unknown;
         }
+        // `if child:`, `mode == "avg"`, `if self.merged:` (`model/context_atoms.rs`).
+        if let Some(cond) = self.context_atom(expr) {
+            return cond;
+        }
         match expr {
             Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => Cond::Not(Box::new(
                 self.cond_of_depth(&unary.operand, depth + 1, follow),
@@ -593,6 +637,17 @@ impl<'a> SemanticModel<'a> {
             Expr::Call(call) => self.cond_of_call(call),
             // `p() if p is not None else torch._dynamo.is_compiling()`: known when both sides agree.
             Expr::If(if_expr) => {
+                // `bool(_f()) if _f is not None else False`: a test the evaluator decides picks
+                // its side (`model/eval.rs`).
+                match self.eval_value(&if_expr.test).truth() {
+                    Cond::Const(true) => {
+                        return self.cond_of_depth(&if_expr.body, depth + 1, follow);
+                    }
+                    Cond::Const(false) => {
+                        return self.cond_of_depth(&if_expr.orelse, depth + 1, follow);
+                    }
+                    _ => {}
+                }
                 let body = self.cond_of_depth(&if_expr.body, depth + 1, follow);
                 let orelse = self.cond_of_depth(&if_expr.orelse, depth + 1, follow);
                 if body == orelse {
@@ -639,11 +694,20 @@ impl<'a> SemanticModel<'a> {
                     _ => Cond::Unknown,
                 }
             }
+            // `_f is not None` on a global bound to a predicate or `None` (`model/eval.rs`).
+            Expr::Compare(_) => self.eval_value(expr).truth(),
             _ => Cond::Unknown,
         }
     }
 
     fn cond_of_call(&self, call: &ast::ExprCall) -> Cond {
+        // `bool(x)` reads `x`'s truth.
+        if let [arg] = &*call.arguments.args
+            && call.arguments.keywords.is_empty()
+            && self.is_builtin(&call.func, "bool")
+        {
+            return self.cond_of_depth(arg, 1, Follow::Locals);
+        }
         // `getattr(torch.compiler, "is_compiling", lambda: False)()`
         if let Some(qualified) = self.getattr_target(&call.func) {
             return atom_for_qualified(&qualified).map_or(Cond::Unknown, Cond::Atom);
@@ -734,6 +798,7 @@ impl<'a> SemanticModel<'a> {
                     checked.push((name.to_owned(), position));
                 }
             });
+            self.note_context_atoms(func, &cond);
         }
         let idx = self.summary.guards.len() as GuardIdx;
         let location = self.location(test.range().start().into());
@@ -867,6 +932,7 @@ impl<'a> SemanticModel<'a> {
             class: class.clone(),
             compile_decorated,
             line: self.location(def.range.start().into()).row,
+            end_line: 0,
             disabled,
             disabled_frame_only,
             calls: Vec::new(),
@@ -880,6 +946,10 @@ impl<'a> SemanticModel<'a> {
             flag_params: Vec::new(),
             none_flags: Vec::new(),
             size_checked_params: Vec::new(),
+            const_params: Vec::new(),
+            param_defaults: Vec::new(),
+            tests_self_attrs: false,
+            self_writes: Vec::new(),
             replaces_forward: self.frames.is_empty()
                 && dispatch::replaces_forward_with_dispatcher(def),
             fixed_positional: 0,
@@ -895,6 +965,8 @@ impl<'a> SemanticModel<'a> {
                 .as_ref()
                 .filter(|_| self.ctx.roots_configured)
                 .map(|p| p.name.id.to_string()),
+            index_params: Vec::new(),
+            host_index_returns: Vec::new(),
         });
         // `@name.setter` / `@name.deleter` reuse the property's name: `self.name` still reads
         // (and Dynamo traces) the getter, so the getter keeps the name.
@@ -913,24 +985,28 @@ impl<'a> SemanticModel<'a> {
         let mut first_input = None;
         let params = &def.parameters;
         let has_self = class.is_some() && !self.is_static(def);
-        let param_positions: Vec<(String, Option<u32>)> = if self.ctx.roots_configured {
-            params
-                .posonlyargs
-                .iter()
-                .chain(params.args.iter())
-                .skip(usize::from(has_self))
-                .enumerate()
-                .map(|(position, p)| (p.parameter.name.id.to_string(), Some(position as u32)))
-                .chain(
-                    params
-                        .kwonlyargs
-                        .iter()
-                        .map(|p| (p.parameter.name.id.to_string(), None)),
-                )
-                .collect()
+        self.flow_enter_function(idx, def, has_self, class.as_deref());
+        let all_positions: Vec<(String, Option<u32>)> = params
+            .posonlyargs
+            .iter()
+            .chain(params.args.iter())
+            .skip(usize::from(has_self))
+            .enumerate()
+            .map(|(position, p)| (p.parameter.name.id.to_string(), Some(position as u32)))
+            .chain(
+                params
+                    .kwonlyargs
+                    .iter()
+                    .map(|p| (p.parameter.name.id.to_string(), None)),
+            )
+            .collect();
+        let param_names: Vec<String> = all_positions.iter().map(|(n, _)| n.clone()).collect();
+        let param_positions = if self.ctx.roots_configured {
+            all_positions.clone()
         } else {
             Vec::new()
         };
+        self.summary.functions[idx as usize].index_params = all_positions;
         let comment_kinds = self.type_comment_kinds(def, has_self);
         for (position, param) in params
             .posonlyargs
@@ -1009,6 +1085,16 @@ impl<'a> SemanticModel<'a> {
                 .collect()
         };
         self.summary.functions[idx as usize].flag_params = flag_params;
+        // Literal defaults, for the constants of caller context (`context.rs`).
+        if self.ctx.roots_configured {
+            self.summary.functions[idx as usize].param_defaults = params
+                .iter_non_variadic_params()
+                .filter_map(|param| {
+                    let default = ConstValue::of(param.default.as_deref()?)?;
+                    Some((param.parameter.name.id.to_string(), default))
+                })
+                .collect();
+        }
 
         let param_classes = self.project_param_classes(def);
         self.frames.push(Frame {
@@ -1025,6 +1111,7 @@ impl<'a> SemanticModel<'a> {
             param_classes,
             first_input,
             param_positions,
+            param_names,
         });
         let version_asserts = self.version_asserts.len();
         let asserted = self.top_level_version_asserts(&def.body);
@@ -1036,6 +1123,7 @@ impl<'a> SemanticModel<'a> {
             feature_probe_depth: std::mem::replace(&mut self.feature_probe_depth, 0),
             import_probe_depth: std::mem::replace(&mut self.import_probe_depth, 0),
             loop_depth: std::mem::replace(&mut self.loop_depth, 0),
+            index_bindings: self.index_loops.borrow().len(),
         };
         self.collect_nested_defs(&def.body);
         self.collect_compile_gates(def);
@@ -1048,9 +1136,13 @@ impl<'a> SemanticModel<'a> {
         self.feature_probe_depth = scope.feature_probe_depth;
         self.import_probe_depth = scope.import_probe_depth;
         self.loop_depth = scope.loop_depth;
+        self.index_loops.borrow_mut().truncate(scope.index_bindings);
         self.version_asserts.truncate(scope.version_asserts);
         let predicate = self.predicate_of_body(&def.body);
-        self.summary.functions[scope.idx as usize].predicate = predicate;
+        let end_line = self.location(def.range.end().into()).row;
+        let info = &mut self.summary.functions[scope.idx as usize];
+        info.predicate = predicate;
+        info.end_line = end_line;
         self.frames.pop();
     }
 
@@ -1129,6 +1221,11 @@ impl<'a> SemanticModel<'a> {
             for base in arguments.args.iter() {
                 if let Some(sym) = self.resolve(base) {
                     bases.push(sym);
+                } else if !self.summary.flow.star_imports.is_empty()
+                    && let Some(text) = dotted_text(base)
+                {
+                    // Bound only by `from m import *`: resolved when linking.
+                    bases.push(Sym::Local(text));
                 }
             }
         }
@@ -1170,6 +1267,7 @@ impl<'a> SemanticModel<'a> {
             param_classes: FxMap::default(),
             first_input: None,
             param_positions: Vec::new(),
+            param_names: Vec::new(),
         });
     }
 
@@ -1184,6 +1282,24 @@ impl<'a> SemanticModel<'a> {
         // Module and class bodies keep no local facts: skip the work there.
         if !self.in_function() {
             return;
+        }
+        // Unpacking (`rows, cols = linear_sum_assignment(c)`) binds each name to an element;
+        // a plain rebinding of such a name shadows it (`model/host_index.rs`).
+        for target in targets {
+            match target {
+                Expr::Tuple(_) | Expr::List(_) => {
+                    let bound = self.loop_target_deps(target, value);
+                    self.index_loops.borrow_mut().extend(bound);
+                }
+                Expr::Name(name) => {
+                    let id = name.id.as_str();
+                    if self.index_loops.borrow().iter().any(|(n, _)| n == id) {
+                        let deps = self.host_index_deps(value);
+                        self.index_loops.borrow_mut().push((id.to_owned(), deps));
+                    }
+                }
+                _ => {}
+            }
         }
         // The value analyses below only feed plain-name targets: `self.x = ...` and
         // `a[i] = ...` skip them (tuple targets only forget their names).
@@ -1304,6 +1420,17 @@ impl<'a> SemanticModel<'a> {
     /// Inside a `for` / `while` loop of the current function?
     pub fn in_loop(&self) -> bool {
         self.loop_depth > 0
+    }
+
+    /// Inside a `for`/`while` body or a comprehension's element: code that runs once per
+    /// iteration.
+    pub fn iterates(&self) -> bool {
+        self.loop_depth > 0 || self.iteration_depth.get() > 0
+    }
+
+    /// The source text of `range` (messages quote short expressions).
+    pub fn text(&self, range: TextRange) -> &'a str {
+        self.source.get(range.to_std_range()).unwrap_or_default()
     }
 
     /// Does the block end on a failure: `raise`, or `torch._assert(False, ...)`?
@@ -1442,9 +1569,13 @@ impl<'a> SemanticModel<'a> {
     /// Call-graph edges and `torch.compile(x)` / `x.compile()` targets.
     pub(crate) fn record_call(&mut self, call: &'a ast::ExprCall, callee: Option<&Sym>) {
         let func = self.current_function();
+        self.flow_call(call, 0);
         if let Some(Sym::Dotted(qualified)) = callee
             && qualified == "torch.compile"
         {
+            if let Some(target) = call.arguments.args.first() {
+                self.note_flow_compile_target(target, false);
+            }
             if let Some(target) = call.arguments.args.first()
                 && let Some(sym) = self.instance_sym(target)
             {
@@ -1458,12 +1589,14 @@ impl<'a> SemanticModel<'a> {
         if let Expr::Attribute(attribute) = &*call.func
             && attribute.attr.id.as_str() == "compile"
             && call.arguments.args.is_empty()
-            && let Some(sym) = self.instance_sym(&attribute.value)
         {
-            self.summary.compile_roots.push(CompileTarget {
-                sym,
-                form: CompileForm::ModuleMethod,
-            });
+            self.note_flow_compile_target(&attribute.value, true);
+            if let Some(sym) = self.instance_sym(&attribute.value) {
+                self.summary.compile_roots.push(CompileTarget {
+                    sym,
+                    form: CompileForm::ModuleMethod,
+                });
+            }
         }
         let Some(func) = func else { return };
         self.note_outside_mutation(call);
@@ -1526,10 +1659,82 @@ impl<'a> SemanticModel<'a> {
         CallEdge {
             sym,
             path: self.path.as_slice().into(),
+            row: self.location(call.start().into()).row,
             args: self
                 .ctx
                 .roots_configured
                 .then(|| Box::new(call_args(&call.arguments))),
+            host_index_args: self.host_index_args(&call.arguments),
+        }
+    }
+
+    /// The arguments of a project call that may hold host values (host indices).
+    fn host_index_args(&self, arguments: &ast::Arguments) -> Box<[IndexArg]> {
+        let mut out = Vec::new();
+        for (position, argument) in arguments.args.iter().enumerate() {
+            if matches!(argument, Expr::Starred(_)) {
+                break;
+            }
+            let deps = self.host_index_deps(argument);
+            if !deps.is_empty() {
+                out.push(IndexArg {
+                    position: Some(position as u32),
+                    keyword: None,
+                    deps,
+                });
+            }
+        }
+        for keyword in arguments.keywords.iter() {
+            let Some(name) = &keyword.arg else { continue };
+            let deps = self.host_index_deps(&keyword.value);
+            if !deps.is_empty() {
+                out.push(IndexArg {
+                    position: None,
+                    keyword: Some(name.id.to_string()),
+                    deps,
+                });
+            }
+        }
+        out.into()
+    }
+
+    /// Where a `return`ed value may come from the host (`model/host_index.rs`).
+    pub(crate) fn note_return_index_deps(&mut self, stmt: &Stmt) {
+        let Stmt::Return(ret) = stmt else { return };
+        let Some(value) = ret.value.as_deref() else {
+            return;
+        };
+        let Some(func) = self.current_function() else {
+            return;
+        };
+        // A returned list display is a container, not an index: its elements decide.
+        let deps = match value {
+            Expr::List(list) => {
+                let mut deps = Vec::new();
+                for element in &list.elts {
+                    deps.extend(self.host_index_deps(element));
+                }
+                deps
+            }
+            Expr::ListComp(comp) => {
+                let mark = self.bind_loop_targets(
+                    &comp
+                        .generators
+                        .iter()
+                        .map(|g| (&g.target, &g.iter))
+                        .collect::<Vec<_>>(),
+                );
+                let deps = self.host_index_deps(&comp.elt);
+                self.unbind_loop_targets(mark);
+                deps
+            }
+            other => self.host_index_deps(other),
+        };
+        let returns = &mut self.summary.functions[func as usize].host_index_returns;
+        for dep in deps {
+            if !returns.contains(&dep) {
+                returns.push(dep);
+            }
         }
     }
 
@@ -1598,6 +1803,7 @@ impl<'a> SemanticModel<'a> {
         let Some(value) = ret.value.as_deref() else {
             return;
         };
+        self.note_flow_return(value);
         let Some(func) = self.current_function() else {
             return;
         };
@@ -1642,6 +1848,22 @@ impl<'a> SemanticModel<'a> {
                 .self_attribute(dict)
                 .and_then(|key| self.self_dicts.get(&key).cloned())
                 .unwrap_or_default(),
+            // A local dict of callables (`loss_map = {"labels": self.loss_labels}` then
+            // `loss_map[kind](...)`): any value may run, bound methods included.
+            Expr::Name(name) => match self.local_value(name.id.as_str()) {
+                Some(Expr::Dict(local)) => {
+                    let mut callees = self.dispatch_callees(local);
+                    callees.extend(local.items.iter().filter_map(|item| match &item.value {
+                        value @ Expr::Attribute(_) => match self.resolve(value) {
+                            Some(sym @ Sym::SelfAttr { .. }) => Some(sym),
+                            _ => None,
+                        },
+                        _ => None,
+                    }));
+                    callees
+                }
+                _ => Vec::new(),
+            },
             _ => Vec::new(),
         }
     }
@@ -1782,6 +2004,7 @@ fn call_args(arguments: &ast::Arguments) -> CallArgs {
     };
     let mut args = CallArgs::default();
     let mut positional = Vec::new();
+    let mut positional_consts = Vec::new();
     let mut sizes = Vec::new();
     for argument in arguments.args.iter() {
         match argument {
@@ -1791,10 +2014,12 @@ fn call_args(arguments: &ast::Arguments) -> CallArgs {
                     sizes.push(positional.len() as u32);
                 }
                 positional.push(bare_name(other));
+                positional_consts.push(ConstValue::of(other));
             }
         }
     }
     let mut keywords = Vec::new();
+    let mut keyword_consts = Vec::new();
     let mut size_keywords = Vec::new();
     for keyword in arguments.keywords.iter() {
         match &keyword.arg {
@@ -1803,10 +2028,13 @@ fn call_args(arguments: &ast::Arguments) -> CallArgs {
                     size_keywords.push(name.id.to_string());
                 }
                 keywords.push((name.id.to_string(), bare_name(&keyword.value)));
+                keyword_consts.push(ConstValue::of(&keyword.value));
             }
             None => args.double_star = Some(spread_name(&keyword.value)),
         }
     }
+    args.positional_consts = positional_consts.into();
+    args.keyword_consts = keyword_consts.into();
     args.size_positions = sizes.into();
     args.size_keywords = size_keywords.into();
     args.positional = positional.into();

@@ -3,6 +3,7 @@
 
 use super::Sym;
 use super::cond::Cond;
+use super::context::ConstValue;
 use crate::diagnostics::Fix;
 use crate::source::Location;
 use std::collections::HashMap;
@@ -19,6 +20,8 @@ pub struct FunctionInfo {
     pub class: Option<String>,
     /// Row of the `def`.
     pub line: u32,
+    /// Last row of the body.
+    pub end_line: u32,
     pub compile_decorated: bool,
     /// `@torch.compiler.disable` / `@torch._dynamo.disable`: Dynamo never traces it.
     pub disabled: bool,
@@ -44,6 +47,14 @@ pub struct FunctionInfo {
     /// Parameters tested with `isinstance(p, tuple | torch.Size | torch.Tensor)`, with their
     /// position (`None`: keyword-only).
     pub size_checked_params: Vec<(String, Option<u32>)>,
+    /// Parameters tested against a constant (`Atom::ParamTest`), with their position.
+    pub const_params: Vec<(String, Option<u32>)>,
+    /// Parameters with a literal constant default (with roots only).
+    pub param_defaults: Vec<(String, ConstValue)>,
+    /// Tests `self.<attr>` before changing it (`Atom::SelfAttr`).
+    pub tests_self_attrs: bool,
+    /// The `self.<attr>` this method assigns, as far as the walk has got (with roots only).
+    pub self_writes: Vec<String>,
     /// A (module-level) class decorator that replaces the class's `forward` with a dispatcher
     /// that never calls the original directly (`model/dispatch.rs`).
     pub replaces_forward: bool,
@@ -53,6 +64,33 @@ pub struct FunctionInfo {
     /// arguments go to `*args`.
     pub fixed_positional: u32,
     pub kwarg: Option<String>,
+    /// Parameters by name with their position among the positional ones after `self` (`None`:
+    /// keyword-only), for host-index facts passed by callers.
+    pub index_params: Vec<(String, Option<u32>)>,
+    /// Where the values this function returns may come from the host (`model/host_index.rs`).
+    pub host_index_returns: Vec<IndexDep>,
+}
+
+/// Where a value used as an index may come from the host (`model/host_index.rs`); the symbolic
+/// ones are solved when linking (`semantic/host_index.rs`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum IndexDep {
+    /// Built or copied on the host here (`.cpu()`, numpy, a list display, no `device=`).
+    Host,
+    /// The function's parameter of this name: host when a caller passes a host value.
+    Param(String),
+    /// What a call of this project function returns; for `self.<attr>(...)` that resolves to
+    /// no method (a module the constructor stored: `self.matcher = matcher`), host when some
+    /// project module's `forward` returns host values.
+    Returns(crate::semantic::Sym),
+}
+
+/// A call argument that may hold a host value: its position (`None`: by keyword) or keyword.
+#[derive(Clone, Debug)]
+pub struct IndexArg {
+    pub position: Option<u32>,
+    pub keyword: Option<String>,
+    pub deps: Vec<IndexDep>,
 }
 
 impl FunctionInfo {
@@ -78,6 +116,10 @@ pub struct CallArgs {
     /// Positions and keywords whose value is `x.shape` / `x.size()` (a torch.Size).
     pub size_positions: Box<[u32]>,
     pub size_keywords: Box<[String]>,
+    /// The literal constant of each positional argument and keyword (parallel to `positional`
+    /// and `keywords`), for the parameter constants of `context.rs`.
+    pub positional_consts: Box<[Option<ConstValue>]>,
+    pub keyword_consts: Box<[Option<ConstValue>]>,
 }
 
 /// A call from a function to project code, with the path (guards, exception-only) that leads to
@@ -86,8 +128,12 @@ pub struct CallArgs {
 pub struct CallEdge {
     pub sym: Sym,
     pub path: Box<[PathStep]>,
+    /// Row of the call (`--why`, `reached_from`).
+    pub row: u32,
     /// Recorded only with roots (default flags); boxed so an edge stays small without.
     pub args: Option<Box<CallArgs>>,
+    /// Arguments that may be host values (host indices), for `semantic/host_index.rs`.
+    pub host_index_args: Box<[IndexArg]>,
 }
 
 /// A write to state outside the function's frame, and where.
@@ -200,8 +246,11 @@ pub enum Scope {
 pub enum Hazard {
     /// No graph break or crash (a sync, a recompile, a config or test issue).
     NoBreak,
-    /// Dynamo breaks the graph (or skips the frame) and runs this part eagerly.
+    /// Dynamo breaks the graph and runs this part eagerly.
     GraphBreak,
+    /// Dynamo gives up on the whole frame and runs the function eagerly (a data-dependent jump
+    /// inside a loop): later hazards of the same frame are never traced (`scan/merge.rs`).
+    FrameSkip,
     /// Tracing raises: the compile fails.
     Crash,
 }
@@ -229,6 +278,9 @@ pub struct Candidate {
     /// The finding holds only on torch below a version (an API newer than the floor): it does
     /// not hold after an assertion of that version, in its function or in every caller.
     pub holds_below: Option<VersionBound>,
+    /// The finding holds only when one of these is a host value once the project is linked
+    /// (a host index that reaches this code through a parameter or a call).
+    pub host_index: Option<Box<[IndexDep]>>,
 }
 
 /// A torch version a finding needs to stay below, and the version flags its own function
@@ -281,6 +333,8 @@ pub struct FileSummary {
     pub version_flags: HashMap<String, crate::config::TorchVersion>,
     /// Project calls made after a top-level version assertion of their function.
     pub gated_calls: Vec<GatedCall>,
+    /// What the type flow needs from this file (`semantic/typeflow`).
+    pub flow: super::typeflow::FileFlow,
 }
 
 /// A call (`functions[func].calls[call]`) made after its function asserted version flags at

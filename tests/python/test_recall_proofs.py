@@ -103,6 +103,13 @@ def test_br003_positive_breaks_on_dynamic_shape(case):
         assert captured == [], captured
 
 
+def test_br003_one_statement_two_breaks_is_one_finding():
+    # `x.nonzero().tolist()`: Dynamo breaks twice on the one statement (the dynamic shape, then
+    # the read of the values); scan reports it once, as BR003 naming SY002 (`scan/merge.rs`).
+    fn = load_corpus("BR003", "positive").nonzero_as_list
+    assert break_codes(fn, (torch.randn(4, 3),)) == ["GB0036", "GB0033"]
+
+
 @pytest.mark.parametrize("case", params("BR003", "negative"))
 def test_br003_negative_has_static_shapes(case):
     fn, args = corpus_cases("BR003", "negative")[case]

@@ -19,6 +19,7 @@ import re
 import sys
 import tomllib
 import types
+import warnings
 from pathlib import Path
 
 import pytest
@@ -349,6 +350,15 @@ def test_br001_in_a_loop_body_skips_the_whole_frame(case):
     torch.testing.assert_close(compile_eager(fn)(*args), unwrap(fn)(*args))
 
 
+def test_br001_after_a_frame_skip_later_hazards_of_the_frame_are_not_traced():
+    # Why scan reports one finding for two loop branches of one frame (`scan/merge.rs`): Dynamo
+    # gives up on the frame at the first, so the second is never reached while tracing: no graph,
+    # no break reason at all (a graph break, by contrast, resumes and the later breaks are real).
+    fn, args = load_corpus("BR001", "positive").loop_cases()["two_loops_in_one_frame"]
+    explanation = explain(fn, *args)
+    assert explanation.graph_count == 0 and not reasons(explanation), explanation
+
+
 def test_br001_outside_a_loop_body_breaks_and_resumes():
     # The contrast for the loop message: the `while` test itself and a plain `if` resume.
     for case in ("while_norm", "if_any_and_helper_ternary"):
@@ -414,6 +424,29 @@ def test_roots_default_flags_are_not_traced():
     # ... and where a caller sets the flag, the read is traced and breaks.
     found = reasons(explain(module.Augmented(), torch.randn(4, 4)))
     assert any("Tensor.item()" in r for r in found), found
+
+
+def load_roots_fixture(name: str) -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        f"_graphbreak_roots_{name}", REPO_ROOT / "corpus" / "roots" / f"{name}.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_roots_caller_context_decides_callee_branches():
+    # corpus/roots/context.py: Dynamo specializes on the constants and on `self.merged`, so the
+    # branches no traced call takes (the warning, the unknown pool type, `child=True`) never run.
+    module = load_roots_fixture("context")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        explanation = explain(module.ContextNet(), torch.randn(2, 4))
+    assert not reasons(explanation) and explanation.graph_count == 1
+    # ... and where the calls pass other constants, those branches are traced and break.
+    found = reasons(explain(module.LooseNet(), torch.randn(2, 4)))
+    # `walk`, `visit` and the unknown pool type's message each read `.item()`.
+    assert sum("Tensor.item()" in r for r in found) >= 3, found
 
 
 @pytest.mark.parametrize("case", ["cpu_copy", "cpu_of_joined_offset"])

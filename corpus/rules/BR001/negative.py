@@ -58,6 +58,27 @@ def _compiling():
     return p() if p is not None else torch._dynamo.is_compiling()
 
 
+# A predicate helper built from parts, evaluated rather than matched: `_compiling_fn` is
+# torch.compiler.is_compiling where torch has it, else torch._dynamo.is_compiling (present on
+# every torch that compiles), so it is never None and the helper is True under torch.compile.
+_compiling_fn = getattr(torch.compiler, "is_compiling", None) or getattr(
+    torch._dynamo, "is_compiling", None
+)
+
+
+def _compiling_evaluated():
+    return bool(_compiling_fn()) if _compiling_fn is not None else False
+
+
+class EvaluatedPredicateGuard(nn.Module):
+    def forward(self, x):
+        if not _compiling_evaluated():
+            # Eager-only: the evaluated helper is True while compiling.
+            if (x < 0).any():
+                x = x.abs()
+        return x + 1
+
+
 class ScriptOrTraceOnly(nn.Module):
     def forward(self, x):
         if torch.jit.is_scripting() or _is_tracing():
@@ -114,6 +135,7 @@ def cases():
         "eager_only_check": (EagerOnlyCheck(), (torch.randn(4),)),
         "short_circuit_guard": (ShortCircuitGuard(), (torch.randn(4),)),
         "script_or_trace_only": (ScriptOrTraceOnly(), (torch.randn(4),)),
+        "evaluated_predicate_guard": (EvaluatedPredicateGuard(), (torch.randn(4),)),
         "fallback_after_failure": (FallbackAfterFailure(), (torch.randn(4),)),
         "failure_path_only": (FailurePathOnly(), (torch.randn(2, 4),)),
     }

@@ -137,6 +137,39 @@ class LaterIterationMask(nn.Module):
         return x
 
 
+# A predicate helper built from parts (evaluated, `model/eval.rs`): True under torch.compile,
+# so the branch it guards is the compiled one.
+_compiling_fn = getattr(torch.compiler, "is_compiling", None) or getattr(
+    torch._dynamo, "is_compiling", None
+)
+
+
+def _compiling_evaluated():
+    return bool(_compiling_fn()) if _compiling_fn is not None else False
+
+
+class CompiledOnlyCheck(nn.Module):
+    def forward(self, x):
+        if _compiling_evaluated():
+            if torch.isnan(x).any():  # expect: BR001
+                x = torch.nan_to_num(x)
+        return x + 1
+
+
+class TwoRefineLoops(nn.Module):
+    """Two data-dependent jumps in loops of one frame: Dynamo gives up on the frame at the first,
+    so the second is never traced (0 graphs, no break reasons): one finding, naming the second."""
+
+    def forward(self, x):
+        for _ in range(2):
+            if x.sum() > 0:  # expect: BR001
+                x = x - 1
+        for _ in range(2):
+            if x.mean() > 0:
+                x = x - 1
+        return x
+
+
 def loop_cases():
     """Branches inside loop bodies: the whole frame runs eagerly."""
     x = torch.randn(4, 8) * 4
@@ -144,6 +177,7 @@ def loop_cases():
         "if_in_for_loop": (RefineLoop(), (x,)),
         "if_in_while_loop": (WhileRefine(), (x,)),
         "mask_replaced_in_loop_body": (LaterIterationMask(), (x,)),
+        "two_loops_in_one_frame": (TwoRefineLoops(), (x,)),
     }
 
 
@@ -161,4 +195,5 @@ def cases():
         "host_branch_of_joined_mask": (JoinedMask(), (x, False)),
         "mask_overridden_on_one_branch": (OverriddenMask(), (x,)),
         "layerdrop_host_values_on_every_path": (TrainingLayerDrop(), (x,)),
+        "branch_under_evaluated_predicate": (CompiledOnlyCheck(), (x,)),
     }

@@ -17,8 +17,9 @@ class MaskedFill(nn.Module):
 
 class Gather(nn.Module):
     def forward(self, x: torch.Tensor, order: torch.Tensor) -> torch.Tensor:
-        idx = torch.arange(3)
-        # Integer-tensor and slice indexing keep static shapes.
+        idx = torch.arange(3, device=x.device)
+        # Integer-tensor and slice indexing keep static shapes (the index made on x's device:
+        # a host index would be a host->device copy, SY003).
         return x[idx] + x[0] + x[:, 1:].sum() + x[order].sum()
 
 

@@ -49,6 +49,14 @@ def nonzero_rows(x: torch.Tensor) -> torch.Tensor:
 
 
 @torch.compile
+def nonzero_as_list(x: torch.Tensor) -> list:
+    # One statement, two codes (BR003 for `.nonzero()`, SY002 for `.tolist()`): one finding, BR003
+    # (break before sync), whose message names SY002 (`scan/merge.rs`). Not in `cases()`: the
+    # `.tolist()` adds its own break (GB0033), proved in tests/python/test_recall_proofs.py.
+    return x.nonzero().tolist()  # expect: BR003
+
+
+@torch.compile
 def expand_by_counts(x: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
     return torch.repeat_interleave(x, counts)  # expect: BR003
 

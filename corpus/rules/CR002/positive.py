@@ -61,7 +61,8 @@ class NotTracingGuard(nn.Module):
         # Inverted guard: the body is the fallback. `.tolist()` graph-breaks under Dynamo.
         if not torch.jit.is_tracing():  # expect: CR002
             order = torch.argsort(scores, descending=True)[:3].tolist()  # expect: SY002
-            return scores[order]
+            # The host list indexes the device tensor: a host->device copy (a second sync).
+            return scores[order]  # expect: SY003
         return scores[:3]
 
 

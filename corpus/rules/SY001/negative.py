@@ -60,6 +60,16 @@ def train_epoch(model, loader, optimizer, device):
         optimizer.step()
 
 
+class FactoryOnDevice(nn.Module):
+    """A factory given `device=` fills on the device; a dtype-only `.to` of a host factory's
+    0-dim result stays on the host (it joins the math as a scalar)."""
+
+    def forward(self, x):
+        steps = torch.arange(x.shape[-1], device=x.device)
+        half = torch.ones(()).to(torch.float16)
+        return x + steps + half
+
+
 def cases(device):
     """Region code for the proofs (0 breaks; on CUDA no sync error): name -> (module, args)."""
     boxes = torch.rand(2, 4, device=device)
@@ -67,4 +77,5 @@ def cases(device):
         "built_on_device": (BoxScaler(), (boxes,)),
         "non_blocking_and_dtype_only": (AsyncOffsets(), (boxes, torch.rand(2, 4, device=device))),
         "host_side_only": (HostSideOnly(), (boxes,)),
+        "factory_on_device": (FactoryOnDevice(), (boxes,)),
     }

@@ -49,6 +49,15 @@ class NumpyAnchors(nn.Module):
         return x + torch.from_numpy(self.anchors).to(x.device)  # expect: SY001
 
 
+class FactoryMoves(nn.Module):
+    """Factories given no `device=` make their tensor on the host: moving it is the same blocking
+    copy (the fix creates it on the device: `torch.arange(n, device=x.device)`)."""
+
+    def forward(self, x):
+        steps = torch.arange(x.shape[-1]).to(x.device)  # expect: SY001
+        return x + steps + torch.zeros(4).cuda()  # expect: SY001
+
+
 def cases(device):
     """Entry points for the proofs (need CUDA): name -> (callable as written, example args)."""
     import numpy  # only the proofs need it; the rule's scan of this file does not
@@ -59,4 +68,5 @@ def cases(device):
         "as_tensor_to_non_blocking_false": (AnchorOffsets(), (boxes,)),
         "stack_of_host_tensors_cuda": (weighted, (boxes,)),
         "numpy_array_to_device": (NumpyAnchors(numpy.array([0.5, 0.25, 0.5, 0.25], dtype="float32")), (boxes,)),
+        "factory_moves": (FactoryMoves(), (boxes,)),
     }

@@ -32,6 +32,11 @@ pub const VOLATILE_FIELDS: &[&str] = &[
     "gpu",
     // How its process was started (fork server or spawn; which case of the server it was).
     "worker",
+    // Served from the result cache or run now (and under which key): the facts are the same either way.
+    "cache",
+    // What the build read, for the result cache's key: which functions ran includes ones the garbage
+    // collector happened to call (`__del__`), and the paths are the machine's.
+    "build_inputs",
 ];
 /// `environment` fields of a result that are a reading of the machine's load.
 pub const VOLATILE_ENVIRONMENT_FIELDS: &[&str] = &["load_average"];

@@ -32,6 +32,7 @@ impl<'a> SemanticModel<'a> {
             _ => return,
         };
         for target in targets {
+            self.note_self_write(target);
             if let Expr::Attribute(attribute) = target
                 && self.is_outside_object(&attribute.value)
             {

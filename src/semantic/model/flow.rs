@@ -463,6 +463,13 @@ mod tests {
             c = torch.ones(3)
         if c.any():
             pass
+        return x
+
+
+# Its own frame: after the first loop branch above, Dynamo gives up on that `forward`, and scan
+# folds that frame's later loop branches into the first (`scan/merge.rs`).
+class N(nn.Module):
+    def forward(self, x):
         for _ in range(3):
             k = torch.ones(3)
             if k.any():
@@ -471,7 +478,7 @@ mod tests {
 "#;
         assert_eq!(
             host_claims(source),
-            [(5, false), (9, false), (14, false), (22, false), (26, true)]
+            [(5, false), (9, false), (14, false), (22, false), (33, true)]
         );
     }
 

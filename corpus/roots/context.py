@@ -1,0 +1,69 @@
+"""Caller-context fixture (scanned with `--roots context.ContextNet` by tests/scan_cli.rs, run under
+real Dynamo by tests/python/test_rule_proofs.py): Dynamo specializes on Python constants, so a
+callee's branch that no traced call's arguments or guards can take is never traced.
+
+- `if self.merged: self.unmerge()`, and `unmerge` starts with `if not self.merged: warn; return`:
+  the warning is unreachable from that call (the caller's guard holds on the edge);
+- `pool(x, pool_type="avg")` on every traced call: the `else: print(...)` for an unknown pool type
+  is never traced;
+- `walk(x, child=False)` (no default) and `visit(x, child=False)` (default False, passed
+  explicitly): the `child=True` branches are never traced.
+
+Nothing here may be reported with that root; the compiled call has 0 graph breaks.
+`context.LooseNet` calls the same helpers without the guard and with other constants: there the
+branches are traced and reported.
+"""
+
+import warnings
+
+import torch
+from torch import nn
+
+
+class Mergeable(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(4))
+        self.merged = True
+
+    def unmerge(self):
+        if not self.merged:
+            warnings.warn("Already unmerged")
+            return
+        self.merged = False
+
+    def pool(self, x, pool_type):
+        if pool_type == "avg":
+            return x.mean(-1)
+        elif pool_type == "max":
+            return x.amax(-1)
+        else:
+            print(f"unknown pool type {pool_type}: {x.sum().item()}")
+            return x
+
+    def walk(self, x, child):
+        if child:
+            return x + x.sum().item()
+        return x
+
+    def visit(self, x, child=False):
+        if child:
+            return x + x.max().item()
+        return x
+
+
+class ContextNet(Mergeable):
+    def forward(self, x):
+        if self.merged:
+            self.unmerge()
+        x = self.walk(x * self.weight, child=False)
+        x = self.visit(x, child=False)
+        return self.pool(x, pool_type="avg")
+
+
+class LooseNet(Mergeable):
+    def forward(self, x):
+        self.unmerge()
+        x = self.walk(x * self.weight, child=True)
+        x = self.visit(x, child=True)
+        return self.pool(x, pool_type="sum")

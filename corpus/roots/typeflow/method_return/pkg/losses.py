@@ -1,0 +1,6 @@
+class DetectionLoss:
+    def __init__(self, model):
+        self.stride = model.stride
+
+    def __call__(self, preds):
+        return preds.sum().item()

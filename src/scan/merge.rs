@@ -1,0 +1,161 @@
+//! One finding per cause: the findings one statement gets become one diagnostic.
+//!
+//! `mask.nonzero().tolist()` is one statement with one cause (a data-dependent value leaves the
+//! graph); it used to read as two findings (BR003 and SY002). The findings of one statement (same
+//! file, same statement rows) merge into one whose code is the **primary** one and whose message
+//! names the others; `Diagnostic::also` keeps their codes (JSON `"also"`). A `# noqa` naming any
+//! of the merged codes suppresses the merged finding.
+//!
+//! The primary is chosen deterministically by family, the worst consequence first: crash, then
+//! break, sync, recompile, version, config, test, meta; within a family, the first by location
+//! and then by code. Two findings of the same code on one statement (`x.cpu().numpy()` is one
+//! read) keep only the first.
+//!
+//! Before that, per function: a hazard that makes Dynamo give up on the whole frame
+//! (`Hazard::FrameSkip`: a data-dependent jump inside a loop, `.data_ptr()`) means the frame runs
+//! eagerly, so the later frame-skipping hazards of that function are not separate causes (torch
+//! 2.11: a function with two such loops gives 0 graphs and no break reasons; a graph break, by
+//! contrast, resumes in a new frame and the later breaks are real, so they stay). The first one
+//! names the later ones' lines instead.
+
+use crate::diagnostics::{Diagnostic, Noqa};
+use crate::rules::{self, Family};
+use crate::semantic::summary::{Candidate, Hazard};
+use std::collections::HashMap;
+
+/// The rows that identify a finding's statement. A finding in an `elif` test is stamped with
+/// the rows of its `if` header; it is its own statement.
+fn statement_key(diagnostic: &Diagnostic) -> (u32, u32) {
+    let (first, last) = diagnostic.statement_rows;
+    if (first..=last).contains(&diagnostic.location.row) {
+        (first, last)
+    } else {
+        (diagnostic.location.row, diagnostic.end_location.row)
+    }
+}
+
+/// How bad a family's consequence is: lower is reported first.
+fn severity(code: &str) -> u8 {
+    match rules::by_code(code).map(|rule| rule.family) {
+        Some(Family::Crash) => 0,
+        Some(Family::Break) => 1,
+        Some(Family::Sync) => 2,
+        Some(Family::Recompile) => 3,
+        Some(Family::Version) => 4,
+        Some(Family::Config) => 5,
+        Some(Family::Test) => 6,
+        Some(Family::Meta) | None => 7,
+    }
+}
+
+/// Merges the findings of each statement of one file into one diagnostic, then drops those a
+/// `noqa` on one of their rows suppresses for any of their codes.
+pub fn merge_per_statement(
+    mut diagnostics: Vec<Diagnostic>,
+    noqa: &HashMap<u32, Noqa>,
+) -> Vec<Diagnostic> {
+    diagnostics.sort_by(|a, b| {
+        (
+            &a.path,
+            statement_key(a),
+            severity(a.code),
+            a.location,
+            a.code,
+        )
+            .cmp(&(
+                &b.path,
+                statement_key(b),
+                severity(b.code),
+                b.location,
+                b.code,
+            ))
+    });
+    let mut merged: Vec<(Diagnostic, Vec<u32>)> = Vec::with_capacity(diagnostics.len());
+    for diagnostic in diagnostics {
+        if let Some((primary, rows)) = merged.last_mut()
+            && primary.path == diagnostic.path
+            && statement_key(primary) == statement_key(&diagnostic)
+        {
+            rows.push(diagnostic.location.row);
+            if diagnostic.code != primary.code && !primary.also.contains(&diagnostic.code) {
+                primary.also.push(diagnostic.code);
+                primary.message = format!(
+                    "{}; also {}: {}",
+                    primary.message, diagnostic.code, diagnostic.message
+                );
+                if primary.fix.is_none() {
+                    primary.fix = diagnostic.fix;
+                }
+            }
+            continue;
+        }
+        let row = diagnostic.location.row;
+        merged.push((diagnostic, vec![row]));
+    }
+    merged
+        .into_iter()
+        .filter(|(diagnostic, rows)| {
+            !rows.iter().any(|row| {
+                noqa.get(row).is_some_and(|directive| {
+                    std::iter::once(&diagnostic.code)
+                        .chain(diagnostic.also.iter())
+                        .any(|code| directive.suppresses(code))
+                })
+            })
+        })
+        .map(|(diagnostic, _)| diagnostic)
+        .collect()
+}
+
+/// Per function, keeps the first frame-skipping finding (by location) and folds the later ones
+/// into its message; every other finding passes unchanged. Returns each kept finding with its
+/// message.
+pub fn fold_frame_skips(mut candidates: Vec<&Candidate>) -> Vec<(&Candidate, String)> {
+    candidates.sort_by_key(|c| (c.location, c.code));
+    let mut first_of_frame: HashMap<u32, usize> = HashMap::new();
+    let mut later: HashMap<usize, Vec<u32>> = HashMap::new();
+    let mut kept = Vec::with_capacity(candidates.len());
+    for candidate in candidates {
+        if candidate.hazard == Hazard::FrameSkip
+            && let Some(func) = candidate.func
+        {
+            // The first one's own statement stays (its findings merge per statement).
+            if let Some(&first) = first_of_frame.get(&func)
+                && kept_rows(&kept, first) != candidate.statement_rows
+            {
+                later.entry(first).or_default().push(candidate.location.row);
+                continue;
+            }
+            if first_of_frame.contains_key(&func) {
+                kept.push(candidate);
+                continue;
+            }
+            first_of_frame.insert(func, kept.len());
+        }
+        kept.push(candidate);
+    }
+    kept.into_iter()
+        .enumerate()
+        .map(|(index, candidate)| {
+            let message = match later.get(&index) {
+                Some(rows) => {
+                    let mut rows = rows.clone();
+                    rows.dedup();
+                    let rows: Vec<String> = rows.iter().map(u32::to_string).collect();
+                    format!(
+                        "{} (this frame then runs eagerly, so the later frame-skipping hazards on line{} {} are not separate causes)",
+                        candidate.message,
+                        if rows.len() == 1 { "" } else { "s" },
+                        rows.join(", ")
+                    )
+                }
+                None => candidate.message.clone(),
+            };
+            (candidate, message)
+        })
+        .collect()
+}
+
+fn kept_rows(kept: &[&Candidate], index: usize) -> (u32, u32) {
+    kept[index].statement_rows
+}

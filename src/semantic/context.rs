@@ -1,0 +1,229 @@
+//! Caller context: what every traced call of a function tells about its parameters and about
+//! `self`, so a branch no caller can take is not traced.
+//!
+//! Dynamo specializes on Python constants: a `str`/`int`/`bool`/`None` argument and a plain
+//! attribute of the module (`self.merged`) are guarded, and only the branch their values take
+//! is traced. So, joined over **every** traced call edge (a fact holds only when all agree):
+//!
+//! - the constant each edge gives a parameter: passed as a literal, passed as the caller's own
+//!   parameter whose value is known, or left at its literal default;
+//! - the `self.<attr>` truths a `self.m()` edge's path established (`if self.merged:
+//!   self.unmerge()`), read by the callee's tests of `self.<attr>` made before anything in the
+//!   callee could change it.
+//!
+//! The model records the atoms (`Atom::ParamTest`, `Atom::SelfAttr`) and the constants calls
+//! pass (`CallArgs`); linking joins them here (`Project::flags_at_default`).
+
+use super::cond::{Atom, Cond};
+use super::summary::{Branch, CallArgs, FunctionInfo, Guard, PathStep};
+use ruff_python_ast::{self as ast, Expr};
+use rustc_hash::FxHashMap as HashMap;
+
+/// A Python constant Dynamo specializes on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ConstValue {
+    None,
+    Bool(bool),
+    Int(i64),
+    Str(String),
+}
+
+impl ConstValue {
+    /// The constant a literal expression is (`-1` included), if it is one.
+    pub fn of(expr: &Expr) -> Option<ConstValue> {
+        match expr {
+            Expr::NoneLiteral(_) => Some(ConstValue::None),
+            Expr::BooleanLiteral(literal) => Some(ConstValue::Bool(literal.value)),
+            Expr::NumberLiteral(number) => match &number.value {
+                ast::Number::Int(int) => int.as_i64().map(ConstValue::Int),
+                _ => None,
+            },
+            Expr::StringLiteral(literal) => {
+                Some(ConstValue::Str(literal.value.to_str().to_owned()))
+            }
+            Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::USub => {
+                match ConstValue::of(&unary.operand)? {
+                    ConstValue::Int(int) => Some(ConstValue::Int(-int)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    pub fn truthy(&self) -> bool {
+        match self {
+            ConstValue::None => false,
+            ConstValue::Bool(value) => *value,
+            ConstValue::Int(value) => *value != 0,
+            ConstValue::Str(value) => !value.is_empty(),
+        }
+    }
+
+    /// Python's `==` between two constants (`True == 1`).
+    pub fn py_eq(&self, other: &ConstValue) -> bool {
+        let as_int = |value: &ConstValue| match value {
+            ConstValue::Bool(b) => Some(i64::from(*b)),
+            ConstValue::Int(i) => Some(*i),
+            _ => None,
+        };
+        match (as_int(self), as_int(other)) {
+            (Some(a), Some(b)) => a == b,
+            _ => self == other,
+        }
+    }
+}
+
+/// What a guard asks of a parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParamTest {
+    /// `if p:`
+    Truthy,
+    /// `p == c`, `p is c` (for `None` and booleans identity and equality agree).
+    Equals(ConstValue),
+}
+
+impl ParamTest {
+    pub fn holds(&self, value: &ConstValue) -> bool {
+        match self {
+            ParamTest::Truthy => value.truthy(),
+            ParamTest::Equals(constant) => value.py_eq(constant),
+        }
+    }
+}
+
+/// The `self.<attr>` truths the guards on `path` establish (`if self.merged:` → merged=True).
+pub fn self_facts(path: &[PathStep], guards: &[Guard]) -> Vec<(String, bool)> {
+    let mut facts = Vec::new();
+    for step in path {
+        if let PathStep::Guard(guard, branch) = *step {
+            collect_facts(
+                &guards[guard as usize].cond,
+                branch == Branch::WhenTrue,
+                &mut facts,
+            );
+        }
+    }
+    facts
+}
+
+/// The facts `cond == truth` implies (only the certain ones: every operand of a true `and`,
+/// of a false `or`).
+fn collect_facts(cond: &Cond, truth: bool, facts: &mut Vec<(String, bool)>) {
+    match cond {
+        Cond::Atom(Atom::SelfAttr { attr, .. }) => {
+            facts.retain(|(known, _)| known != attr);
+            facts.push((attr.clone(), truth));
+        }
+        Cond::Not(inner) => collect_facts(inner, !truth, facts),
+        Cond::And(items) if truth => items.iter().for_each(|c| collect_facts(c, true, facts)),
+        Cond::Or(items) if !truth => items.iter().for_each(|c| collect_facts(c, false, facts)),
+        _ => {}
+    }
+}
+
+/// Facts joined over call edges: a fact survives only when every edge gives it the same value.
+#[derive(Debug)]
+pub struct Join<K, V> {
+    /// `None`: the edges disagree (or one did not know).
+    known: HashMap<K, Option<V>>,
+}
+
+impl<K: std::hash::Hash + Eq, V: PartialEq> Default for Join<K, V> {
+    fn default() -> Self {
+        Join {
+            known: HashMap::default(),
+        }
+    }
+}
+
+impl<K: std::hash::Hash + Eq + Clone, V: PartialEq + Clone> Join<K, V> {
+    /// Joins one edge's value for `key` (`None`: this edge does not know it).
+    pub fn add(&mut self, key: K, value: Option<V>) {
+        self.known
+            .entry(key)
+            .and_modify(|known| {
+                if *known != value {
+                    *known = None;
+                }
+            })
+            .or_insert(value);
+    }
+
+    /// Joins one edge that knows exactly `facts` (every key it does not name becomes unknown).
+    pub fn add_all(&mut self, first: bool, facts: &[(K, V)]) {
+        if first {
+            for (key, value) in facts {
+                self.known.insert(key.clone(), Some(value.clone()));
+            }
+            return;
+        }
+        for (key, known) in self.known.iter_mut() {
+            let here = facts.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+            if known.as_ref() != here {
+                *known = None;
+            }
+        }
+    }
+
+    /// The facts every edge agreed on.
+    pub fn agreed(self) -> HashMap<K, V> {
+        self.known
+            .into_iter()
+            .filter_map(|(key, value)| Some((key, value?)))
+            .collect()
+    }
+}
+
+/// The constant one call edge gives parameter `name` (at `position` among the positional
+/// parameters after `self`) of `callee`, if it is known: a literal argument, the caller's own
+/// parameter whose value is known (`caller_values`), or the literal default when nothing is
+/// passed for it. `star_empty` / `double_star_empty`: the call's `*x` / `**x` spreads pass
+/// nothing (for `**x`: nothing named `name`).
+pub fn edge_value(
+    args: &CallArgs,
+    callee: &FunctionInfo,
+    name: &str,
+    position: Option<u32>,
+    star_empty: bool,
+    double_star_empty: bool,
+    caller_values: Option<&HashMap<String, ConstValue>>,
+) -> Option<ConstValue> {
+    let passed = |constant: Option<&Option<ConstValue>>, variable: Option<&Option<String>>| {
+        if let Some(Some(constant)) = constant {
+            return Some(constant.clone());
+        }
+        let variable = variable?.as_deref()?;
+        caller_values?.get(variable).cloned()
+    };
+    if let Some(index) = args
+        .keywords
+        .iter()
+        .position(|(keyword, _)| keyword == name)
+    {
+        return passed(
+            args.keyword_consts.get(index),
+            args.keywords.get(index).map(|(_, variable)| variable),
+        );
+    }
+    if let Some(position) = position {
+        if !star_empty {
+            return None;
+        }
+        let index = position as usize;
+        if index < args.positional.len() {
+            return passed(
+                args.positional_consts.get(index),
+                args.positional.get(index),
+            );
+        }
+    }
+    if !double_star_empty {
+        return None;
+    }
+    callee
+        .param_defaults
+        .iter()
+        .find(|(param, _)| param == name)
+        .map(|(_, default)| default.clone())
+}

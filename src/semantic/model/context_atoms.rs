@@ -1,0 +1,172 @@
+//! The atoms of caller context (`semantic/context.rs`): tests of a parameter against a constant
+//! and truth tests of `self.<attr>`, recorded with roots configured only (linking decides them
+//! from the traced calls, which only then are followed with their arguments).
+
+use super::{FrameKind, SemanticModel};
+use crate::semantic::cond::{Atom, Cond};
+use crate::semantic::context::{ConstValue, ParamTest};
+use crate::semantic::summary::FuncIdx;
+use ruff_python_ast::{self as ast, Expr};
+
+impl<'a> SemanticModel<'a> {
+    /// `if child:` / `if mode == "avg":` / `mode in ("avg", "max")` / `if self.merged:`, as
+    /// a caller-context atom (or its negation), when `expr` is one.
+    pub(crate) fn context_atom(&self, expr: &Expr) -> Option<Cond> {
+        if !self.ctx.roots_configured {
+            return None;
+        }
+        match expr {
+            Expr::Name(name) => {
+                let name = name.id.as_str();
+                // A falsy-default flag keeps its own atom (`Atom::FlagParam`).
+                if self.is_flag_param(name) {
+                    return None;
+                }
+                let (param, _) = self.unchanged_param(name)?;
+                Some(Cond::Atom(Atom::ParamTest(param, ParamTest::Truthy)))
+            }
+            Expr::Attribute(attribute) => self.self_attr_atom(attribute),
+            Expr::Compare(compare) if compare.ops.len() == 1 => {
+                let Expr::Name(name) = &*compare.left else {
+                    return None;
+                };
+                let name = name.id.as_str();
+                let op = compare.ops[0];
+                let comparator = compare.comparators.first()?;
+                // `p is None` on a `p=None` flag keeps its own atom.
+                if matches!(op, ast::CmpOp::Is | ast::CmpOp::IsNot)
+                    && matches!(comparator, Expr::NoneLiteral(_))
+                    && self.is_none_flag_param(name)
+                {
+                    return None;
+                }
+                let (param, _) = self.unchanged_param(name)?;
+                let equals = |constant: ConstValue| {
+                    Cond::Atom(Atom::ParamTest(param.clone(), ParamTest::Equals(constant)))
+                };
+                let positive = match op {
+                    ast::CmpOp::Eq | ast::CmpOp::NotEq => equals(ConstValue::of(comparator)?),
+                    // Identity and equality agree for `None` and the booleans only.
+                    ast::CmpOp::Is | ast::CmpOp::IsNot => match ConstValue::of(comparator)? {
+                        constant @ (ConstValue::None | ConstValue::Bool(_)) => equals(constant),
+                        _ => return None,
+                    },
+                    ast::CmpOp::In | ast::CmpOp::NotIn => {
+                        let elements = match comparator {
+                            Expr::Tuple(tuple) => &tuple.elts,
+                            Expr::List(list) => &list.elts,
+                            Expr::Set(set) => &set.elts,
+                            _ => return None,
+                        };
+                        let options = elements
+                            .iter()
+                            .map(|element| ConstValue::of(element).map(equals))
+                            .collect::<Option<Vec<_>>>()?;
+                        Cond::Or(options)
+                    }
+                    _ => return None,
+                };
+                Some(match op {
+                    ast::CmpOp::NotEq | ast::CmpOp::IsNot | ast::CmpOp::NotIn => {
+                        Cond::Not(Box::new(positive))
+                    }
+                    _ => positive,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// `self.<attr>` read for truth directly in a method. Its value at the method's entry (what
+    /// callers' guards establish) only while nothing could have changed it: outside loops,
+    /// before any write of `self.<attr>` and any call of another method on `self` in this
+    /// method. Elsewhere the atom still records what a caller's path establishes for the calls
+    /// under it, but is not decided.
+    fn self_attr_atom(&self, attribute: &ast::ExprAttribute) -> Option<Cond> {
+        let Expr::Name(owner) = &*attribute.value else {
+            return None;
+        };
+        let frame = self.function_frame()?;
+        let FrameKind::Function {
+            idx,
+            self_name: Some(self_name),
+            ..
+        } = &frame.kind
+        else {
+            return None;
+        };
+        if owner.id.as_str() != self_name.as_str() {
+            return None;
+        }
+        let attr = attribute.attr.id.to_string();
+        let info = &self.summary.functions[*idx as usize];
+        let at_entry = self.loop_depth == 0
+            && !info.self_writes.contains(&attr)
+            && !info.calls.iter().any(|call| {
+                matches!(
+                    call.sym,
+                    crate::semantic::Sym::SelfAttr { .. } | crate::semantic::Sym::SuperAttr { .. }
+                )
+            });
+        Some(Cond::Atom(Atom::SelfAttr { attr, at_entry }))
+    }
+
+    /// Records what linking needs for the context atoms of a guard of function `func`: the
+    /// tested parameters and their positions, whether `self.<attr>` is tested at entry.
+    pub(crate) fn note_context_atoms(&mut self, func: FuncIdx, cond: &Cond) {
+        if !self.ctx.roots_configured {
+            return;
+        }
+        let mut params = Vec::new();
+        let mut self_attrs = false;
+        cond.for_each_atom(&mut |atom| match atom {
+            Atom::ParamTest(name, _) => {
+                if let Some(param) = self.unchanged_param(name) {
+                    params.push(param);
+                }
+            }
+            Atom::SelfAttr { at_entry: true, .. } => self_attrs = true,
+            _ => {}
+        });
+        let info = &mut self.summary.functions[func as usize];
+        info.tests_self_attrs |= self_attrs;
+        for param in params {
+            if !info.const_params.contains(&param) {
+                info.const_params.push(param);
+            }
+        }
+    }
+
+    /// Notes `self.<attr> = ...` (and augmented / annotated stores) in the current method.
+    pub(crate) fn note_self_write(&mut self, target: &Expr) {
+        if !self.ctx.roots_configured {
+            return;
+        }
+        let Expr::Attribute(attribute) = target else {
+            return;
+        };
+        let Expr::Name(owner) = &*attribute.value else {
+            return;
+        };
+        let Some(frame) = self.function_frame() else {
+            return;
+        };
+        let FrameKind::Function {
+            idx,
+            self_name: Some(self_name),
+            ..
+        } = &frame.kind
+        else {
+            return;
+        };
+        if owner.id.as_str() != self_name.as_str() {
+            return;
+        }
+        let idx = *idx;
+        let attr = attribute.attr.id.as_str();
+        let writes = &mut self.summary.functions[idx as usize].self_writes;
+        if !writes.iter().any(|w| w == attr) {
+            writes.push(attr.to_owned());
+        }
+    }
+}
