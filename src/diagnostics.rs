@@ -29,6 +29,8 @@ pub struct Diagnostic {
     /// First and last row of the statement the finding is in (its header for `if`/`for`/...).
     pub statement_rows: (u32, u32),
     pub fix: Option<Fix>,
+    /// In a notebook: the code cell (1-based) the rows above count within.
+    pub cell: Option<u32>,
     /// For a finding in traced code: the call chain from its compile root to its function.
     pub reached_from: Vec<ChainLink>,
     /// The codes of the other findings on the same statement, merged into this one
@@ -62,8 +64,19 @@ impl ChainLink {
 }
 
 impl Diagnostic {
-    pub fn sort_key(&self) -> (&PathBuf, Location, &'static str) {
-        (&self.path, self.location, self.code)
+    pub fn sort_key(&self) -> (&PathBuf, Option<u32>, Location, &'static str) {
+        (&self.path, self.cell, self.location, self.code)
+    }
+
+    /// `path:row:col`, or `path:cell N:row:col` in a notebook (ruff's form).
+    pub fn place(&self, path: &str) -> String {
+        match self.cell {
+            Some(cell) => format!(
+                "{path}:cell {cell}:{}:{}",
+                self.location.row, self.location.column
+            ),
+            None => format!("{path}:{}:{}", self.location.row, self.location.column),
+        }
     }
 }
 

@@ -58,10 +58,29 @@ pub fn fingerprints(diagnostics: &[Diagnostic], base_dir: &Path) -> Vec<Fingerpr
         let source = sources
             .entry(d.path.as_path())
             .or_insert_with(|| crate::source::read_source(&d.path).ok());
-        let text = source
-            .as_deref()
-            .map(|s| statement_text(s, d.location.row, d.end_location.row))
-            .unwrap_or_default();
+        let text = match d.cell {
+            // A notebook's rows count within a code cell: read them from the joined cells.
+            Some(cell) => source
+                .as_deref()
+                .and_then(|s| crate::scan::notebook::parse(s).ok())
+                .map(|notebook| {
+                    let start = notebook
+                        .cell_starts
+                        .get((cell as usize).saturating_sub(1))
+                        .copied()
+                        .unwrap_or(1);
+                    statement_text(
+                        &notebook.source,
+                        start + d.location.row - 1,
+                        start + d.end_location.row - 1,
+                    )
+                })
+                .unwrap_or_default(),
+            None => source
+                .as_deref()
+                .map(|s| statement_text(s, d.location.row, d.end_location.row))
+                .unwrap_or_default(),
+        };
         let path = relative_path(&d.path, base_dir);
         let key = (d.code.to_owned(), path, text);
         let counter = seen.entry(key.clone()).or_insert(0);

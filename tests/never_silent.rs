@@ -131,7 +131,7 @@ fn the_summary_counts_forwards_the_roots_do_not_reach() {
 }
 
 #[test]
-fn zero_files_and_notebooks_are_said_out_loud() {
+fn zero_files_are_said_out_loud_and_notebooks_are_scanned_by_cell() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("empty")).unwrap();
     let named = graphbreak(dir.path(), &["scan", "empty"]);
@@ -150,22 +150,35 @@ fn zero_files_and_notebooks_are_said_out_loud() {
         text(&implicit)
     );
 
-    let notebook = r#"{"cells": [{"cell_type": "code", "source": ["x = 1\n"]}], "nbformat": 4}"#;
+    // Notebooks are scanned as their code cells, findings placed as `cell N:row:col` (ruff's form).
+    let notebook = r##"{"nbformat": 4, "cells": [
+        {"cell_type": "markdown", "source": ["# A model\n"]},
+        {"cell_type": "code", "source": ["import torch\n", "%matplotlib inline\n"]},
+        {"cell_type": "code", "source": ["class Net(torch.nn.Module):\n", "    def forward(self, x):\n", "        return x.item()\n"]}
+    ]}"##;
     write(dir.path(), "nb/analysis.ipynb", notebook);
     write(dir.path(), "nb/model.py", "x = 1\n");
-    let explicit = graphbreak(dir.path(), &["scan", "nb/analysis.ipynb"]);
-    assert_eq!(explicit.status.code(), Some(2), "{}", text(&explicit));
+    for args in [&["scan", "nb/analysis.ipynb"][..], &["scan", "nb"][..]] {
+        let output = graphbreak(dir.path(), args);
+        assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+        assert!(
+            stdout(&output).contains("nb/analysis.ipynb:cell 2:3:16: SY002"),
+            "{}",
+            text(&output)
+        );
+    }
+    let json = graphbreak(dir.path(), &["scan", "--output-format", "json", "nb"]);
+    let items: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(items[0]["cell"].as_u64(), Some(2), "{items}");
+    assert_eq!(items[0]["location"]["row"].as_u64(), Some(3), "{items}");
+    // A file that is not a notebook is said to be one that cannot be read, never a pass.
+    write(dir.path(), "bad/broken.ipynb", "print('not json')\n");
+    let broken = graphbreak(dir.path(), &["scan", "bad"]);
+    assert_eq!(broken.status.code(), Some(1), "{}", text(&broken));
     assert!(
-        stderr(&explicit).contains("notebooks are not scanned"),
+        stdout(&broken).contains("broken.ipynb:1:1: E002 not a notebook"),
         "{}",
-        text(&explicit)
-    );
-    let walked = graphbreak(dir.path(), &["scan", "nb"]);
-    assert_eq!(walked.status.code(), Some(0), "{}", text(&walked));
-    assert!(
-        stderr(&walked).contains("1 notebook (.ipynb) not scanned"),
-        "{}",
-        text(&walked)
+        text(&broken)
     );
 }
 
@@ -185,20 +198,32 @@ fn unknown_suppression_codes_are_reported_and_graphbreaks_own_form_works() {
         .collect();
     assert_eq!(
         found,
-        [
-            "m.py:5:13: SY002",
-            "m.py:5:23: E004",
-            "m.py:7:13: SY002",
-            "m.py:8:13: SY002",
-            "m.py:8:23: E004",
-        ],
+        ["m.py:5:13: SY002", "m.py:7:13: SY002", "m.py:8:13: SY002"],
         "{}",
         text(&output)
     );
-    assert!(
-        stdout(&output).contains("`SY02` is not a graphbreak rule code"),
+    // One statement, one finding: the unknown codes ride on the statement's finding...
+    for code in ["SY02", "XYZ9"] {
+        assert!(
+            stdout(&output).contains(&format!(
+                "also E004: `{code}` is not a graphbreak rule code"
+            )),
+            "{}",
+            text(&output)
+        );
+    }
+    // ...and stand alone where E004 is all that is selected.
+    let alone = graphbreak(dir.path(), &["scan", "--select", "E004", "."]);
+    let found: Vec<String> = stdout(&alone)
+        .lines()
+        .filter(|l| l.starts_with("m.py:"))
+        .map(|l| l.split(' ').take(2).collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(
+        found,
+        ["m.py:5:23: E004", "m.py:8:23: E004"],
         "{}",
-        text(&output)
+        text(&alone)
     );
     let page = graphbreak(dir.path(), &["rule", "E004"]);
     assert!(

@@ -675,6 +675,7 @@ mod tests {
 
     fn diagnostic(code: &'static str, path: &Path, row: u32, end_row: u32) -> Diagnostic {
         Diagnostic {
+            cell: None,
             code,
             message: String::new(),
             path: path.to_path_buf(),

@@ -125,15 +125,14 @@ fn write_text(
         let fixable = if d.fix.is_some() { " [*]" } else { "" };
         writeln!(
             out,
-            "{}:{}:{}: {}{} {}",
-            display_path(&d.path),
-            d.location.row,
-            d.location.column,
+            "{}: {}{} {}",
+            d.place(&display_path(&d.path)),
             d.code,
             fixable,
             d.message
         )?;
-        if with_source {
+        // A notebook's rows count within its cells, not the file's JSON lines: no snippet.
+        if with_source && d.cell.is_none() {
             full::write_snippet(out, d, &mut sources)?;
             if !d.reached_from.is_empty() {
                 writeln!(out, "  = via {}", reach::chain_text(&d.reached_from))?;
@@ -219,7 +218,7 @@ fn write_json(
                 })
             });
             serde_json::json!({
-                "cell": null,
+                "cell": d.cell,
                 "code": d.code,
                 "also": d.also,
                 "message": d.message,
@@ -241,7 +240,8 @@ fn write_github(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> std::io::Res
     for d in diagnostics {
         writeln!(
             out,
-            "::error title=graphbreak ({code}),file={file},line={row},col={col},endLine={erow},endColumn={ecol}::{file}:{row}:{col}: {code} {message}",
+            "::error title=graphbreak ({code}),file={file},line={row},col={col},endLine={erow},endColumn={ecol}::{place}: {code} {message}",
+            place = d.place(&display_path(&d.path)),
             code = d.code,
             file = display_path(&d.path),
             row = d.location.row,

@@ -36,7 +36,8 @@ declare_rule! {
 declare_rule! {
     /// ## What it does
     /// Reports a file that could not be read as Python source: permission denied, vanished while
-    /// scanning, binary content (NUL bytes) or bytes that are not UTF-8.
+    /// scanning, binary content (NUL bytes), bytes that are not UTF-8, or a `.ipynb` that is not
+    /// an nbformat-4 notebook (JSON with a `cells` list).
     ///
     /// ## Why is this bad?
     /// graphbreak could not look at it, so it cannot vouch for it.

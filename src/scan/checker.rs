@@ -95,13 +95,24 @@ pub fn analyze_path(path: &Path, ctx: &FileContext<'_>) -> FileSummary {
         torch_floor: ctx.torch_floor,
         ..FileSummary::default()
     };
-    let source = match read_source(path) {
+    let read = read_source(path).map_err(|err| err.to_string());
+    let read = if super::notebook::is_notebook(path) {
+        // A notebook is analyzed as its code cells joined; rows map back to cells at report time.
+        read.and_then(|text| super::notebook::parse(&text))
+            .map(|notebook| {
+                summary.cell_starts = notebook.cell_starts;
+                notebook.source
+            })
+    } else {
+        read
+    };
+    let source = match read {
         Ok(source) => source,
-        Err(err) => {
+        Err(message) => {
             let start = Location { row: 1, column: 1 };
             summary.file_diagnostics.push(file_diagnostic(
                 &rules::meta::UnreadableFile::META,
-                err.to_string(),
+                message,
                 start,
                 start,
             ));

@@ -61,16 +61,12 @@ pub fn discover(
     let mut packages = PackageCache::default();
     let mut found = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    let mut skipped_notebooks = 0usize;
 
     let context: Vec<PathBuf> = context_root.map(Path::to_path_buf).into_iter().collect();
     for root in paths.iter().chain(context.iter()) {
         let lenient = context.contains(root);
         let metadata = std::fs::metadata(root).map_err(|e| format!("{}: {e}", root.display()))?;
         if metadata.is_file() {
-            if is_notebook(root) {
-                return Err(notebook_refusal(root));
-            }
             // Explicitly named files are always scanned, whatever their extension or ignores.
             let path = absolute(root);
             if seen.insert(path.clone()) {
@@ -106,10 +102,7 @@ pub fn discover(
             let wanted = match path.extension().and_then(|e| e.to_str()) {
                 Some("py") => true,
                 Some("pyi") => options.include_stubs,
-                Some("ipynb") if !lenient => {
-                    skipped_notebooks += 1;
-                    false
-                }
+                Some("ipynb") => true,
                 _ => false,
             };
             if !wanted {
@@ -132,31 +125,7 @@ pub fn discover(
             }
         }
     }
-    if skipped_notebooks > 0 {
-        // Not scanned is said out loud, never folded into "all checks passed".
-        eprintln!(
-            "graphbreak: warning: {skipped_notebooks} notebook{} (.ipynb) not scanned: graphbreak reads \
-             Python source only; export code cells with `jupyter nbconvert --to script`",
-            if skipped_notebooks == 1 { "" } else { "s" }
-        );
-    }
     Ok(found)
-}
-
-fn is_notebook(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("ipynb"))
-}
-
-/// A named notebook is refused rather than parsed as Python (its JSON would pass as one
-/// expression and report nothing).
-fn notebook_refusal(path: &Path) -> String {
-    format!(
-        "{}: Jupyter notebooks are not scanned (graphbreak reads Python source only); export the code \
-         cells with `jupyter nbconvert --to script {}` and scan the .py file",
-        path.display(),
-        path.display()
-    )
 }
 
 /// Absolute and lexically normalized (`b/../a/x.py` → `a/x.py`), so the same file always has one

@@ -3,6 +3,7 @@
 pub mod checker;
 pub mod discover;
 mod merge;
+pub mod notebook;
 pub mod roots;
 
 use crate::config::{self, Settings, TorchVersion};
@@ -444,10 +445,35 @@ fn file_diagnostics(
                 _ => Vec::new(),
             },
             also: Vec::new(),
+            cell: None,
         })
         .collect();
-    // One statement, one finding; a noqa for any of its codes suppresses it.
+    // One statement, one finding; a noqa for any of its codes suppresses it. (Rows are still the
+    // joined source's here, as the noqa rows are; a notebook's move to its cells comes last.)
     merge::merge_per_statement(selected, &summary.noqa)
+        .into_iter()
+        .map(|d| in_cells(d, &summary.cell_starts))
+        .collect()
+}
+
+/// A notebook's finding, moved from the joined source's rows to its code cell's (ruff's
+/// `cell N:row:col`). Its fix is dropped: the edits' offsets are in the joined source, not the file.
+fn in_cells(mut diagnostic: Diagnostic, cell_starts: &[u32]) -> Diagnostic {
+    if cell_starts.is_empty() {
+        return diagnostic;
+    }
+    let (cell, row) = notebook::cell_of(cell_starts, diagnostic.location.row);
+    let shift = diagnostic.location.row - row;
+    let in_cell = |r: u32| r.saturating_sub(shift).max(1);
+    diagnostic.location.row = row;
+    diagnostic.end_location.row = in_cell(diagnostic.end_location.row);
+    diagnostic.statement_rows = (
+        in_cell(diagnostic.statement_rows.0),
+        in_cell(diagnostic.statement_rows.1),
+    );
+    diagnostic.cell = Some(cell);
+    diagnostic.fix = None;
+    diagnostic
 }
 
 /// Settings for files when no configuration file applies.

@@ -329,6 +329,8 @@ pub struct FileSummary {
     pub torch_floor: Option<crate::config::TorchVersion>,
     /// Row → noqa directive on that row.
     pub noqa: HashMap<u32, crate::diagnostics::Noqa>,
+    /// A notebook's code cells: the first row of each in the joined source (empty for a `.py`).
+    pub cell_starts: Vec<u32>,
     /// Module-level names that are True exactly on torch at or above a version
     /// (`TORCH_2_8 = check_version(TORCH_VERSION, "2.8.0")`).
     pub version_flags: HashMap<String, crate::config::TorchVersion>,
