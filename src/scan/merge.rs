@@ -9,7 +9,8 @@
 //! The primary is chosen deterministically by family, the worst consequence first: crash, then
 //! break, sync, recompile, version, config, test, meta; within a family, the first by location
 //! and then by code. Two findings of the same code on one statement (`x.cpu().numpy()` is one
-//! read) keep only the first.
+//! read) keep only the first. Meta findings (E001–E004: the file or a suppression comment itself)
+//! are another cause and stand alone.
 //!
 //! Before that, per function: a hazard that makes Dynamo give up on the whole frame
 //! (`Hazard::FrameSkip`: a data-dependent jump inside a loop, `.data_ptr()`) means the frame runs
@@ -48,6 +49,11 @@ fn severity(code: &str) -> u8 {
     }
 }
 
+/// A finding about the file or a comment rather than the code (`E004` an unknown noqa code).
+fn is_meta(code: &str) -> bool {
+    rules::by_code(code).is_some_and(|rule| rule.family == Family::Meta)
+}
+
 /// Merges the findings of each statement of one file into one diagnostic, then drops those a
 /// `noqa` on one of their rows suppresses for any of their codes.
 pub fn merge_per_statement(
@@ -75,6 +81,8 @@ pub fn merge_per_statement(
         if let Some((primary, rows)) = merged.last_mut()
             && primary.path == diagnostic.path
             && statement_key(primary) == statement_key(&diagnostic)
+            && !is_meta(primary.code)
+            && !is_meta(diagnostic.code)
         {
             rows.push(diagnostic.location.row);
             if diagnostic.code != primary.code && !primary.also.contains(&diagnostic.code) {
