@@ -61,6 +61,7 @@ fn full_format_shows_the_source_line_with_a_caret_under_the_range() {
 8 | \t\t\tx = torch.nan_to_num(x)
 9 | \t\tn = x.sum().item()
   |
+  = via models.Net.forward
 
 Found 1 finding in 1 file scanned.
 ";

@@ -86,5 +86,9 @@ pub fn write_snippet(
     if let Some(fix) = &d.fix {
         writeln!(out, "{:gutter$} = help: {}", "", fix.message)?;
     }
+    if !d.reached_from.is_empty() {
+        let chain = super::reach::chain_text(&d.reached_from);
+        writeln!(out, "{:gutter$} = via {chain}", "")?;
+    }
     writeln!(out)
 }

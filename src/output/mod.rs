@@ -134,9 +134,6 @@ fn write_text(
         // A notebook's rows count within its cells, not the file's JSON lines: no snippet.
         if with_source && d.cell.is_none() {
             full::write_snippet(out, d, &mut sources)?;
-            if !d.reached_from.is_empty() {
-                writeln!(out, "  = via {}", reach::chain_text(&d.reached_from))?;
-            }
         }
     }
     if summary.quiet {
