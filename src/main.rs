@@ -232,6 +232,7 @@ fn run_scan(args: ScanArgs) -> ExitCode {
             return fail("the report's traced files no longer exist here".to_owned());
         }
     }
+    let scanned_paths = paths.clone();
     let options = scan::ScanOptions {
         paths,
         select: args.select,
@@ -255,7 +256,7 @@ fn run_scan(args: ScanArgs) -> ExitCode {
     let mut diagnostics = result.diagnostics;
     let cross_check = report_trace
         .as_ref()
-        .map(|trace| check::cross_check::mark_confirmed(&mut diagnostics, trace));
+        .map(|trace| check::cross_check::mark_confirmed(&mut diagnostics, trace, &scanned_paths));
     let mut stdout = std::io::stdout().lock();
     if args.show_roots {
         return print_roots(&mut stdout, &result.roots, fail);
