@@ -28,6 +28,7 @@ pub mod record;
 mod report;
 mod runner;
 mod shard;
+mod step_agreement;
 mod targets;
 pub mod trace;
 mod worker;
