@@ -257,6 +257,7 @@ fn run_scan(args: ScanArgs) -> ExitCode {
             return fail("the report's traced files no longer exist here".to_owned());
         }
     }
+    let scanned_paths = paths.clone();
     let options = scan::ScanOptions {
         paths,
         select: args.select,
@@ -282,7 +283,7 @@ fn run_scan(args: ScanArgs) -> ExitCode {
     let mut diagnostics = result.diagnostics;
     let cross_check = report_trace
         .as_ref()
-        .map(|trace| check::cross_check::mark_confirmed(&mut diagnostics, trace));
+        .map(|trace| check::cross_check::mark_confirmed(&mut diagnostics, trace, &scanned_paths));
     if result.files_scanned == 0 {
         // Nothing looked at is not "all checks passed".
         eprintln!("graphbreak: warning: no Python files to scan (0 files scanned)");

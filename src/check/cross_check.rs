@@ -59,6 +59,10 @@ pub struct EventCheck {
     pub event: RuntimeEvent,
     /// Codes of the findings on the same statement, sorted; empty: no rule predicted it.
     pub predicted_by: Vec<String>,
+    /// The event's file was not scanned (not in the trace map, gone from this machine, or outside the
+    /// paths `scan --traced` was given): neither predicted nor unpredicted.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_scanned: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -85,6 +89,10 @@ pub struct CrossCheck {
 }
 
 impl CrossCheck {
+    /// Events in scanned files: the ones a rule could have predicted.
+    pub fn scanned_events(&self) -> usize {
+        self.events.iter().filter(|e| !e.not_scanned).count()
+    }
     pub fn predicted(&self) -> usize {
         self.events
             .iter()
@@ -285,18 +293,34 @@ pub fn cross_check(
     events: &[RuntimeEvent],
     torch: Option<crate::config::TorchVersion>,
 ) -> CrossCheck {
+    // The files scan_traced reads: an event elsewhere was never compared with any finding.
+    let scanned = |path: &Path| {
+        traced
+            .get(path)
+            .is_some_and(|lines| !lines.is_empty() && path.is_file())
+    };
     match scan_traced(traced, torch) {
-        Ok(diagnostics) => compare(&diagnostics, events),
+        Ok(diagnostics) => compare_scanned(&diagnostics, events, &scanned),
         Err(error) => {
-            let mut check = compare(&[], events);
+            let mut check = compare_scanned(&[], events, &scanned);
             check.error = Some(error);
             check
         }
     }
 }
 
-/// Pairs findings and events by statement.
+/// Pairs findings and events by statement (every event's file taken as scanned).
+#[cfg(test)]
 pub fn compare(diagnostics: &[Diagnostic], events: &[RuntimeEvent]) -> CrossCheck {
+    compare_scanned(diagnostics, events, &|_| true)
+}
+
+/// Pairs findings and events by statement; an event in a file `scanned` rejects is `not_scanned`.
+pub fn compare_scanned(
+    diagnostics: &[Diagnostic],
+    events: &[RuntimeEvent],
+    scanned: &dyn Fn(&Path) -> bool,
+) -> CrossCheck {
     let mut statements: HashMap<PathBuf, Statements> = HashMap::new();
     // For each finding, the kinds of the events on its statement.
     let mut seen_kinds: Vec<BTreeSet<EventKind>> = vec![BTreeSet::new(); diagnostics.len()];
@@ -324,9 +348,14 @@ pub fn compare(diagnostics: &[Diagnostic], events: &[RuntimeEvent]) -> CrossChec
                 seen_kinds[index].insert(event.kind);
             }
         }
+        let not_scanned = event
+            .filename
+            .as_deref()
+            .is_some_and(|filename| !scanned(Path::new(filename)));
         checked_events.push(EventCheck {
             event: event.clone(),
             predicted_by: predicted_by.into_iter().collect(),
+            not_scanned,
         });
     }
     let findings = diagnostics
@@ -424,7 +453,9 @@ fn event_line(check: &EventCheck, cwd: &Path) -> String {
             .unwrap_or_default(),
         _ => String::new(),
     };
-    let verdict = if check.predicted_by.is_empty() {
+    let verdict = if check.not_scanned {
+        "not scanned (its file was not part of the scan)".to_owned()
+    } else if check.predicted_by.is_empty() {
         "NOT PREDICTED".to_owned()
     } else {
         format!("predicted by {}", check.predicted_by.join(", "))
@@ -436,7 +467,9 @@ fn event_line(check: &EventCheck, cwd: &Path) -> String {
 }
 
 struct Totals {
+    /// Events in scanned files (the denominator of "predicted").
     events: usize,
+    not_scanned: usize,
     predicted: usize,
     checkable: usize,
     confirmed: usize,
@@ -450,6 +483,7 @@ impl Totals {
     fn new() -> Totals {
         Totals {
             events: 0,
+            not_scanned: 0,
             predicted: 0,
             checkable: 0,
             confirmed: 0,
@@ -460,12 +494,17 @@ impl Totals {
     }
 
     fn add(&mut self, check: &CrossCheck, cwd: &Path) {
-        self.events += check.events.len();
+        self.events += check.scanned_events();
+        self.not_scanned += check.events.len() - check.scanned_events();
         self.predicted += check.predicted();
         self.checkable += check.checkable_findings();
         self.confirmed += check.confirmed();
         self.unclaimed += check.findings.len() - check.checkable_findings();
-        for event in check.events.iter().filter(|e| e.predicted_by.is_empty()) {
+        for event in check
+            .events
+            .iter()
+            .filter(|e| e.predicted_by.is_empty() && !e.not_scanned)
+        {
             let key = event
                 .event
                 .gb_code
@@ -523,9 +562,19 @@ fn unpredicted_table(totals: &Totals) -> String {
 
 /// `scan --traced`: says on each finding whether the report saw its event, and returns the closing
 /// summary (events predicted, findings confirmed, unpredicted events by GB code).
-pub fn mark_confirmed(diagnostics: &mut Vec<Diagnostic>, report: &trace::ReportTrace) -> String {
+/// `scanned`: the paths the scan was given (files or folders); events elsewhere are "not scanned".
+pub fn mark_confirmed(
+    diagnostics: &mut Vec<Diagnostic>,
+    report: &trace::ReportTrace,
+    scanned: &[PathBuf],
+) -> String {
     keep_traced(diagnostics, &report.region);
-    let check = compare(diagnostics, &report.events);
+    let roots: Vec<PathBuf> = scanned
+        .iter()
+        .map(|path| crate::scan::discover::absolute(path))
+        .collect();
+    let in_scan = |path: &Path| roots.iter().any(|root| path.starts_with(root));
+    let check = compare_scanned(diagnostics, &report.events, &in_scan);
     let torch = report
         .torch_versions
         .iter()
@@ -548,7 +597,11 @@ pub fn mark_confirmed(diagnostics: &mut Vec<Diagnostic>, report: &trace::ReportT
     let mut totals = Totals::new();
     totals.add(&check, &cwd);
     let mut out = String::new();
-    for event in check.events.iter().filter(|e| e.predicted_by.is_empty()) {
+    for event in check
+        .events
+        .iter()
+        .filter(|e| e.predicted_by.is_empty() && !e.not_scanned)
+    {
         let _ = writeln!(out, "{}", event_line(event, &cwd));
     }
     let _ = writeln!(out, "{}", totals_line(&totals));
@@ -571,6 +624,13 @@ fn totals_line(totals: &Totals) -> String {
             line,
             " + {} finding(s) that claim no event Dynamo reports",
             totals.unclaimed
+        );
+    }
+    if totals.not_scanned > 0 {
+        let _ = write!(
+            line,
+            " · {} event(s) in files not scanned",
+            totals.not_scanned
         );
     }
     if totals.results_without_trace > 0 {
@@ -755,6 +815,40 @@ mod tests {
             ),
             (2, 2, 4)
         );
+    }
+
+    #[test]
+    fn events_outside_the_scanned_files_are_not_scanned_never_unpredicted() {
+        let dir = tempfile::tempdir().unwrap();
+        let scanned = dir.path().join("model.py");
+        let elsewhere = dir.path().join("library.py");
+        for path in [&scanned, &elsewhere] {
+            std::fs::write(path, "def f(x):\n    return x.item()\n").unwrap();
+        }
+        let diagnostics = [diagnostic("SY002", &scanned, 2, 2)];
+        let events = [
+            event(EventKind::Break, &scanned, 2),
+            event(EventKind::Break, &elsewhere, 2),
+        ];
+        let check = compare_scanned(&diagnostics, &events, &|path| path == scanned);
+        assert_eq!(check.events[0].predicted_by, ["SY002"]);
+        assert!(!check.events[0].not_scanned);
+        assert!(check.events[1].predicted_by.is_empty() && check.events[1].not_scanned);
+        assert_eq!((check.scanned_events(), check.predicted()), (1, 1));
+        let cwd = dir.path();
+        assert!(
+            event_line(&check.events[1], cwd)
+                .ends_with("— not scanned (its file was not part of the scan)")
+        );
+        let mut totals = Totals::new();
+        totals.add(&check, cwd);
+        let line = totals_line(&totals);
+        assert!(
+            line.starts_with("runtime events predicted by scan: 1 of 1 (100%)")
+                && line.ends_with(" · 1 event(s) in files not scanned"),
+            "{line}"
+        );
+        assert!(unpredicted_table(&totals).is_empty());
     }
 
     #[test]

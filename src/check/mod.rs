@@ -29,6 +29,7 @@ pub mod record;
 mod report;
 mod runner;
 mod shard;
+mod step_agreement;
 pub mod sync_check;
 mod targets;
 pub mod trace;

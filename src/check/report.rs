@@ -276,6 +276,7 @@ pub(super) fn findings(result: &CaseResult, cwd: &Path) -> Vec<String> {
         ));
     }
     lines.extend(super::profile::report_lines(result.profile.as_ref(), cwd));
+    lines.extend(super::step_agreement::lines(result));
     // The harness's own caveats (unstable timings, a busy machine, limits hit during timing).
     for note in &result.notes {
         lines.push(format!("note: {}", first_line(note)));
