@@ -197,7 +197,15 @@ impl<'a> Project<'a> {
             reached_by: HashMap::default(),
         };
         project.find_module_classes();
+        let started = std::time::Instant::now();
         project.flow = super::typeflow::solve::solve(&project);
+        if std::env::var_os("GB_FLOW_DEBUG").is_some() {
+            eprintln!(
+                "flow: {} rounds, {:?}",
+                project.flow.rounds,
+                started.elapsed()
+            );
+        }
         if !root_spec.is_empty() {
             project.live_classes = Some(HashSet::default());
         }
