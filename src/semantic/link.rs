@@ -209,7 +209,15 @@ impl<'a> Project<'a> {
             host_index: std::sync::OnceLock::new(),
         };
         project.find_module_classes();
+        let started = std::time::Instant::now();
         project.flow = super::typeflow::solve::solve(&project);
+        if std::env::var_os("GB_FLOW_DEBUG").is_some() {
+            eprintln!(
+                "flow: {} rounds, {:?}",
+                project.flow.rounds,
+                started.elapsed()
+            );
+        }
         if !root_spec.is_empty() {
             project.live_classes = Some(HashSet::default());
         }

@@ -56,6 +56,9 @@ const OPAQUE_BUILTINS: &[&str] = &[
     "dir",
 ];
 
+/// Functions outside the project that return (a wrapper of) what they are given.
+const PASS_THROUGH_FUNCTIONS: &[&str] = &["deepcopy", "copy", "compile", "partial", "cast"];
+
 /// Container methods that store their arguments into the receiver.
 const STORE_METHODS: &[&str] = &[
     "append",
@@ -394,13 +397,21 @@ impl<'a> SemanticModel<'a> {
                 return ValueExpr::Opaque;
             }
         }
-        // Calls into code outside the project hand back what they were given
-        // (`nn.ModuleList([...])`, `copy.deepcopy(m)`, `torch.compile(m)`).
+        // Containers and wrappers outside the project hand back what they were given
+        // (`nn.ModuleList([...])`, `OrderedDict(...)`, `copy.deepcopy(m)`, `torch.compile(m)`);
+        // any other call outside the project hands back nothing the flow follows.
         if self.rooted_in_import(&call.func)
             && let Some(Sym::Dotted(dotted)) = self.resolve(&call.func)
             && !self.is_project_dotted(&dotted)
         {
-            return self.flow_union(call.arguments.args.iter(), depth);
+            let last = dotted.rsplit('.').next().unwrap_or(&dotted);
+            let wraps = last.starts_with(|c: char| c.is_ascii_uppercase())
+                || PASS_THROUGH_FUNCTIONS.contains(&last);
+            return if wraps {
+                self.flow_union(call.arguments.args.iter(), depth)
+            } else {
+                ValueExpr::Opaque
+            };
         }
         let mut by_name_fallback = false;
         if let Expr::Attribute(attribute) = &*call.func {

@@ -16,6 +16,36 @@ const MAX_ROUNDS: usize = 24;
 /// A method called on an unknown value falls back to the classes defining it only when so few do.
 const MAX_BY_NAME: usize = 8;
 
+/// Methods outside the project (torch's Module methods, container methods) whose result holds
+/// what the receiver holds.
+const RETURNS_RECEIVER: &[&str] = &[
+    "to",
+    "cuda",
+    "cpu",
+    "eval",
+    "train",
+    "half",
+    "float",
+    "double",
+    "bfloat16",
+    "requires_grad_",
+    "copy",
+    "get",
+    "pop",
+    "setdefault",
+    "values",
+    "items",
+    "children",
+    "modules",
+    "named_children",
+    "named_modules",
+];
+
+/// A call whose callee may be more than this many values is not followed.
+const MAX_CALLEES: usize = 6;
+/// `obj.attr = v` stores into at most this many classes' fields.
+const MAX_STORE_TARGETS: usize = 2;
+
 /// The scope id of a file's module level.
 const MODULE: u32 = u32::MAX;
 
@@ -70,6 +100,11 @@ pub struct FlowSolution {
     pub rounds: usize,
 }
 
+/// What a symbol resolves to, by (file, address of the symbol).
+type ResolvedSyms = HashMap<(FileId, usize), std::rc::Rc<[Value]>>;
+/// Method lookups by class and method name.
+type MethodLookups = HashMap<ClassRef, HashMap<Box<str>, Option<FuncRef>>>;
+
 struct Solver<'p, 'a> {
     project: &'p Project<'a>,
     names: HashMap<&'a str, u32>,
@@ -82,6 +117,11 @@ struct Solver<'p, 'a> {
     methods_by_name: HashMap<&'a str, Vec<FuncRef>>,
     /// Per scope, the locals some store gives a followed value.
     stored_locals: HashMap<(FileId, u32), HashSet<&'a str>>,
+    /// What a symbol resolves to, per file and symbol (by address: the symbols live in the
+    /// summaries for the whole solve); resolution is the costly part of an evaluation.
+    resolved: std::cell::RefCell<ResolvedSyms>,
+    /// Method lookups through project bases.
+    methods: std::cell::RefCell<MethodLookups>,
 }
 
 /// One scope being evaluated.
@@ -101,6 +141,8 @@ pub fn solve(project: &Project<'_>) -> FlowSolution {
         values: Vec::new(),
         changed: false,
         families: Default::default(),
+        resolved: Default::default(),
+        methods: Default::default(),
         methods_by_name: HashMap::default(),
         stored_locals: HashMap::default(),
     };
@@ -269,7 +311,13 @@ impl<'p, 'a> Solver<'p, 'a> {
             }
             Place::AttrOf(base, attr) => {
                 let attr = self.name_id(attr);
-                for value in self.eval(ctx, base, 0) {
+                let bases = self.eval(ctx, base, 0);
+                // `obj.attr = v` on an object the flow knows only vaguely would spread `v` to
+                // every class it might be.
+                if bases.len() > MAX_STORE_TARGETS {
+                    return;
+                }
+                for value in bases {
                     if let Value::Inst(class) | Value::Class(class) = value {
                         self.add(Node::Field(class, attr), values);
                     }
@@ -330,7 +378,7 @@ impl<'p, 'a> Solver<'p, 'a> {
                 self.project
                     .project_bases(class)
                     .into_iter()
-                    .find_map(|base| self.project.lookup_method(base, attr, 0))
+                    .find_map(|base| self.method(base, attr))
                     .map(Value::Bound)
                     .into_iter()
                     .collect()
@@ -352,16 +400,26 @@ impl<'p, 'a> Solver<'p, 'a> {
 
     /// A project definition, or a module-level variable of a project module.
     fn eval_sym(&self, sym: &Sym, file: FileId) -> Vec<Value> {
-        let mut out: Vec<Value> = self
-            .project
-            .resolve_sym(sym, file)
-            .into_iter()
-            .filter_map(|target| match target {
-                Target::Function(func) => Some(Value::Func(func)),
-                Target::Class(class) => Some(Value::Class(class)),
-                Target::PredicateAlias(..) => None,
-            })
-            .collect();
+        let key = (file, sym as *const Sym as usize);
+        let cached = self.resolved.borrow().get(&key).cloned();
+        let resolved = match cached {
+            Some(found) => found,
+            None => {
+                let found: std::rc::Rc<[Value]> = self
+                    .project
+                    .resolve_sym(sym, file)
+                    .into_iter()
+                    .filter_map(|target| match target {
+                        Target::Function(func) => Some(Value::Func(func)),
+                        Target::Class(class) => Some(Value::Class(class)),
+                        Target::PredicateAlias(..) => None,
+                    })
+                    .collect();
+                self.resolved.borrow_mut().insert(key, found.clone());
+                found
+            }
+        };
+        let mut out = resolved.to_vec();
         if out.is_empty()
             && let Sym::Dotted(dotted) = sym
             && let Some((module, name)) = dotted.rsplit_once('.')
@@ -401,7 +459,9 @@ impl<'p, 'a> Solver<'p, 'a> {
         };
         match value {
             Value::Inst(class) => {
-                if let Some(method) = self.project.lookup_method(class, attr, 0) {
+                // A method the class defines wins over attributes stored under its name
+                // elsewhere (`m.forward = ...` on an object the flow over-approximates).
+                if let Some(method) = self.method(class, attr) {
                     let info = &self.files()[method.0 as usize].functions[method.1 as usize];
                     if info.is_property {
                         for v in self.read(Node::Ret(method)) {
@@ -410,6 +470,7 @@ impl<'p, 'a> Solver<'p, 'a> {
                     } else {
                         push(Value::Bound(method), out);
                     }
+                    return;
                 }
                 if let Some(attr) = self.existing_name(attr) {
                     for &member in self.family(class).iter() {
@@ -420,7 +481,7 @@ impl<'p, 'a> Solver<'p, 'a> {
                 }
             }
             Value::Class(class) => {
-                if let Some(method) = self.project.lookup_method(class, attr, 0) {
+                if let Some(method) = self.method(class, attr) {
                     let scope = self.scope_of(method);
                     if scope.is_some_and(|s| s.first_is_class) {
                         push(Value::Bound(method), out);
@@ -438,6 +499,25 @@ impl<'p, 'a> Solver<'p, 'a> {
             }
             Value::Func(_) | Value::Bound(_) => {}
         }
+    }
+
+    /// `lookup_method`, memoized.
+    fn method(&self, class: ClassRef, name: &str) -> Option<FuncRef> {
+        if let Some(&found) = self
+            .methods
+            .borrow()
+            .get(&class)
+            .and_then(|names| names.get(name))
+        {
+            return found;
+        }
+        let found = self.project.lookup_method(class, name, 0);
+        self.methods
+            .borrow_mut()
+            .entry(class)
+            .or_default()
+            .insert(name.into(), found);
+        found
     }
 
     fn scope_of(&self, func: FuncRef) -> Option<&'a ScopeFlow> {
@@ -487,7 +567,12 @@ impl<'p, 'a> Solver<'p, 'a> {
         call: &'a FlowCall,
         edges: Option<&mut Vec<(FuncRef, bool, Option<ClassRef>)>>,
     ) -> Vec<Value> {
-        let callees = self.eval(ctx, &call.callee, 0);
+        let mut callees = self.eval(ctx, &call.callee, 0);
+        if callees.len() > MAX_CALLEES {
+            // A call the flow cannot narrow (a parameter every kind of object is passed to)
+            // says little about what runs: follow none of it rather than all.
+            callees.clear();
+        }
         let mut results: Vec<Value> = Vec::new();
         let mut targets: Vec<(FuncRef, bool, Option<ClassRef>)> = Vec::new();
         for callee in &callees {
@@ -502,7 +587,7 @@ impl<'p, 'a> Solver<'p, 'a> {
                 }
                 Value::Class(class) => {
                     results.push(Value::Inst(class));
-                    if let Some(init) = self.project.lookup_method(class, "__init__", 0) {
+                    if let Some(init) = self.method(class, "__init__") {
                         targets.push((init, true, Some(class)));
                     }
                 }
@@ -515,28 +600,27 @@ impl<'p, 'a> Solver<'p, 'a> {
             }
         }
         let mut by_name = false;
-        if callees.is_empty() {
-            // Outside the project (or unknown): what it was given comes back.
-            for arg in &call.positional {
-                results.extend(self.eval(ctx, arg, 0));
-            }
-            if let ValueExpr::Attr(receiver, method) = &call.callee {
-                let receivers = self.eval(ctx, receiver, 0);
-                if receivers.is_empty()
-                    && call.by_name_fallback
-                    && self.unknown_object(ctx, receiver)
+        if callees.is_empty()
+            && let ValueExpr::Attr(receiver, method) = &call.callee
+        {
+            let receivers = self.eval(ctx, receiver, 0);
+            if receivers.is_empty() && call.by_name_fallback && self.unknown_object(ctx, receiver) {
+                if let Some(candidates) = self.methods_by_name.get(&**method)
+                    && candidates.len() <= MAX_BY_NAME
+                    && !method.starts_with("__")
                 {
-                    if let Some(candidates) = self.methods_by_name.get(&**method)
-                        && candidates.len() <= MAX_BY_NAME
-                        && !method.starts_with("__")
-                    {
-                        by_name = true;
-                        for &candidate in candidates {
-                            targets.push((candidate, true, None));
-                        }
+                    by_name = true;
+                    for &candidate in candidates {
+                        targets.push((candidate, true, None));
                     }
-                } else {
-                    results.extend(receivers);
+                }
+            } else if RETURNS_RECEIVER.contains(&&**method) {
+                // `m.to(device)`, `d.values()`, `d.get(k, default)`: the receiver's values.
+                results.extend(receivers);
+                if matches!(&**method, "get" | "pop" | "setdefault") {
+                    for arg in call.positional.iter().skip(1) {
+                        results.extend(self.eval(ctx, arg, 0));
+                    }
                 }
             }
         }
@@ -699,9 +783,10 @@ impl<'p, 'a> Solver<'p, 'a> {
                 for value in self.eval(ctx, &target.value, 0) {
                     let func = match value {
                         Value::Inst(class) => self.project.module_forward(class),
-                        Value::Func(func) | Value::Bound(func) if !target.module_method => {
-                            Some(func)
-                        }
+                        // A method of an object (`torch.compile(self._refine)`); a plain function
+                        // named directly is a root already, and one that only flows here through
+                        // a parameter or a dict is too weak a guess to compile.
+                        Value::Bound(func) if !target.module_method => Some(func),
                         _ => None,
                     };
                     if let Some(func) = func {
