@@ -830,3 +830,17 @@ fn one_statement_gets_one_finding_naming_the_other_codes() {
         "{text}"
     );
 }
+
+#[test]
+fn self_referencing_guard_locals_terminate() {
+    // `flag = bool(flag)` and `f = f or f ...` once recursed without bound through the guard
+    // formula and the predicate evaluator (`model/eval.rs` follows a local one hop only).
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "selfref.py",
+        "import torch\nfrom torch import nn\n\n\nclass Loop(nn.Module):\n    def forward(self, x, flag=None):\n        flag = bool(flag)\n        flag = bool(flag)\n        if flag:\n            x = x + 1\n        f = getattr(torch.compiler, \"is_compiling\", None)\n        f = f or f or f or f or f or f or f or f\n        f = f or f or f or f or f or f or f or f\n        if f is not None and f():\n            x = x * 2\n        return x\n",
+    );
+    let output = graphbreak(dir.path(), &["scan", "."]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
