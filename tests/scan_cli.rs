@@ -844,3 +844,21 @@ fn self_referencing_guard_locals_terminate() {
     let output = graphbreak(dir.path(), &["scan", "."]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
+
+#[test]
+fn a_local_last_assigned_none_in_one_branch_is_not_known_none() {
+    // `idx = []` on one branch, `idx = None` on the other: after them `idx is None` is unknown
+    // (the evaluator follows a local only to a predicate reference), so the read below stays.
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "branches.py",
+        "import torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def forward(self, x, targets=None):\n        if self.training:\n            idx = []\n        else:\n            idx = None\n        if self.training:\n            if targets is None or idx is None:\n                raise ValueError(\"no idx\")\n            return x * x.sum().item()\n        return x\n",
+    );
+    let output = graphbreak(dir.path(), &["scan", "--roots", "branches.Net", "."]);
+    assert!(
+        stdout(&output).contains("branches.py:14:"),
+        "{}",
+        stdout(&output)
+    );
+}

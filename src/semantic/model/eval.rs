@@ -233,9 +233,15 @@ impl<'a> SemanticModel<'a> {
             Some(Binding::Def(qual)) => {
                 Value::Callable(Cond::Atom(Atom::Call(Sym::Local(qual.clone()))))
             }
-            // A local is followed one hop only (`f = f or g` must not recurse into itself).
+            // A local is followed one hop only (`f = f or g` must not recurse into itself), and
+            // only to a predicate reference (`p = getattr(torch.compiler, "is_compiling", None)`):
+            // its last assignment is not joined over branches, so `x = None` in one branch says
+            // nothing about `x is None` after them.
             Some(_) if follow == Follow::Locals => match self.local_value(name) {
-                Some(value) => self.eval_depth(value, depth + 1, Follow::NotLocals),
+                Some(value) => match self.eval_depth(value, depth + 1, Follow::NotLocals) {
+                    callable @ Value::Callable(_) => callable,
+                    _ => Value::Unknown,
+                },
                 None => Value::Unknown,
             },
             Some(_) => Value::Unknown,
