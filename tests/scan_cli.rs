@@ -892,3 +892,35 @@ fn readme_names_every_command_of_the_help_and_its_links_resolve() {
         }
     }
 }
+
+#[test]
+fn self_referencing_guard_locals_terminate() {
+    // `flag = bool(flag)` and `f = f or f ...` once recursed without bound through the guard
+    // formula and the predicate evaluator (`model/eval.rs` follows a local one hop only).
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "selfref.py",
+        "import torch\nfrom torch import nn\n\n\nclass Loop(nn.Module):\n    def forward(self, x, flag=None):\n        flag = bool(flag)\n        flag = bool(flag)\n        if flag:\n            x = x + 1\n        f = getattr(torch.compiler, \"is_compiling\", None)\n        f = f or f or f or f or f or f or f or f\n        f = f or f or f or f or f or f or f or f\n        if f is not None and f():\n            x = x * 2\n        return x\n",
+    );
+    let output = graphbreak(dir.path(), &["scan", "."]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
+
+#[test]
+fn a_local_last_assigned_none_in_one_branch_is_not_known_none() {
+    // `idx = []` on one branch, `idx = None` on the other: after them `idx is None` is unknown
+    // (the evaluator follows a local only to a predicate reference), so the read below stays.
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "branches.py",
+        "import torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def forward(self, x, targets=None):\n        if self.training:\n            idx = []\n        else:\n            idx = None\n        if self.training:\n            if targets is None or idx is None:\n                raise ValueError(\"no idx\")\n            return x * x.sum().item()\n        return x\n",
+    );
+    let output = graphbreak(dir.path(), &["scan", "--roots", "branches.Net", "."]);
+    assert!(
+        stdout(&output).contains("branches.py:14:"),
+        "{}",
+        stdout(&output)
+    );
+}

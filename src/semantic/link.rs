@@ -699,12 +699,17 @@ impl<'a> Project<'a> {
                         }
                     }
                     if callee_info.tests_self_attrs {
-                        // Only a `self.m()` call is made on the same object.
+                        // Only a `self.m()` call of method `m` is made on the same object
+                        // (`self.sub(x)` calls another module's `forward`).
                         let facts = match &call.sym {
-                            Sym::SelfAttr { .. } | Sym::SuperAttr { .. } => context::self_facts(
-                                &call.path,
-                                &self.files[caller.0 as usize].guards,
-                            ),
+                            Sym::SelfAttr { attr, .. } | Sym::SuperAttr { attr, .. }
+                                if *attr == callee_info.name =>
+                            {
+                                context::self_facts(
+                                    &call.path,
+                                    &self.files[caller.0 as usize].guards,
+                                )
+                            }
                             _ => Vec::new(),
                         };
                         let first = !self_truths.contains_key(&callee);

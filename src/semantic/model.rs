@@ -634,6 +634,14 @@ impl<'a> SemanticModel<'a> {
                 }
             }
             Expr::BooleanLiteral(literal) => Cond::Const(literal.value),
+            // `bool(x)` reads `x`'s truth.
+            Expr::Call(call)
+                if call.arguments.keywords.is_empty()
+                    && let [arg] = &*call.arguments.args
+                    && self.is_builtin(&call.func, "bool") =>
+            {
+                self.cond_of_depth(arg, depth + 1, follow)
+            }
             Expr::Call(call) => self.cond_of_call(call),
             // `p() if p is not None else torch._dynamo.is_compiling()`: known when both sides agree.
             Expr::If(if_expr) => {
@@ -701,13 +709,6 @@ impl<'a> SemanticModel<'a> {
     }
 
     fn cond_of_call(&self, call: &ast::ExprCall) -> Cond {
-        // `bool(x)` reads `x`'s truth.
-        if let [arg] = &*call.arguments.args
-            && call.arguments.keywords.is_empty()
-            && self.is_builtin(&call.func, "bool")
-        {
-            return self.cond_of_depth(arg, 1, Follow::Locals);
-        }
         // `getattr(torch.compiler, "is_compiling", lambda: False)()`
         if let Some(qualified) = self.getattr_target(&call.func) {
             return atom_for_qualified(&qualified).map_or(Cond::Unknown, Cond::Atom);

@@ -9,6 +9,7 @@
 //! / ternary / `not` / `bool()` / `callable()` / `is None` / calls combine the values; names read
 //! module globals and locals. A value that depends on something not understood is `Unknown`.
 
+use super::facts::Follow;
 use super::{Binding, MAX_EXPR_DEPTH, SemanticModel};
 use crate::semantic::Sym;
 use crate::semantic::cond::{Atom, Cond, atom_for_qualified};
@@ -157,25 +158,28 @@ impl<'a> SemanticModel<'a> {
 
     /// The value of `expr` under compile (see the module doc).
     pub(crate) fn eval_value(&self, expr: &Expr) -> Value {
-        self.eval_depth(expr, 0)
+        self.eval_depth(expr, 0, Follow::Locals)
     }
 
-    fn eval_depth(&self, expr: &Expr, depth: u32) -> Value {
+    fn eval_depth(&self, expr: &Expr, depth: u32, follow: Follow) -> Value {
         if depth > MAX_EXPR_DEPTH {
             return Value::Unknown;
         }
         match expr {
             Expr::NoneLiteral(_) => Value::None,
             Expr::BooleanLiteral(literal) => Value::Bool(Cond::Const(literal.value)),
-            Expr::Name(name) => self.eval_name(name.id.as_str(), depth),
+            Expr::Name(name) => self.eval_name(name.id.as_str(), depth, follow),
             Expr::Attribute(_) => match self.resolve(expr) {
                 Some(Sym::Dotted(qualified)) => atom_for_qualified(&qualified)
                     .map_or(Value::Unknown, |atom| Value::Callable(Cond::Atom(atom))),
                 _ => Value::Unknown,
             },
-            Expr::Call(call) => self.eval_call(expr, call, depth),
+            Expr::Call(call) => self.eval_call(expr, call, depth, follow),
             Expr::BoolOp(boolop) => {
-                let mut values = boolop.values.iter().map(|v| self.eval_depth(v, depth + 1));
+                let mut values = boolop
+                    .values
+                    .iter()
+                    .map(|v| self.eval_depth(v, depth + 1, follow));
                 let Some(first) = values.next() else {
                     return Value::Unknown;
                 };
@@ -185,7 +189,7 @@ impl<'a> SemanticModel<'a> {
                 })
             }
             Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => {
-                let inner = self.eval_depth(&unary.operand, depth + 1).truth();
+                let inner = self.eval_depth(&unary.operand, depth + 1, follow).truth();
                 match inner {
                     Cond::Unknown => Value::Unknown,
                     Cond::Const(value) => Value::Bool(Cond::Const(!value)),
@@ -198,7 +202,7 @@ impl<'a> SemanticModel<'a> {
                     && matches!(compare.ops[0], ast::CmpOp::Is | ast::CmpOp::IsNot)
                     && matches!(compare.comparators.first(), Some(Expr::NoneLiteral(_))) =>
             {
-                let is_none = self.eval_depth(&compare.left, depth + 1).is_none();
+                let is_none = self.eval_depth(&compare.left, depth + 1, follow).is_none();
                 let cond = match (compare.ops[0], is_none) {
                     (_, Cond::Unknown) => return Value::Unknown,
                     (ast::CmpOp::Is, cond) => cond,
@@ -208,9 +212,9 @@ impl<'a> SemanticModel<'a> {
                 Value::Bool(cond)
             }
             Expr::If(if_expr) => {
-                let body = || self.eval_depth(&if_expr.body, depth + 1);
-                let orelse = || self.eval_depth(&if_expr.orelse, depth + 1);
-                match self.eval_depth(&if_expr.test, depth + 1).truth() {
+                let body = || self.eval_depth(&if_expr.body, depth + 1, follow);
+                let orelse = || self.eval_depth(&if_expr.orelse, depth + 1, follow);
+                match self.eval_depth(&if_expr.test, depth + 1, follow).truth() {
                     Cond::Const(true) => body(),
                     Cond::Const(false) => orelse(),
                     _ => Value::either(body(), orelse()),
@@ -220,7 +224,7 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
-    fn eval_name(&self, name: &str, depth: u32) -> Value {
+    fn eval_name(&self, name: &str, depth: u32, follow: Follow) -> Value {
         match self.lookup(name) {
             Some(Binding::Predicate(cond)) => Value::Callable(cond.clone()),
             Some(Binding::Import(qualified)) => atom_for_qualified(qualified)
@@ -229,15 +233,23 @@ impl<'a> SemanticModel<'a> {
             Some(Binding::Def(qual)) => {
                 Value::Callable(Cond::Atom(Atom::Call(Sym::Local(qual.clone()))))
             }
-            Some(_) => match self.local_value(name) {
-                Some(value) => self.eval_depth(value, depth + 1),
+            // A local is followed one hop only (`f = f or g` must not recurse into itself), and
+            // only to a predicate reference (`p = getattr(torch.compiler, "is_compiling", None)`):
+            // its last assignment is not joined over branches, so `x = None` in one branch says
+            // nothing about `x is None` after them.
+            Some(_) if follow == Follow::Locals => match self.local_value(name) {
+                Some(value) => match self.eval_depth(value, depth + 1, Follow::NotLocals) {
+                    callable @ Value::Callable(_) => callable,
+                    _ => Value::Unknown,
+                },
                 None => Value::Unknown,
             },
+            Some(_) => Value::Unknown,
             None => Value::Unknown,
         }
     }
 
-    fn eval_call(&self, expr: &Expr, call: &ast::ExprCall, depth: u32) -> Value {
+    fn eval_call(&self, expr: &Expr, call: &ast::ExprCall, depth: u32, follow: Follow) -> Value {
         let args = &*call.arguments.args;
         if !call.arguments.keywords.is_empty() {
             return Value::Unknown;
@@ -253,19 +265,19 @@ impl<'a> SemanticModel<'a> {
                 return found;
             }
             return match args.get(2) {
-                Some(default) => Value::either(found, self.eval_depth(default, depth + 1)),
+                Some(default) => Value::either(found, self.eval_depth(default, depth + 1, follow)),
                 None => Value::Unknown,
             };
         }
         let builtin = |name: &str| self.is_builtin(&call.func, name);
         match args {
             [arg] if builtin("bool") => {
-                Value::Bool(self.eval_depth(arg, depth + 1).truth()).known()
+                Value::Bool(self.eval_depth(arg, depth + 1, follow).truth()).known()
             }
             [arg] if builtin("callable") => {
-                Value::Bool(self.eval_depth(arg, depth + 1).is_callable()).known()
+                Value::Bool(self.eval_depth(arg, depth + 1, follow).is_callable()).known()
             }
-            _ => self.eval_depth(&call.func, depth + 1).call(),
+            _ => self.eval_depth(&call.func, depth + 1, follow).call(),
         }
     }
 }
