@@ -132,6 +132,8 @@ pub struct SemanticModel<'a> {
     index_nesting: std::cell::Cell<u32>,
     /// Steps left to the host-index question in progress.
     index_budget: std::cell::Cell<u32>,
+    /// `(class, attr)` set from a constructor parameter (`self.matcher = matcher`).
+    injected_attrs: HashSet<(String, String)>,
     summary: FileSummary,
 }
 
@@ -198,6 +200,7 @@ impl<'a> SemanticModel<'a> {
             iteration_depth: std::cell::Cell::new(0),
             index_nesting: std::cell::Cell::new(0),
             index_budget: std::cell::Cell::new(0),
+            injected_attrs: HashSet::new(),
             summary,
         }
     }
@@ -1438,6 +1441,15 @@ impl<'a> SemanticModel<'a> {
         let Some((class, attr)) = self.self_attribute(target) else {
             return;
         };
+        // `self.matcher = matcher`: a module (or callable) the caller injects, class unseen here.
+        if let Expr::Name(name) = value
+            && self.function_frame().is_some_and(|frame| {
+                frame.param_names.iter().any(|p| p == name.id.as_str())
+                    && !frame.values.contains_key(name.id.as_str())
+            })
+        {
+            self.injected_attrs.insert((class.clone(), attr.clone()));
+        }
         // `self.config = config` where the parameter is annotated with a project class.
         if let Expr::Name(name) = value
             && let Some(class_sym) = self
