@@ -1221,8 +1221,31 @@ impl<'a> SemanticModel<'a> {
         // a plain rebinding of such a name shadows it (`model/host_index.rs`).
         for target in targets {
             match target {
-                Expr::Tuple(_) | Expr::List(_) => {
-                    let bound = self.loop_target_deps(target, value);
+                Expr::Tuple(ast::ExprTuple { elts: names, .. })
+                | Expr::List(ast::ExprList { elts: names, .. }) => {
+                    // `r, counts = order[ub], n.tolist()` pairs the names with the values.
+                    let paired = match value {
+                        Expr::Tuple(ast::ExprTuple { elts: values, .. })
+                        | Expr::List(ast::ExprList { elts: values, .. })
+                            if values.len() == names.len() =>
+                        {
+                            Some(values)
+                        }
+                        _ => None,
+                    };
+                    let bound = match paired {
+                        Some(values) => names
+                            .iter()
+                            .zip(values.iter())
+                            .filter_map(|(name, value)| match name {
+                                Expr::Name(name) => {
+                                    Some((name.id.to_string(), self.host_index_deps(value)))
+                                }
+                                _ => None,
+                            })
+                            .collect(),
+                        None => self.loop_target_deps(target, value),
+                    };
                     self.index_loops.borrow_mut().extend(bound);
                 }
                 Expr::Name(name) => {
