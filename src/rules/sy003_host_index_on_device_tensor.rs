@@ -91,7 +91,10 @@ fn check_subscript(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript) {
     // The most concrete source first (which symbolic one held is known only once linked).
     let origin = if deps.contains(&IndexDep::Host) {
         format!("`{index_text}` is on the host")
-    } else if deps.iter().any(|d| matches!(d, IndexDep::Returns(_))) {
+    } else if deps
+        .iter()
+        .any(|d| matches!(d, IndexDep::Returns(_) | IndexDep::Injected(_)))
+    {
         format!("`{index_text}` comes from a call that returns host indices")
     } else if let Some(IndexDep::Param(name)) =
         deps.iter().find(|d| matches!(d, IndexDep::Param(_)))

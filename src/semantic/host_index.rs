@@ -3,7 +3,6 @@
 //! whether a constructor-injected module (`self.matcher(...)`) may return one. A may-analysis,
 //! solved once to a fixpoint over the call edges; computed only when some finding depends on it.
 
-use super::Sym;
 use super::link::{FuncRef, Project, Target};
 use super::summary::{FileId, IndexDep};
 use rustc_hash::FxHashSet as HashSet;
@@ -102,11 +101,11 @@ impl Project<'_> {
         deps.iter().any(|dep| match dep {
             IndexDep::Host => true,
             IndexDep::Param(name) => facts.params.contains(&(func, name.clone())),
-            IndexDep::Returns(sym) => {
+            IndexDep::Returns(sym) | IndexDep::Injected(sym) => {
                 let targets = self.resolve_sym(sym, file);
                 if targets.is_empty() {
                     // `self.matcher(...)`: a module the constructor stored, class unseen.
-                    return matches!(sym, Sym::SelfAttr { .. }) && facts.module_forward;
+                    return matches!(dep, IndexDep::Injected(_)) && facts.module_forward;
                 }
                 targets.into_iter().any(|target| match target {
                     Target::Function(f) => facts.returns.contains(&f),

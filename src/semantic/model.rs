@@ -139,6 +139,8 @@ pub struct SemanticModel<'a> {
     index_nesting: std::cell::Cell<u32>,
     /// Steps left to the host-index question in progress.
     index_budget: std::cell::Cell<u32>,
+    /// `(class, attr)` set from a constructor parameter (`self.matcher = matcher`).
+    injected_attrs: HashSet<(String, String)>,
     summary: FileSummary,
 }
 
@@ -206,6 +208,7 @@ impl<'a> SemanticModel<'a> {
             iteration_depth: std::cell::Cell::new(0),
             index_nesting: std::cell::Cell::new(0),
             index_budget: std::cell::Cell::new(0),
+            injected_attrs: HashSet::new(),
             summary,
         }
     }
@@ -1288,8 +1291,31 @@ impl<'a> SemanticModel<'a> {
         // a plain rebinding of such a name shadows it (`model/host_index.rs`).
         for target in targets {
             match target {
-                Expr::Tuple(_) | Expr::List(_) => {
-                    let bound = self.loop_target_deps(target, value);
+                Expr::Tuple(ast::ExprTuple { elts: names, .. })
+                | Expr::List(ast::ExprList { elts: names, .. }) => {
+                    // `r, counts = order[ub], n.tolist()` pairs the names with the values.
+                    let paired = match value {
+                        Expr::Tuple(ast::ExprTuple { elts: values, .. })
+                        | Expr::List(ast::ExprList { elts: values, .. })
+                            if values.len() == names.len() =>
+                        {
+                            Some(values)
+                        }
+                        _ => None,
+                    };
+                    let bound = match paired {
+                        Some(values) => names
+                            .iter()
+                            .zip(values.iter())
+                            .filter_map(|(name, value)| match name {
+                                Expr::Name(name) => {
+                                    Some((name.id.to_string(), self.host_index_deps(value)))
+                                }
+                                _ => None,
+                            })
+                            .collect(),
+                        None => self.loop_target_deps(target, value),
+                    };
                     self.index_loops.borrow_mut().extend(bound);
                 }
                 Expr::Name(name) => {
@@ -1508,6 +1534,15 @@ impl<'a> SemanticModel<'a> {
         let Some((class, attr)) = self.self_attribute(target) else {
             return;
         };
+        // `self.matcher = matcher`: a module (or callable) the caller injects, class unseen here.
+        if let Expr::Name(name) = value
+            && self.function_frame().is_some_and(|frame| {
+                frame.param_names.iter().any(|p| p == name.id.as_str())
+                    && !frame.values.contains_key(name.id.as_str())
+            })
+        {
+            self.injected_attrs.insert((class.clone(), attr.clone()));
+        }
         // `self.config = config` where the parameter is annotated with a project class.
         if let Expr::Name(name) = value
             && let Some(class_sym) = self

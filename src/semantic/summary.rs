@@ -79,10 +79,12 @@ pub enum IndexDep {
     Host,
     /// The function's parameter of this name: host when a caller passes a host value.
     Param(String),
-    /// What a call of this project function returns; for `self.<attr>(...)` that resolves to
-    /// no method (a module the constructor stored: `self.matcher = matcher`), host when some
-    /// project module's `forward` returns host values.
+    /// What a call of this project function returns.
     Returns(crate::semantic::Sym),
+    /// What `self.<attr>(...)` returns where the constructor stored a parameter in `attr`
+    /// (`self.matcher = matcher`, class unseen): host when some project module's `forward`
+    /// returns host values.
+    Injected(crate::semantic::Sym),
 }
 
 /// A call argument that may hold a host value: its position (`None`: by keyword) or keyword.

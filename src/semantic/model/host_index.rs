@@ -236,7 +236,14 @@ impl<'a> SemanticModel<'a> {
                 | Sym::Dotted(_)
                 | Sym::SuperAttr { .. }),
             ) => {
-                let dep = IndexDep::Returns(sym);
+                let dep = match &sym {
+                    Sym::SelfAttr { class, attr }
+                        if self.injected_attrs.contains(&(class.clone(), attr.clone())) =>
+                    {
+                        IndexDep::Injected(sym)
+                    }
+                    _ => IndexDep::Returns(sym),
+                };
                 if !deps.contains(&dep) {
                     deps.push(dep);
                 }
