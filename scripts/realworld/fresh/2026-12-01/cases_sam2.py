@@ -1,7 +1,7 @@
 """sam2 1.1.0 (SAM 2) as `graphbreak check` cases (random weights, Hiera configs shipped in the package).
 
 Models are built with the library's own `build_sam2(config, ckpt_path=None)` (no checkpoint). Encoder and
-tracking cases use 512 px (`++model.image_size=512` and the memory-attention RoPE sizes to match) so CPU
+tracking cases use 256 px (`++model.image_size=256` and the memory-attention RoPE sizes to match) so CPU
 runs are quick; the image-predictor cases keep 1024 px, the size `SAM2ImagePredictor` hard-codes.
 What users compile is what the library's own VOS predictor compiles (`image_encoder`, `memory_encoder`,
 `memory_attention`, `sam_prompt_encoder`, `sam_mask_decoder`), `forward_image` / `track_step` of the model,
@@ -20,20 +20,20 @@ CONFIGS = {
     "t20": "configs/sam2/sam2_hiera_t.yaml",
 }
 SMALL = [
-    "++model.image_size=512",
-    "++model.memory_attention.layer.self_attention.feat_sizes=[32,32]",
-    "++model.memory_attention.layer.cross_attention.feat_sizes=[32,32]",
+    "++model.image_size=256",
+    "++model.memory_attention.layer.self_attention.feat_sizes=[16,16]",
+    "++model.memory_attention.layer.cross_attention.feat_sizes=[16,16]",
 ]
 
 
-def _model(cfg="t", size=512, train=False):
+def _model(cfg="t", size=256, train=False):
     torch.manual_seed(0)
-    overrides = SMALL if size == 512 else []
+    overrides = SMALL if size == 256 else []
     return build_sam2(CONFIGS[cfg], ckpt_path=None, device="cpu", mode="train" if train else "eval",
                       hydra_overrides_extra=overrides)
 
 
-def _image(size=512, batch=1):
+def _image(size=256, batch=1):
     return torch.randn(batch, 3, size, size)
 
 
@@ -57,7 +57,7 @@ def _frame_features(model, image):
 
 
 def _points():
-    return {"point_coords": torch.tensor([[[100.0, 120.0], [300.0, 200.0]]]), "point_labels": torch.tensor([[1, 0]], dtype=torch.int32)}
+    return {"point_coords": torch.tensor([[[50.0, 60.0], [150.0, 100.0]]]), "point_labels": torch.tensor([[1, 0]], dtype=torch.int32)}
 
 
 class _TrackStep(torch.nn.Module):
@@ -109,15 +109,15 @@ def case_track_step(frame="first", train=False):
         args = ([f.detach() for f in feats1], [p.detach() for p in pos1], None, None)
     case = {"model": step, "args": args}
     if train:
-        target = (torch.rand(1, 1, 128, 128) > 0.5).float()
+        target = (torch.rand(1, 1, 64, 64) > 0.5).float()
         case["loss"] = lambda out: F.binary_cross_entropy_with_logits(out[0], target) + out[1].pow(2).mean()
     return case
 
 
 def case_memory_encoder(train=False):
     model = _model("t", train=train)
-    pix_feat = torch.randn(1, 256, 32, 32)
-    masks = torch.randn(1, 1, 512, 512)
+    pix_feat = torch.randn(1, 256, 16, 16)
+    masks = torch.randn(1, 1, 256, 256)
     case = {"model": model.memory_encoder, "args": (pix_feat, masks), "kwargs": {"skip_mask_sigmoid": False}}
     if train:
         case["loss"] = lambda out: out["vision_features"].pow(2).mean()
@@ -126,9 +126,9 @@ def case_memory_encoder(train=False):
 
 def case_memory_attention(obj_ptrs=0, train=False):
     model = _model("t", train=train)
-    curr = [torch.randn(32 * 32, 1, 256)]
-    curr_pos = [torch.randn(32 * 32, 1, 256)]
-    n_mem = 2 * 32 * 32 + obj_ptrs
+    curr = [torch.randn(16 * 16, 1, 256)]
+    curr_pos = [torch.randn(16 * 16, 1, 256)]
+    n_mem = 2 * 16 * 16 + obj_ptrs
     memory = torch.randn(n_mem, 1, 64)
     memory_pos = torch.randn(n_mem, 1, 64)
     case = {
@@ -146,7 +146,7 @@ def case_prompt_encoder(prompt="points"):
     pts = _points()
     kwargs = {"points": (pts["point_coords"], pts["point_labels"]), "boxes": None, "masks": None}
     if prompt == "boxes":
-        kwargs = {"points": None, "boxes": torch.tensor([[10.0, 20.0, 300.0, 400.0]]), "masks": None}
+        kwargs = {"points": None, "boxes": torch.tensor([[10.0, 20.0, 150.0, 200.0]]), "masks": None}
     return {"model": model.sam_prompt_encoder, "args": (), "kwargs": kwargs}
 
 
@@ -155,13 +155,13 @@ def case_mask_decoder(train=False, multimask=True):
     pts = _points()
     sparse, dense = model.sam_prompt_encoder(points=(pts["point_coords"], pts["point_labels"]), boxes=None, masks=None)
     kwargs = {
-        "image_embeddings": torch.randn(1, 256, 32, 32),
+        "image_embeddings": torch.randn(1, 256, 16, 16),
         "image_pe": model.sam_prompt_encoder.get_dense_pe().detach(),
         "sparse_prompt_embeddings": sparse.detach(),
         "dense_prompt_embeddings": dense.detach(),
         "multimask_output": multimask,
         "repeat_image": False,
-        "high_res_features": [torch.randn(1, 32, 128, 128), torch.randn(1, 64, 64, 64)],
+        "high_res_features": [torch.randn(1, 32, 64, 64), torch.randn(1, 64, 32, 32)],
     }
     case = {"model": model.sam_mask_decoder, "args": (), "kwargs": kwargs}
     if train:

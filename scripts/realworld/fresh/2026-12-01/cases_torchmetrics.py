@@ -3,6 +3,8 @@
 Users compute metrics inside the step they compile: functional metrics on a batch (eval), differentiable
 ones as a loss (1 - SSIM, negative SI-SDR, ...: training, backward into the prediction), and module metrics
 (`metric(preds, target)` = update + batch value, as a LightningModule's training_step calls them).
+Image and audio functions are called through their domain modules (`torchmetrics.functional.image`, `.audio`),
+as the 1.9 docs show them (the top-level aliases are deprecated wrappers).
 """
 
 import torch
@@ -45,20 +47,20 @@ FUNCTIONAL = {
     "r2_score": (TF.r2_score, _reg),
     "pearson_corrcoef": (TF.pearson_corrcoef, _reg),
     "spearman_corrcoef": (TF.spearman_corrcoef, _reg),
-    "ssim": (lambda p, t: TF.structural_similarity_index_measure(p, t, data_range=1.0), _img),
-    "psnr": (lambda p, t: TF.peak_signal_noise_ratio(p, t, data_range=1.0), _img),
-    "si_sdr": (TF.scale_invariant_signal_distortion_ratio, _audio),
-    "snr": (TF.signal_noise_ratio, _audio),
+    "ssim": (lambda p, t: TF.image.structural_similarity_index_measure(p, t, data_range=1.0), _img),
+    "psnr": (lambda p, t: TF.image.peak_signal_noise_ratio(p, t, data_range=1.0), _img),
+    "si_sdr": (TF.audio.scale_invariant_signal_distortion_ratio, _audio),
+    "snr": (TF.audio.signal_noise_ratio, _audio),
 }
 
 # Differentiable metrics users turn into losses.
 LOSSES = {
-    "ssim": (lambda p, t: 1 - TF.structural_similarity_index_measure(p, t, data_range=1.0), _img),
-    "ms_ssim": (lambda p, t: 1 - TF.multiscale_structural_similarity_index_measure(
+    "ssim": (lambda p, t: 1 - TF.image.structural_similarity_index_measure(p, t, data_range=1.0), _img),
+    "ms_ssim": (lambda p, t: 1 - TF.image.multiscale_structural_similarity_index_measure(
         p, t, data_range=1.0, kernel_size=3, betas=(0.5, 0.5)), _img),
-    "si_sdr": (lambda p, t: -TF.scale_invariant_signal_distortion_ratio(p, t).mean(), _audio),
+    "si_sdr": (lambda p, t: -TF.audio.scale_invariant_signal_distortion_ratio(p, t).mean(), _audio),
     "pearson": (lambda p, t: 1 - TF.pearson_corrcoef(p, t), _reg),
-    "total_variation": (lambda p, t: TF.total_variation(p) + TF.mean_squared_error(p, t), _img),
+    "total_variation": (lambda p, t: TF.image.total_variation(p) + TF.mean_squared_error(p, t), _img),
 }
 
 
