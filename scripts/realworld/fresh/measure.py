@@ -450,6 +450,7 @@ def cmd_measure(draw: Path, venv: Path, binary: Path, total: int, seed: str, out
         hit_r, miss_r = flagged_breaks(t["break_lines"], with_roots, tree, src)
         hit_n, miss_n = flagged_breaks(t["break_lines"], without_roots, tree, src)
         reached = reached_functions(run_scan(binary, tree, floor, lib["roots"], ["--show-reached"]), tree, src)
+        reached_noroots = reached_functions(run_scan(binary, tree, floor, [], ["--show-reached"]), tree, src)
         traced = {(f["file"], f["line"]): f for f in t["traced_functions"]}
         traced_reached = [traced[k] for k in sorted(traced) if k in reached]
         traced_missed = [traced[k] for k in sorted(traced) if k not in reached]
@@ -463,10 +464,13 @@ def cmd_measure(draw: Path, venv: Path, binary: Path, total: int, seed: str, out
             "traced_functions": len(traced), "traced_reached": len(traced_reached),
             "traced_not_reached": traced_missed,
             "reached_functions": len(reached), "reached_traced": len(reached_traced),
+            "traced_reached_without_roots": sum(1 for k in traced if k in reached_noroots),
+            "reached_functions_without_roots": len(reached_noroots),
         }
         report["libs"][lib["name"]] = lib_report
         for k in ("break_lines", "recall_with_roots", "recall_without_roots", "traced_functions", "traced_reached",
-                  "reached_functions", "reached_traced"):
+                  "reached_functions", "reached_traced", "traced_reached_without_roots",
+                  "reached_functions_without_roots"):
             totals[k] += lib_report[k]
         keyed_by_lib[lib["name"]] = (lib, sorted(keyed_findings(lib, with_roots, tree, src, seed), key=lambda kr: kr[0]))
     report["totals"] = dict(totals)
@@ -484,20 +488,23 @@ def cmd_measure(draw: Path, venv: Path, binary: Path, total: int, seed: str, out
     lines = [
         f"# Fresh draw {doc.get('draw_date')}: scan vs runtime truth", "",
         f"binary `{binary}`; sample seed `{seed}` ({len(picked)} findings in {out / 'sample.tsv'})", "",
-        "| library | break lines | flagged, roots | flagged, no roots | traced fns reached | reached fns traced |",
-        "|---|---|---|---|---|---|",
+        "| library | break lines | flagged, roots | flagged, no roots | traced fns reached | reached fns traced "
+        "| traced fns reached, no roots |",
+        "|---|---|---|---|---|---|---|",
     ]
     for name, r in report["libs"].items():
         lines.append(
             f"| {name} {r['version']} | {r['break_lines']} | {share(r['recall_with_roots'], r['break_lines'])} | "
             f"{share(r['recall_without_roots'], r['break_lines'])} | {share(r['traced_reached'], r['traced_functions'])} | "
-            f"{share(r['reached_traced'], r['reached_functions'])} |"
+            f"{share(r['reached_traced'], r['reached_functions'])} | "
+            f"{share(r['traced_reached_without_roots'], r['traced_functions'])} |"
         )
     lines.append(
         f"| **all** | {totals['break_lines']} | {share(totals['recall_with_roots'], totals['break_lines'])} | "
         f"{share(totals['recall_without_roots'], totals['break_lines'])} | "
         f"{share(totals['traced_reached'], totals['traced_functions'])} | "
-        f"{share(totals['reached_traced'], totals['reached_functions'])} |"
+        f"{share(totals['reached_traced'], totals['reached_functions'])} | "
+        f"{share(totals['traced_reached_without_roots'], totals['traced_functions'])} |"
     )
     (out / "measure.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
