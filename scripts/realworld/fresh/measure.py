@@ -224,6 +224,7 @@ def runtime_truth(draw: Path, lib: dict, site: Path, src: SourceMap, strict: boo
     results = read_results(draw, lib, strict)
     breaks: dict[tuple[str, int], dict] = {}
     crashes: dict[tuple[str, int], dict] = {}
+    recompiles: dict[tuple[str, int], dict] = {}
     traced_funcs: dict[tuple[str, int], dict] = {}
     statuses: dict[str, int] = defaultdict(int)
     cases = []
@@ -234,9 +235,9 @@ def runtime_truth(draw: Path, lib: dict, site: Path, src: SourceMap, strict: boo
         statuses[str(r.get("status"))] += 1
         for ev in r.get("runtime_events") or []:
             rel = rel_to_site(ev.get("filename") or "", site, lib["package"])
-            if rel is None or ev.get("kind") not in ("break", "crash"):
+            table = {"break": breaks, "crash": crashes, "recompile": recompiles}.get(ev.get("kind"))
+            if rel is None or table is None:
                 continue
-            table = breaks if ev["kind"] == "break" else crashes
             entry = table.setdefault((rel, ev["line"]), {"file": rel, "line": ev["line"], "gb_codes": set(), "cases": set()})
             if ev.get("gb_code"):
                 entry["gb_codes"].add(ev["gb_code"])
@@ -273,6 +274,7 @@ def runtime_truth(draw: Path, lib: dict, site: Path, src: SourceMap, strict: boo
         "results_without_trace_map": no_trace,
         "break_lines": plain(breaks),
         "crash_lines": plain(crashes),
+        "recompile_lines": plain(recompiles),
         "traced_functions": plain(traced_funcs),
     }
 
@@ -419,6 +421,7 @@ def cmd_truth(draw: Path, venv: Path, strict: bool = False) -> dict:
         log(
             f"{lib['name']} {lib['version']}: {len(t['cases'])} results {t['statuses']}, "
             f"{len(t['break_lines'])} break lines, {len(t['crash_lines'])} crash lines, "
+            f"{len(t['recompile_lines'])} recompile lines, "
             f"{len(t['traced_functions'])} traced functions"
         )
     out = draw / "truth.json"
