@@ -196,20 +196,23 @@ class SourceMap:
 
 
 def read_results(draw: Path, lib: dict, strict: bool) -> list[dict]:
-    path = draw / "results" / f"{lib['key']}.jsonl"
-    if not path.exists():
+    # results/<key>.jsonl, plus results/<key>-<part>.jsonl when a library's cases ran in several parts
+    paths = sorted((draw / "results").glob(f"{lib['key']}.jsonl")) + sorted((draw / "results").glob(f"{lib['key']}-*.jsonl"))
+    if not paths:
+        path = draw / "results" / f"{lib['key']}.jsonl"
         if strict:
             die(f"{path} is missing: run {draw}/run.sh {lib['key']} first")
         log(f"{path} is missing (dry run: counted as no results)")
         return []
     rows = []
-    for n, line in enumerate(path.read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError as e:
-            die(f"{path}:{n}: not JSON ({e})")
+    for path in paths:
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                die(f"{path}:{n}: not JSON ({e})")
     return rows
 
 
