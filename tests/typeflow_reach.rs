@@ -1,5 +1,5 @@
 //! Reachability through the type flow (`src/semantic/typeflow`): each fixture tree under
-//! corpus/roots/typeflow/ pins one Python idiom to the call edge it must produce, read from
+//! corpus/typeflow/ pins one Python idiom to the call edge it must produce, read from
 //! `scan --show-reached --output-format json` (the function, and the call that reached it).
 //! Each idiom also makes a finding appear that no other edge reaches (asserted with `--why`).
 
@@ -11,7 +11,7 @@ use common::{graphbreak, stdout};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("corpus/roots/typeflow")
+        .join("corpus/typeflow")
         .join(name)
 }
 
