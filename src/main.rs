@@ -137,6 +137,10 @@ struct ScanArgs {
     /// with `--output-format json`), instead of the findings.
     #[arg(long, conflicts_with = "show_roots")]
     show_reached: bool,
+    /// Experimental: follow values through the whole program (constructor arguments, factory and
+    /// method returns, containers) to find more of what the roots reach. Slower on large trees.
+    #[arg(long)]
+    type_flow: bool,
     /// Print why the function holding FILE:LINE is traced (its call chain from a compile root),
     /// or that no root reaches it, instead of the findings.
     #[arg(long, value_name = "FILE:LINE", conflicts_with_all = ["show_roots", "show_reached"])]
@@ -274,6 +278,7 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         roots: args.roots,
         show_roots: args.show_roots,
         show_reached: args.show_reached,
+        type_flow: args.type_flow,
         why,
     };
     let result = match scan::run_then_exit(&options) {

@@ -21,7 +21,14 @@ type Reached = (String, Vec<(String, Option<String>)>);
 /// Every function of the region, with its chain from the root.
 fn reached(name: &str, extra: &[&str]) -> Vec<Reached> {
     let dir = fixture(name);
-    let mut args = vec!["scan", ".", "--show-reached", "--output-format", "json"];
+    let mut args = vec![
+        "scan",
+        ".",
+        "--type-flow",
+        "--show-reached",
+        "--output-format",
+        "json",
+    ];
     args.extend_from_slice(extra);
     let out = graphbreak(&dir, &args);
     assert_eq!(out.status.code(), Some(0), "{}", common::text(&out));
@@ -169,6 +176,7 @@ fn a_method_on_an_unknown_object_falls_back_to_its_name_with_low_confidence() {
         &[
             "scan",
             ".",
+            "--type-flow",
             "--roots",
             "pkg.model.Net",
             "--why",
@@ -196,7 +204,7 @@ fn a_subclass_of_a_private_torch_module_class_is_a_module() {
 #[test]
 fn a_compile_target_typed_by_the_flow_is_a_root() {
     let dir = fixture("compile_method_target");
-    let out = graphbreak(&dir, &["scan", ".", "--show-roots"]);
+    let out = graphbreak(&dir, &["scan", ".", "--type-flow", "--show-roots"]);
     let text = stdout(&out);
     assert!(
         text.contains("pkg.sampler.Refiner.refine") && text.contains("via type flow"),
@@ -219,6 +227,7 @@ fn a_class_nothing_builds_is_not_reached() {
         &[
             "scan",
             ".",
+            "--type-flow",
             "--roots",
             "pkg.model.Net",
             "--why",
@@ -238,7 +247,14 @@ fn findings_carry_their_chain_and_why_rejects_bad_lines() {
     let dir = fixture("constructor_injection");
     let out = graphbreak(
         &dir,
-        &["scan", ".", "--output-format", "json", "--exit-zero"],
+        &[
+            "scan",
+            ".",
+            "--type-flow",
+            "--output-format",
+            "json",
+            "--exit-zero",
+        ],
     );
     let items: Vec<serde_json::Value> = serde_json::from_str(&stdout(&out)).unwrap();
     let finding = items.iter().find(|d| d["code"] == "SY002").unwrap();
@@ -251,7 +267,14 @@ fn findings_carry_their_chain_and_why_rejects_bad_lines() {
     assert_eq!(chain, ["pkg.model.Detector.forward", "pkg.parts.Head.loss"]);
     let full = graphbreak(
         &dir,
-        &["scan", ".", "--output-format", "full", "--exit-zero"],
+        &[
+            "scan",
+            ".",
+            "--type-flow",
+            "--output-format",
+            "full",
+            "--exit-zero",
+        ],
     );
     assert!(
         stdout(&full)
@@ -265,7 +288,7 @@ fn findings_carry_their_chain_and_why_rejects_bad_lines() {
         "pkg/missing.py:3",
         "pkg/model.py",
     ] {
-        let out = graphbreak(&dir, &["scan", ".", "--why", bad]);
+        let out = graphbreak(&dir, &["scan", ".", "--type-flow", "--why", bad]);
         assert_eq!(out.status.code(), Some(2), "{bad}: {}", common::text(&out));
     }
 }

@@ -40,6 +40,9 @@ pub struct ScanOptions {
     pub show_reached: bool,
     /// Say why the function holding this row of this file is traced (or that it is not).
     pub why: Option<(PathBuf, u32)>,
+    /// Follow values through the whole program (constructor arguments, returns, containers):
+    /// experimental, off by default.
+    pub type_flow: bool,
 }
 
 pub struct ScanResult {
@@ -153,12 +156,13 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
                         floor_origin
                     },
                     roots_configured: !root_spec.is_empty(),
+                    type_flow: options.type_flow,
                 };
                 checker::analyze_path(&file.path, &ctx)
             })
             .collect();
 
-        let project = Project::link(&summaries, &options.region, &root_spec);
+        let project = Project::link(&summaries, &options.region, &root_spec, options.type_flow);
         // A pattern that names nothing narrows the scan to nothing it meant: fail, never pass.
         // (With an explicit line map the roots decide nothing, so neither check applies.)
         let computed = matches!(options.region, RegionSource::Computed);

@@ -53,6 +53,8 @@ pub struct FileContext<'a> {
     /// Compile roots are configured: record what only roots use (flag parameters, call
     /// arguments); without roots that work and memory are skipped.
     pub roots_configured: bool,
+    /// `--type-flow`: record the values assignments, calls and returns carry (`model/typeflow.rs`).
+    pub type_flow: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -1610,7 +1612,9 @@ impl<'a> SemanticModel<'a> {
     /// Call-graph edges and `torch.compile(x)` / `x.compile()` targets.
     pub(crate) fn record_call(&mut self, call: &'a ast::ExprCall, callee: Option<&Sym>) {
         let func = self.current_function();
-        self.flow_call(call, 0);
+        if self.ctx.type_flow {
+            self.flow_call(call, 0);
+        }
         if let Some(Sym::Dotted(qualified)) = callee
             && qualified == "torch.compile"
         {

@@ -96,6 +96,9 @@ impl<'a> SemanticModel<'a> {
         has_self: bool,
         class: Option<&str>,
     ) {
+        if !self.ctx.type_flow {
+            return;
+        }
         let params = &def.parameters;
         let mut scope = ScopeFlow {
             params: params
@@ -137,6 +140,9 @@ impl<'a> SemanticModel<'a> {
 
     /// `targets = value` (and `target: T = value`).
     pub(crate) fn note_flow_assignment(&mut self, targets: &[&Expr], value: &Expr) {
+        if !self.ctx.type_flow {
+            return;
+        }
         let value = self.flow_value(value, 0);
         if matches!(value, ValueExpr::Opaque) {
             // Still a local: a later read must not fall back to a module-level name.
@@ -152,12 +158,18 @@ impl<'a> SemanticModel<'a> {
 
     /// `for target in iter:`.
     pub(crate) fn note_flow_loop(&mut self, target: &Expr, iter: &Expr) {
+        if !self.ctx.type_flow {
+            return;
+        }
         let value = self.flow_value(iter, 0);
         self.store_into(target, &value, 0);
     }
 
     /// The `for` clauses of a comprehension bind their targets to the iterated values.
     pub(crate) fn note_flow_comprehension(&mut self, generators: &[ast::Comprehension]) {
+        if !self.ctx.type_flow {
+            return;
+        }
         for generator in generators {
             let value = self.flow_value(&generator.iter, 0);
             self.store_into(&generator.target, &value, 0);
@@ -166,6 +178,9 @@ impl<'a> SemanticModel<'a> {
 
     /// `return value` in a function.
     pub(crate) fn note_flow_return(&mut self, value: &Expr) {
+        if !self.ctx.type_flow {
+            return;
+        }
         if self.current_function().is_none() {
             return;
         }
@@ -177,6 +192,9 @@ impl<'a> SemanticModel<'a> {
 
     /// `torch.compile(target)` (`module_method`: `target.compile()`).
     pub(crate) fn note_flow_compile_target(&mut self, target: &Expr, module_method: bool) {
+        if !self.ctx.type_flow {
+            return;
+        }
         let value = self.flow_value(target, 0);
         self.flow_scope_mut()
             .compile_targets
