@@ -190,7 +190,7 @@ fn html_report_renders_in_a_real_browser() {
 
     let page = dir.path().join("check.html");
     let baseline = dir.path().join("baseline.json");
-    let mut args = vec!["check"];
+    let mut args = vec!["check", "--no-cache"];
     args.extend_from_slice(CASES);
     let jsonl = dir.path().join("r.jsonl");
     args.extend_from_slice(&[

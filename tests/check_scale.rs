@@ -60,7 +60,8 @@ fn graphbreak(python: Option<&Path>, args: &[&str]) -> Output {
 fn check_json(python: &Path, dir: &Path, name: &str, extra: &[&str]) -> (Option<i32>, PathBuf) {
     let report = dir.join(format!("{name}.json"));
     let jsonl = dir.join(format!("{name}.jsonl"));
-    let mut args = vec!["check"];
+    // Fresh runs: this file compares runs with each other, not with stored results (issue 19's cache).
+    let mut args = vec!["check", "--no-cache"];
     args.extend_from_slice(CASES);
     args.extend_from_slice(&[
         "--warmup",
@@ -320,7 +321,8 @@ fn gpus_spread_cases_over_workers_with_identical_results() {
     }
     let run = |name: &str, extra: &[&str]| {
         let report = dir.path().join(format!("{name}.json"));
-        let mut args = vec!["check"];
+        // Fresh runs: this file compares runs with each other, not with stored results (issue 19's cache).
+        let mut args = vec!["check", "--no-cache"];
         args.extend_from_slice(&CASES[..3]);
         args.extend_from_slice(&[
             "--no-measure",
