@@ -34,7 +34,9 @@ const CASES: &[&str] = &[
 /// The fields, environment readings and notes left out of the comparison: `report diff`'s own lists.
 #[path = "../src/check/merge/volatile.rs"]
 mod volatile;
-use volatile::{VOLATILE_ENVIRONMENT_FIELDS, VOLATILE_FIELDS, VOLATILE_NOTE_PREFIXES};
+use volatile::{
+    VOLATILE_ENVIRONMENT_FIELDS, VOLATILE_FIELDS, VOLATILE_NOTE_PREFIXES, round_measurements,
+};
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -102,6 +104,7 @@ fn facts(result: &Value) -> Value {
             !VOLATILE_NOTE_PREFIXES.iter().any(|p| text.starts_with(p))
         });
     }
+    round_measurements(&mut result);
     result
 }
 

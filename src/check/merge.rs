@@ -20,7 +20,9 @@ use super::report::{self, Document};
 use super::shard::ShardInfo;
 
 mod volatile;
-use volatile::{VOLATILE_ENVIRONMENT_FIELDS, VOLATILE_FIELDS, VOLATILE_NOTE_PREFIXES};
+use volatile::{
+    VOLATILE_ENVIRONMENT_FIELDS, VOLATILE_FIELDS, VOLATILE_NOTE_PREFIXES, round_measurements,
+};
 
 #[derive(clap::Args, Debug)]
 pub struct MergeArgs {
@@ -53,7 +55,7 @@ pub struct DiffArgs {
 }
 
 /// A result as `report diff` compares it: the record without [`VOLATILE_FIELDS`], the load reading and the
-/// load notes.
+/// load notes, numbers to 9 significant digits.
 pub fn comparable(result: &CaseResult) -> Value {
     let mut value = serde_json::to_value(result).unwrap_or_default();
     if let Some(map) = value.as_object_mut() {
@@ -72,6 +74,7 @@ pub fn comparable(result: &CaseResult) -> Value {
             });
         }
     }
+    round_measurements(&mut value);
     value
 }
 

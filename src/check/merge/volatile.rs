@@ -42,3 +42,23 @@ pub const VOLATILE_FIELDS: &[&str] = &[
 pub const VOLATILE_ENVIRONMENT_FIELDS: &[&str] = &["load_average"];
 /// Harness notes that describe the machine's load (their text carries the load reading).
 pub const VOLATILE_NOTE_PREFIXES: &[&str] = &["busy machine (", "unstable timings ("];
+
+/// Rounds every floating-point number of a result to 9 significant digits, in place. Parity errors
+/// are sums over threads (CPU reductions are not bitwise reproducible): two runs of the same code
+/// differ in the last bits of an RMSE, which is not a different fact.
+pub fn round_measurements(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Number(number) if number.is_f64() => {
+            if let Some(rounded) = number
+                .as_f64()
+                .and_then(|x| format!("{x:.8e}").parse::<f64>().ok())
+                .and_then(serde_json::Number::from_f64)
+            {
+                *number = rounded;
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(round_measurements),
+        serde_json::Value::Object(map) => map.values_mut().for_each(round_measurements),
+        _ => {}
+    }
+}
