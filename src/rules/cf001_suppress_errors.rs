@@ -9,11 +9,14 @@ declare_rule! {
     /// or patched with `torch._dynamo.config.patch(suppress_errors=True)`.
     ///
     /// ## Why is this bad?
-    /// With `suppress_errors`, a compile that fails inside Dynamo or the backend silently falls
-    /// back to eager: the model "works", the speedup never arrives, and nothing but a log line says
-    /// so. It does not even do what people expect of it: errors raised by user code while tracing
-    /// (such as the `_shape_as_tensor` `TypeError`) still propagate. You lose the signal and keep
-    /// the crash.
+    /// With `suppress_errors`, a compile that fails inside Dynamo or the backend falls back to
+    /// eager instead of raising: the model "works", the program exits 0, and the speedup never
+    /// arrives. The fallback is not silent — at default logging Dynamo logs a `WARNING` "WON'T
+    /// CONVERT <function> ..." with the failure's traceback (checked on torch 2.5 and 2.11) — but
+    /// nothing fails: an exit status, a test or a CI job never sees it, only someone reading the
+    /// logs does. It does not even do what people expect of it: errors raised by user code while
+    /// tracing (such as the `_shape_as_tensor` `TypeError`) still propagate. You lose the failure
+    /// signal and keep the crash.
     ///
     /// ## Example
     /// ```python
@@ -33,7 +36,7 @@ declare_rule! {
         scope: Anywhere,
         torch_versions: ">=2.0",
         fix_available: true,
-        summary: "torch._dynamo.config.suppress_errors = True hides failed compiles (and not user-code errors)",
+        summary: "torch._dynamo.config.suppress_errors = True makes failed compiles a logged warning, not an error (user-code errors still raise)",
         hooks: { call: check_call, statement: check_statement },
     }
 }
@@ -109,7 +112,7 @@ fn report(
 ) {
     let mut finding = Finding::new(
         range,
-        "`torch._dynamo.config.suppress_errors = True` turns failed compiles into silent eager fallbacks (user-code errors still raise)",
+        "`torch._dynamo.config.suppress_errors = True` turns failed compiles into eager fallbacks that only log a warning (`WON'T CONVERT` with the traceback): the failure never reaches an exit status, test or CI (user-code errors still raise)",
     );
     finding.fix = fix;
     checker.report(&SuppressErrors::META, finding);

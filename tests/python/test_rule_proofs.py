@@ -586,10 +586,24 @@ def test_cf001_suppress_errors_hides_a_backend_failure():
         negative.strict_compile(sine_plus_one, backend=failing_backend)(x)
 
     torch._dynamo.reset()
-    # suppress_errors=True (the corpus function sets it): the frame silently runs eagerly.
-    out = positive.compile_with_fallback(sine_plus_one, backend=failing_backend)(x)
+    # suppress_errors=True (the corpus function sets it): nothing raises and the frame runs
+    # eagerly; the failure is not silent but only a WARNING log record ("WON'T CONVERT" with the
+    # traceback, at default logging), which no exit status or test sees.
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(level=logging.DEBUG)
+    handler.emit = records.append
+    convert_frame_log = logging.getLogger("torch._dynamo.convert_frame")
+    convert_frame_log.addHandler(handler)
+    try:
+        out = positive.compile_with_fallback(sine_plus_one, backend=failing_backend)(x)
+    finally:
+        convert_frame_log.removeHandler(handler)
     assert torch._dynamo.config.suppress_errors is True
     torch.testing.assert_close(out, sine_plus_one(x))
+    warned = [r for r in records if r.levelno == logging.WARNING and "WON'T CONVERT" in r.getMessage()]
+    assert warned, [r.getMessage()[:80] for r in records]
+    # ... with the failure's traceback in the record.
+    assert any("backend exploded on purpose" in logging.Formatter().format(r) for r in warned)
 
 
 def test_cf001_module_alias_assignments_turn_on_the_real_switch():

@@ -1,7 +1,8 @@
 """CF001 positives: turning on torch._dynamo.config.suppress_errors.
 
 Why: with suppress_errors=True a failure inside the compiler stack (Dynamo internals, the backend)
-is logged and the frame silently runs eagerly, so a "compiled" run may be fully eager. It does
+is logged as a WARNING ("WON'T CONVERT" with the traceback) and the frame runs eagerly: nothing
+raises and the exit status is 0, so a "compiled" run may be fully eager unless someone reads logs. It does
 NOT catch errors raised by user code during tracing (the CR001 TypeError still propagates;
 measured on torch 2.11). Set in functions here so importing this file changes nothing.
 """
