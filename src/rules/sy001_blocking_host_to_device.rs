@@ -26,6 +26,10 @@ declare_rule! {
     /// into the graph: 0 syncs were measured for it on an H200 (issue 7). Code that also runs
     /// eagerly (the first call, a `torch.compiler.disable`d helper, a CPU fallback) still pays it.
     ///
+    /// Not reported in a memoized function (`@functools.lru_cache`, `@functools.cache`): in eager
+    /// mode its body runs once per distinct arguments, not per call; compiled, Dynamo ignores the
+    /// cache wrapper (it warns so) and traces the body, where Inductor folds the constant.
+    ///
     /// ## Example
     /// ```python
     /// def forward(self, x):
@@ -60,7 +64,9 @@ declare_rule! {
 
 fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, _qualified: Option<&str>) {
     let semantic = checker.semantic();
-    if !semantic.in_function() {
+    // A memoized function (`@functools.lru_cache`) copies once per distinct arguments in eager
+    // mode, not per call; compiled, Dynamo traces its body and Inductor folds the constant.
+    if !semantic.in_function() || semantic.in_memoized_function() {
         return;
     }
     let Expr::Attribute(attribute) = &*call.func else {

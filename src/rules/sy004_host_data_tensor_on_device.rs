@@ -23,6 +23,9 @@ declare_rule! {
     /// Inductor folds a constant tensor into the compiled graph (no sync there); loss code that
     /// runs eagerly, and data that changes each step, still pays it.
     ///
+    /// Not reported in a memoized function (`@functools.lru_cache`, `@functools.cache`): in eager
+    /// mode its body runs once per distinct arguments, not per call.
+    ///
     /// ## Example
     /// ```python
     /// def loss_cardinality(self, logits, targets):
@@ -51,7 +54,9 @@ declare_rule! {
 
 fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
     let semantic = checker.semantic();
-    if !semantic.in_function() {
+    // A memoized function (`@functools.lru_cache`) copies once per distinct arguments in eager
+    // mode, not per call (as SY001).
+    if !semantic.in_function() || semantic.in_memoized_function() {
         return;
     }
     let Some(qualified) = qualified else { return };

@@ -23,6 +23,7 @@ mod eval;
 mod facts;
 mod flow;
 mod gates;
+mod memo;
 mod typeflow;
 use typeflow::dotted_text;
 mod host_index;
@@ -937,6 +938,7 @@ impl<'a> SemanticModel<'a> {
             name: name.clone(),
             class: class.clone(),
             compile_decorated,
+            memoized: self.is_memoized(def),
             line: self.location(def.range.start().into()).row,
             end_line: 0,
             disabled,

@@ -23,6 +23,9 @@ pub struct FunctionInfo {
     /// Last row of the body.
     pub end_line: u32,
     pub compile_decorated: bool,
+    /// `@functools.lru_cache` / `@functools.cache`: in eager mode its body runs once per distinct
+    /// arguments, not once per call.
+    pub memoized: bool,
     /// `@torch.compiler.disable` / `@torch._dynamo.disable`: Dynamo never traces it.
     pub disabled: bool,
     /// `@torch._dynamo.disable(recursive=False)`: Dynamo skips this frame but still traces the

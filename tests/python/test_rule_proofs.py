@@ -518,6 +518,38 @@ def test_sy001_device_built_and_non_blocking_do_not_synchronize(code, name, case
     assert out.is_cuda
 
 
+class _CountTorchCalls(torch.overrides.TorchFunctionMode):
+    def __init__(self, names):
+        super().__init__()
+        self.names, self.count = names, 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if getattr(func, "__name__", None) in self.names:
+            self.count += 1
+        return func(*args, **(kwargs or {}))
+
+
+def test_sy001_sy004_memoized_function_builds_once_per_arguments_not_per_call():
+    negative = load_corpus("SY001", "negative")
+    negative.position_table.cache_clear()
+    negative.class_weights.cache_clear()
+    model = negative.CachedPositions()
+    x = torch.rand(2, 8)
+    # Eager: the host factory and torch.tensor run on the first call only (one cache entry).
+    with _CountTorchCalls({"arange", "tensor"}) as counter:
+        for _ in range(3):
+            model(x)
+    assert counter.count == 2
+    # Compiled: Dynamo does not keep the cache, it traces the body into the graph (and says so);
+    # the per-call cost there is Inductor's to fold, not an eager per-call copy.
+    torch._dynamo.reset()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = torch.compile(model, backend="eager")(x)
+    torch.testing.assert_close(out, model(x))
+    assert any("lru_cache" in str(w.message) and "traces the wrapped" in str(w.message) for w in caught)
+
+
 def count_syncs(fn, *args) -> int:
     """Synchronizing CUDA calls made by one call of fn (sync debug mode "warn" counts them)."""
     torch.cuda.synchronize()
