@@ -788,6 +788,8 @@ fn with_roots_flags_left_at_their_default_are_false() {
 fn with_roots_caller_context_decides_callee_branches() {
     // corpus/roots/context.py: every traced call passes `pool_type="avg"` and `child=False`, and
     // calls `self.unmerge()` only under `if self.merged:`; the other branches are not traced.
+    // Constants passed along a chain of calls unchanged (`duplicate=False`, `on_zero="zero"`)
+    // decide the branches at its end the same way.
     let root_dir = root().join("corpus/roots");
     let quiet = graphbreak(
         &root_dir,
@@ -807,6 +809,9 @@ fn with_roots_caller_context_decides_callee_branches() {
         "print(f\"unknown pool type",
         "return x + x.sum().item()",
         "return x + x.max().item()",
+        // Constants forwarded along a chain of calls decide the branch at its end.
+        "return copy.deepcopy(x.detach()) if duplicate else x",
+        "if on_zero == \"warn\" and torch.any(x == 0):",
     ] {
         assert!(
             text.contains(&format!("context.py:{}:", row_of(needle))),

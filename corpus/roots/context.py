@@ -7,13 +7,18 @@ callee's branch that no traced call's arguments or guards can take is never trac
 - `pool(x, pool_type="avg")` on every traced call: the `else: print(...)` for an unknown pool type
   is never traced;
 - `walk(x, child=False)` (no default) and `visit(x, child=False)` (default False, passed
-  explicitly): the `child=True` branches are never traced.
+  explicitly): the `child=True` branches are never traced;
+- constants passed along a chain of calls unchanged: `members(x, duplicate=False)` forwards
+  `duplicate` to `_share`, whose `deepcopy(...) if duplicate else ...` is then never traced, and
+  `scaled(x, on_zero="zero")` → `_ratio` → `_divide`, whose `on_zero == "warn"` test is then
+  never true.
 
 Nothing here may be reported with that root; the compiled call has 0 graph breaks.
 `context.LooseNet` calls the same helpers without the guard and with other constants: there the
 branches are traced and reported.
 """
 
+import copy
 import warnings
 
 import torch
@@ -51,6 +56,23 @@ class Mergeable(nn.Module):
             return x + x.max().item()
         return x
 
+    def members(self, x, duplicate=True):
+        return self._share(x, duplicate)
+
+    def _share(self, x, duplicate=False):
+        return copy.deepcopy(x.detach()) if duplicate else x
+
+    def scaled(self, x, on_zero="warn"):
+        return self._ratio(x, on_zero=on_zero)
+
+    def _ratio(self, x, on_zero="warn"):
+        return self._divide(x, on_zero)
+
+    def _divide(self, x, on_zero="warn"):
+        if on_zero == "warn" and torch.any(x == 0):
+            warnings.warn("zero in the denominator")
+        return x / (x.abs() + 1)
+
 
 class ContextNet(Mergeable):
     def forward(self, x):
@@ -58,6 +80,8 @@ class ContextNet(Mergeable):
             self.unmerge()
         x = self.walk(x * self.weight, child=False)
         x = self.visit(x, child=False)
+        x = self.members(x, duplicate=False)
+        x = self.scaled(x, on_zero="zero")
         return self.pool(x, pool_type="avg")
 
 
@@ -66,4 +90,6 @@ class LooseNet(Mergeable):
         self.unmerge()
         x = self.walk(x * self.weight, child=True)
         x = self.visit(x, child=True)
+        x = self.members(x)
+        x = self.scaled(x)
         return self.pool(x, pool_type="sum")

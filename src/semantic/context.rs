@@ -190,11 +190,7 @@ pub fn edge_value(
     caller_values: Option<&HashMap<String, ConstValue>>,
 ) -> Option<ConstValue> {
     let passed = |constant: Option<&Option<ConstValue>>, variable: Option<&Option<String>>| {
-        if let Some(Some(constant)) = constant {
-            return Some(constant.clone());
-        }
-        let variable = variable?.as_deref()?;
-        caller_values?.get(variable).cloned()
+        known_constant(constant, variable, caller_values)
     };
     if let Some(index) = args
         .keywords
@@ -226,4 +222,18 @@ pub fn edge_value(
         .iter()
         .find(|(param, _)| param == name)
         .map(|(_, default)| default.clone())
+}
+
+/// The constant one argument passes: its literal, or the value the caller's parameter it names
+/// is known to hold on every traced call (`caller_values`).
+pub fn known_constant(
+    constant: Option<&Option<ConstValue>>,
+    variable: Option<&Option<String>>,
+    caller_values: Option<&HashMap<String, ConstValue>>,
+) -> Option<ConstValue> {
+    if let Some(Some(constant)) = constant {
+        return Some(constant.clone());
+    }
+    let variable = variable?.as_deref()?;
+    caller_values?.get(variable).cloned()
 }

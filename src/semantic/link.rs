@@ -727,18 +727,30 @@ impl<'a> Project<'a> {
                     // ... and so does a literal the flag's default reads the same as
                     // (`child=False`; `None` for a `None` default).
                     let none_flag = |name: &str| callee_info.none_flags.iter().any(|f| f == name);
+                    // A variable counts as the constant it is known to hold: the caller's
+                    // parameter every traced call gives that constant (a forwarded `copy`).
+                    let caller_values = self.param_values.get(&caller);
                     let at_default =
-                        |name: &str, constant: Option<&Option<ConstValue>>| match constant {
-                            Some(Some(ConstValue::None)) => true,
-                            Some(Some(constant)) => !none_flag(name) && !constant.truthy(),
-                            _ => false,
+                        |name: &str,
+                         constant: Option<&Option<ConstValue>>,
+                         variable: Option<&Option<String>>| {
+                            let known = context::known_constant(constant, variable, caller_values);
+                            match known {
+                                Some(ConstValue::None) => true,
+                                Some(constant) => !none_flag(name) && !constant.truthy(),
+                                None => false,
+                            }
                         };
                     let entry = passed.entry(callee).or_default();
                     for (name, position) in flags {
                         let by_position = position.is_some_and(|p| {
                             !star_empty
                                 || (args.positional.get(p as usize).is_some_and(passes)
-                                    && !at_default(name, args.positional_consts.get(p as usize)))
+                                    && !at_default(
+                                        name,
+                                        args.positional_consts.get(p as usize),
+                                        args.positional.get(p as usize),
+                                    ))
                         });
                         let by_keyword = match own_keywords {
                             Some(own) => own.contains(name),
@@ -747,7 +759,7 @@ impl<'a> Project<'a> {
                             |(i, (keyword, value))| {
                                 keyword == name
                                     && passes(value)
-                                    && !at_default(name, args.keyword_consts.get(i))
+                                    && !at_default(name, args.keyword_consts.get(i), Some(value))
                             },
                         );
                         if by_position || by_keyword {

@@ -1697,6 +1697,7 @@ impl<'a> SemanticModel<'a> {
         self.summary.call_sites.push(site);
         let edge = self.call_edge(edge, call);
         self.summary.functions[func as usize].calls.push(edge);
+        self.note_forwarded_params(func, &call.arguments);
         self.note_gated_call(func, site_call, u32::from(call.start()));
     }
 

@@ -447,6 +447,9 @@ def test_roots_caller_context_decides_callee_branches():
     found = reasons(explain(module.LooseNet(), torch.randn(2, 4)))
     # `walk`, `visit` and the unknown pool type's message each read `.item()`.
     assert sum("Tensor.item()" in r for r in found) >= 3, found
+    # The defaults forwarded along the chains: `deepcopy` and the tensor test in `_divide` run.
+    assert any("deepcopy" in r for r in found), found
+    assert any("generic_jump TensorVariable" in r for r in found), found
 
 
 @pytest.mark.parametrize("case", ["cpu_copy", "cpu_of_joined_offset"])

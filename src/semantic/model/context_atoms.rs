@@ -137,6 +137,38 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
+    /// Notes the parameters with a literal default that function `func` passes on unchanged
+    /// (`def items(self, copy=True): return helper(copy)`): linking joins their constants over
+    /// the traced calls like a tested parameter's, so a constant given at the top of a chain of
+    /// calls reaches the function that tests it.
+    pub(crate) fn note_forwarded_params(&mut self, func: FuncIdx, arguments: &ast::Arguments) {
+        if !self.ctx.roots_configured {
+            return;
+        }
+        let passed = arguments
+            .args
+            .iter()
+            .chain(arguments.keywords.iter().map(|keyword| &keyword.value));
+        let mut forwarded = Vec::new();
+        for argument in passed {
+            let Expr::Name(name) = argument else { continue };
+            let name = name.id.as_str();
+            let info = &self.summary.functions[func as usize];
+            if !info.param_defaults.iter().any(|(param, _)| param == name) {
+                continue;
+            }
+            if let Some(param) = self.unchanged_param(name) {
+                forwarded.push(param);
+            }
+        }
+        let info = &mut self.summary.functions[func as usize];
+        for param in forwarded {
+            if !info.const_params.contains(&param) {
+                info.const_params.push(param);
+            }
+        }
+    }
+
     /// Notes `self.<attr> = ...` (and augmented / annotated stores) in the current method.
     pub(crate) fn note_self_write(&mut self, target: &Expr) {
         if !self.ctx.roots_configured {
