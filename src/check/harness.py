@@ -2487,6 +2487,9 @@ class Run:
             "timing": "cuda events" if device == "cuda" else "perf_counter",
         })
         self.result["environment"] = environment
+        # Again, now with torch's import and the device's init timed: a process killed in the factory
+        # (timeout, crash) then leaves only the factory's own seconds uncovered, which are the case's.
+        self.checkpoint("factory")
 
         # factory
         build_clock = self.timed("model_build")
