@@ -339,6 +339,18 @@ fn hanging_case_times_out_and_its_group_is_killed() {
     if stderr_tail.contains("in case_hang") {
         let expected = format!("corpus/cases/hostile.py:{sleep_line}: timeout");
         assert!(text.contains(&expected), "{text}");
+        // The hang is the case's own code: its seconds are the factory's, not graphbreak's.
+        let wall = results[0]["wall_seconds"].as_f64().unwrap();
+        let build = results[0]["phase_seconds"]["model_build"].as_f64().unwrap();
+        let added = results[0]["graphbreak_seconds"].as_f64().unwrap();
+        assert!(build > 0.0, "{:#}", results[0]);
+        assert!((build + added - wall).abs() < 0.01, "{:#}", results[0]);
+        let checking = results[0]["checking_seconds"].as_f64().unwrap();
+        assert!(
+            checking < 1.0,
+            "graphbreak's own beyond process start: {:#}",
+            results[0]
+        );
     } else {
         eprintln!("NOTE: the 5 s timeout hit before the factory ran; hang location not checked");
     }

@@ -217,3 +217,72 @@ fn scan_traced_rejects_what_is_not_a_check_report() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("cannot read"));
 }
+
+/// A crash in the branch a tracing-only guard lets Dynamo trace: the crash (at the statement that raised,
+/// after an earlier break) is predicted by CR001 on that statement and by CR002 on the guard, and both
+/// findings are confirmed. `GRAPHBREAK_TORCH25_PYTHON` also runs it on torch 2.5, whose traceback names
+/// the resumed frame's `def` line.
+#[test]
+fn a_crash_behind_a_tracing_guard_confirms_the_guard_finding() {
+    let mut pythons = vec![common::python_with_torch_or_panic().to_path_buf()];
+    if let Some(old) = std::env::var_os("GRAPHBREAK_TORCH25_PYTHON") {
+        pythons.push(std::path::PathBuf::from(old));
+    }
+    let cases = repo().join("corpus/cases");
+    let file = cases.join("error_lines.py");
+    let key = file.display().to_string();
+    let (guard, crash) = (
+        marker_line(&file, "guard"),
+        marker_line(&file, "guarded_crash"),
+    );
+    for python in pythons {
+        let dir = tempfile::tempdir().unwrap();
+        let jsonl = dir.path().join("results.jsonl");
+        let output = run(
+            &cases,
+            &[
+                "check",
+                "--python",
+                python.to_str().unwrap(),
+                "--no-measure",
+                "--device",
+                "cpu",
+                "--jsonl",
+                jsonl.to_str().unwrap(),
+                "error_lines.py::case_crash_behind_a_tracing_guard",
+            ],
+        );
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "the case crashes the compile"
+        );
+        let results: Vec<Value> = std::fs::read_to_string(&jsonl)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        let result = &results[0];
+        let events = result["cross_check"]["events"].as_array().unwrap();
+        let crash_event = events
+            .iter()
+            .find(|e| e["kind"] == "crash")
+            .unwrap_or_else(|| panic!("{events:#?}"));
+        assert_eq!(crash_event["filename"], key.as_str());
+        assert_eq!(crash_event["line"], crash, "{}", result["torch_version"]);
+        assert_eq!(
+            crash_event["predicted_by"],
+            serde_json::json!(["CR001", "CR002"]),
+            "{events:#?}"
+        );
+        let findings = result["cross_check"]["findings"].as_array().unwrap();
+        for (code, line) in [("CR002", guard), ("CR001", crash)] {
+            assert!(
+                findings
+                    .iter()
+                    .any(|f| f["code"] == code && f["line"] == line && f["confirmed"] == true),
+                "{code} at {line} confirmed: {findings:#?}"
+            );
+        }
+    }
+}

@@ -48,3 +48,24 @@ class ClosureDetectorHead(DetectorHead):
 def case_crash_after_break_in_a_closure_frame():
     torch.manual_seed(0)
     return {"model": ClosureDetectorHead(), "args": (torch.randn(2, 3, 16, 16),), "compile": {"backend": "eager"}}
+
+
+class GuardedDetectorHead(DetectorHead):
+    """The crash behind a guard that tests only a tracing predicate (False under torch.compile): the
+    fallback branch is traced and crashes; CR002 is on the guard, CR001 on the statement that raised."""
+
+    def forward(self, images):
+        features = self.conv(images)
+        scale = float(features.abs().max().item())  # LINE: guarded_early_break
+        hidden = torch.relu(self.proj(features.mean(dim=(2, 3)) / (scale + 1.0)))
+        levels = [features, features[:, :, ::2, ::2]]
+        if torch.jit.is_tracing():  # LINE: guard
+            shapes = torch.stack([torch.full((2,), level.shape[2]) for level in levels])
+        else:
+            shapes = torch.stack([torch._shape_as_tensor(level)[2:4] for level in levels])  # LINE: guarded_crash
+        return hidden, shapes
+
+
+def case_crash_behind_a_tracing_guard():
+    torch.manual_seed(0)
+    return {"model": GuardedDetectorHead(), "args": (torch.randn(2, 3, 16, 16),), "compile": {"backend": "eager"}}

@@ -19,7 +19,14 @@ def total_loss(losses):
     return sum(losses.values())
 
 
-def case_fasterrcnn_train_bf16():
+def with_sgd(case, sgd):
+    """`sgd=True`: the step ends with SGD (momentum 0.9), as a training loop's does."""
+    if sgd:
+        case["optimizer"] = torch.optim.SGD(case["model"].parameters(), lr=1e-3, momentum=0.9)
+    return case
+
+
+def case_fasterrcnn_train_bf16(sgd=False):
     """torchvision Faster R-CNN (MobileNetV3-FPN) training step in bf16 autocast: the loss dict is the
     output; proposal sampling draws random numbers (fallback_random applies)."""
     import torchvision  # noqa: PLC0415 - GPU-only case
@@ -27,26 +34,30 @@ def case_fasterrcnn_train_bf16():
     torch.manual_seed(0)
     model = torchvision.models.detection.fasterrcnn_mobilenet_v3_large_fpn(weights=None, weights_backbone=None)
     images = [torch.rand(3, 320, 320) for _ in range(2)]
-    return {
+    case = {
         "model": model,
         "args": (images, detection_targets(2, 320)),
         "loss": total_loss,
         "dtype": "bfloat16",
     }
+    return with_sgd(case, sgd)
 
 
-def case_resnet50_train_bf16():
+def case_resnet50_train_bf16(batch=32, sgd=False):
     """torchvision ResNet-50 training step in bf16 autocast, batch 32 at 224x224 (one graph)."""
     import torchvision  # noqa: PLC0415 - GPU-only case
 
     torch.manual_seed(0)
     model = torchvision.models.resnet50(weights=None)
-    return {
+    case = {
         "model": model,
-        "args": (torch.randn(32, 3, 224, 224),),
-        "loss": lambda logits: torch.nn.functional.cross_entropy(logits.float(), torch.arange(32, device=logits.device) % 1000),
+        "args": (torch.randn(batch, 3, 224, 224),),
+        "loss": lambda logits: torch.nn.functional.cross_entropy(
+            logits.float(), torch.arange(batch, device=logits.device) % 1000
+        ),
         "dtype": "bfloat16",
     }
+    return with_sgd(case, sgd)
 
 
 def case_transformer_encoder_train_bf16(layers=6, width=512, batch=32, seq=256):

@@ -3,6 +3,8 @@ lines in the forward and the loss, and a GPU-bound step. Not in pyproject.toml's
 figures they exist for (kernels, GPU busy share, syncs) need CUDA; on CPU `--profile` records only
 the phase split."""
 
+import time
+
 import torch
 from torch import nn
 
@@ -45,3 +47,25 @@ def case_gpu_bound(width=4096, depth=8, batch=8192):
         layers += [nn.Linear(width, width), nn.ReLU()]
     model = nn.Sequential(*layers).eval()
     return {"model": model, "args": (torch.randn(batch, width),), "dtype": "bfloat16"}
+
+
+class SlowSGD(torch.optim.SGD):
+    """An optimizer whose step costs a fixed 30 ms of host time: big enough to dominate a tiny model's
+    step, so a pass that leaves it out reads far less than one that steps it."""
+
+    def step(self, closure=None):
+        time.sleep(0.03)
+        return super().step(closure)
+
+
+def case_slow_optimizer(width=16, batch=8):
+    """A training step whose time is almost all the optimizer's: the timing pass and the profile pass
+    must both step it (one definition of a step), so both read ≥ 30 ms and agree."""
+    torch.manual_seed(0)
+    model = nn.Linear(width, width)
+    return {
+        "model": model,
+        "args": (torch.randn(batch, width),),
+        "loss": lambda outputs: outputs.pow(2).mean(),
+        "optimizer": SlowSGD(model.parameters(), lr=1e-3),
+    }

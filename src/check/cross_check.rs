@@ -11,7 +11,9 @@
 //!
 //! "Same statement": the innermost statement around the event line (for `if`/`while`/`for`/`with`, its
 //! header); a recompile reported at a function's `def` line (no guard source line) matches the
-//! recompile-family findings anywhere in that function.
+//! recompile-family findings anywhere in that function; a crash also matches the crash-family findings
+//! on the headers of the `if`/`elif` tests that decide whether its statement runs (a finding that
+//! says "this guard lets Dynamo trace the branch that crashes").
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
@@ -22,7 +24,7 @@ use ruff_text_size::Ranged;
 use serde::{Deserialize, Serialize};
 
 use super::record::CaseResult;
-use super::report::{location, show_path};
+use super::report::{location, show_path, write_case_heading};
 use super::trace::{self, EventKind, RuntimeEvent, TracedRegion as TracedLines};
 use crate::diagnostics::Diagnostic;
 use crate::rules::{self, Family};
@@ -122,6 +124,10 @@ pub(super) struct Statements {
     spans: Vec<(u32, u32)>,
     /// (first row incl. decorators, last row) of each function.
     functions: Vec<(u32, u32)>,
+    /// (header first row, header last row, last row it decides) of each `if`/`elif` test: the rest of
+    /// the `if` statement, or — when the `if` has no `else` and its body ends in `return`/`raise` — the
+    /// rest of the enclosing block (the fall-through is the other branch).
+    guards: Vec<(u32, u32, u32)>,
 }
 
 impl Statements {
@@ -138,6 +144,7 @@ impl Statements {
     }
 
     fn walk(&mut self, body: &[Stmt], row: &dyn Fn(ruff_text_size::TextSize) -> u32) {
+        let block_end = body.last().map_or(0, |last| row(last.end()));
         for statement in body {
             let start = row(statement.start());
             let end = row(statement.end()).max(start);
@@ -156,7 +163,15 @@ impl Statements {
                     self.walk(&class.body, row);
                 }
                 Stmt::If(node) => {
-                    self.spans.push((start, header(node.body.first())));
+                    let if_header = header(node.body.first());
+                    self.spans.push((start, if_header));
+                    let exits = matches!(node.body.last(), Some(Stmt::Return(_) | Stmt::Raise(_)));
+                    let decides = if node.elif_else_clauses.is_empty() && exits {
+                        block_end.max(end)
+                    } else {
+                        end
+                    };
+                    self.guards.push((start, if_header, decides));
                     self.walk(&node.body, row);
                     for clause in &node.elif_else_clauses {
                         let clause_start = row(clause.start());
@@ -164,6 +179,9 @@ impl Statements {
                             row(first.start()).saturating_sub(1).max(clause_start)
                         });
                         self.spans.push((clause_start, clause_header));
+                        if clause.test.is_some() {
+                            self.guards.push((clause_start, clause_header, end));
+                        }
                         self.walk(&clause.body, row);
                     }
                 }
@@ -224,6 +242,15 @@ impl Statements {
             .min_by_key(|(first, last)| (last - first, std::cmp::Reverse(*first)))
             .copied()
             .unwrap_or((line, line))
+    }
+
+    /// Header spans of the `if`/`elif` tests that decide whether `line` runs (it lies after the header,
+    /// within what the test decides).
+    fn guards_of(&self, line: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.guards
+            .iter()
+            .filter(move |(_, header_last, decides)| *header_last < line && line <= *decides)
+            .map(|(first, last, _)| (*first, *last))
     }
 
     fn function_starting_at(&self, line: u32) -> Option<(u32, u32)> {
@@ -346,6 +373,24 @@ pub fn compare_scanned(
                 }
                 predicted_by.insert(diagnostic.code.to_owned());
                 seen_kinds[index].insert(event.kind);
+            }
+            // A crash-family finding on a guard's header claims the crash of the branch it lets
+            // Dynamo trace: a crash there is that finding's too (the guard and the statement that
+            // raised are different lines of one prediction).
+            if event.kind == EventKind::Crash {
+                let guards: Vec<(u32, u32)> = file_statements.guards_of(line).collect();
+                for (index, diagnostic) in diagnostics.iter().enumerate() {
+                    let (start, end) = (diagnostic.location.row, diagnostic.end_location.row);
+                    let on_guard = guards
+                        .iter()
+                        .any(|(first, last)| start <= *last && end >= *first);
+                    let crash_family = rules::by_code(diagnostic.code)
+                        .is_some_and(|rule| rule.family == Family::Crash);
+                    if diagnostic.path == path && on_guard && crash_family {
+                        predicted_by.insert(diagnostic.code.to_owned());
+                        seen_kinds[index].insert(event.kind);
+                    }
+                }
             }
         }
         let not_scanned = event
@@ -657,15 +702,7 @@ pub fn render_text(results: &[CaseResult], cwd: &Path) -> String {
         if check.events.is_empty() && check.findings.is_empty() && check.error.is_none() {
             continue;
         }
-        let _ = writeln!(
-            out,
-            "{} · torch {}",
-            result.case.as_deref().unwrap_or("?"),
-            result.torch_version.as_deref().unwrap_or("-")
-        );
-        if let Some(error) = &check.error {
-            let _ = writeln!(out, "  scan failed: {error}");
-        }
+        write_case_heading(&mut out, result, check.error.as_deref());
         for event in &check.events {
             let _ = writeln!(out, "  {}", event_line(event, cwd));
         }
@@ -849,6 +886,50 @@ mod tests {
             "{line}"
         );
         assert!(unpredicted_table(&totals).is_empty());
+    }
+
+    #[test]
+    fn a_crash_matches_the_crash_finding_on_the_guard_that_lets_it_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.py");
+        std::fs::write(
+            &path,
+            "def f(x):\n    if is_tracing():\n        hw = 1\n    else:\n        hw = crash(x)\n    return hw\n\n\
+             def g(x):\n    if is_tracing():\n        return 1\n    y = x + 1\n    return crash(y)\n\n\
+             def h(x):\n    if x.sum() > 0:\n        x = x * 2\n    return crash(x)\n",
+        )
+        .unwrap();
+        let diagnostics = [
+            diagnostic("CR002", &path, 2, 2),
+            diagnostic("CR001", &path, 5, 5),
+            diagnostic("CR002", &path, 9, 9),
+            diagnostic("CR001", &path, 12, 12),
+            diagnostic("CR002", &path, 15, 15),
+            diagnostic("BR001", &path, 15, 15),
+        ];
+        let events = [
+            event(EventKind::Crash, &path, 5),
+            event(EventKind::Crash, &path, 12),
+            event(EventKind::Crash, &path, 17),
+        ];
+        let check = compare(&diagnostics, &events);
+        // In the else branch; after an `if` whose body returns (the fall-through is the other branch).
+        assert_eq!(check.events[0].predicted_by, ["CR001", "CR002"]);
+        assert_eq!(check.events[1].predicted_by, ["CR001", "CR002"]);
+        // After an `if` that falls through: that test does not decide whether line 17 runs.
+        assert!(check.events[2].predicted_by.is_empty());
+        let confirmed: Vec<_> = check.findings.iter().map(|f| f.confirmed).collect();
+        assert_eq!(
+            confirmed,
+            [
+                Some(true),
+                Some(true),
+                Some(true),
+                Some(true),
+                Some(false),
+                Some(false)
+            ]
+        );
     }
 
     #[test]

@@ -559,6 +559,8 @@ fn classify(
     } else {
         None
     };
+    // The process died: the phase it was in (its last checkpoint) gets the seconds no timed phase covers.
+    let in_flight = fate.as_ref().and(previous_phase.clone());
     if let Some((status, error_type, message)) = fate {
         // A crash report names the innermost user frame faulthandler printed, when there is one.
         let (filename, line) = faulthandler_frame(&finished.stderr_tail, &case.file).unzip();
@@ -579,7 +581,7 @@ fn classify(
         TAIL_LIMIT
     };
     result.wall_seconds = Some(round3(finished.wall_seconds));
-    account_wall_time(&mut result, finished.wall_seconds);
+    account_wall_time(&mut result, finished.wall_seconds, in_flight.as_deref());
     result.stdout_tail = Some(tail_chars(&finished.stdout_tail, keep));
     result.stderr_tail = Some(tail_chars(&finished.stderr_tail, keep));
     result
@@ -587,10 +589,17 @@ fn classify(
 
 /// Splits the subprocess's wall time into the case's own work (building the model, compiling it for each
 /// input of the schedule) and what graphbreak adds around it; `process_other` is what no harness phase covers.
-fn account_wall_time(result: &mut CaseResult, wall_seconds: f64) {
+/// `in_flight`: the phase a process that died was in; the seconds after its last checkpoint are that phase's.
+fn account_wall_time(result: &mut CaseResult, wall_seconds: f64, in_flight: Option<&str>) {
     let Some(phases) = result.phase_seconds.as_mut() else {
         return;
     };
+    if let Some(phase) = in_flight {
+        let uncovered = wall_seconds - phases.harness_total();
+        if uncovered > 0.0 {
+            phases.charge_in_flight(phase, uncovered);
+        }
+    }
     let covered = phases.harness_total();
     phases.process_other = Some(round3((wall_seconds - covered).max(0.0)));
     let added = (wall_seconds - phases.own_work()).max(0.0);
@@ -775,6 +784,21 @@ mod tests {
             died_compiling["error"]["phase"], "compile",
             "keeps where the harness got to"
         );
+        // Killed at the timeout in the factory (its last checkpoint) after 0.7 s of timed start-up: the
+        // 0.3 s since are the factory's, the case's own time, not graphbreak's.
+        let hung = json!({"status": "harness_error", "error": {"phase": "factory"}, "graph_breaks": [],
+                          "phase_seconds": {"interpreter_start": 0.1, "torch_import": 0.5, "device_init": 0.1}});
+        let hung = fate(9, true, Some(hung));
+        assert_eq!(hung["status"], "timeout");
+        assert_eq!(hung["phase_seconds"]["model_build"], 0.3);
+        assert_eq!(hung["graphbreak_seconds"], 0.7);
+        assert_eq!(hung["checking_seconds"], 0.0);
+        // Killed while compiling: charged to compile, also the case's own.
+        let compiling = json!({"status": "harness_error", "error": {"phase": "compile"}, "graph_breaks": [],
+                               "phase_seconds": {"torch_import": 0.5, "model_build": 0.1, "eager_step": 0.1}});
+        let compiling = fate(9, true, Some(compiling));
+        assert_eq!(compiling["phase_seconds"]["compile"], 0.3);
+        assert_eq!(compiling["graphbreak_seconds"], 0.6);
         let finished = json!({"status": "parity_fail", "graph_breaks": [], "eager_ms": 1.5});
         let kept = fate(0, false, Some(finished));
         assert_eq!(kept["status"], "parity_fail");

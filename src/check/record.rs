@@ -442,6 +442,29 @@ impl PhaseSeconds {
             + self.extra.values().filter_map(Value::as_f64).sum::<f64>()
     }
 
+    /// A process that died (timeout, crash, OOM kill) in harness phase `phase` (its last checkpoint's
+    /// name) had `seconds` of wall time no timed phase covers: they were spent in that phase, so they
+    /// are charged to it — a case that hangs in its factory or compile is the case's own time, not
+    /// graphbreak's. An unknown phase name keeps its seconds under that name.
+    pub fn charge_in_flight(&mut self, phase: &str, seconds: f64) {
+        let field = match phase {
+            "factory" => &mut self.model_build,
+            "eager" => &mut self.eager_step,
+            "eager_timing" => &mut self.eager_timing,
+            "compile" => &mut self.compile,
+            "parity" => &mut self.parity,
+            "compiled_run" => &mut self.timing,
+            "explain" => &mut self.explain,
+            other => {
+                let known = self.extra.get(other).and_then(Value::as_f64).unwrap_or(0.0);
+                self.extra
+                    .insert(other.to_owned(), Value::from(round3(known + seconds)));
+                return;
+            }
+        };
+        *field = Some(round3(field.unwrap_or(0.0) + seconds));
+    }
+
     /// The case's own work: building the model and compiling it for each input of the schedule.
     pub fn own_work(&self) -> f64 {
         [self.model_build, self.compile, self.recompile_schedule]

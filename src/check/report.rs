@@ -347,14 +347,19 @@ fn wall_line(result: &CaseResult) -> Option<String> {
         .checking_seconds
         .map(|c| format!(" · checking {c:.2} s{}", percent(result.checking_share)))
         .unwrap_or_default();
+    // A case killed in its own work (a hung factory) has no checking phase to list.
+    let breakdown = if parts.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", parts.join(", "))
+    };
     Some(format!(
-        "wall {wall:.2} s: {}{start}{checking}: {} · graphbreak in all {added:.2} s{}",
+        "wall {wall:.2} s: {}{start}{checking}{breakdown} · graphbreak in all {added:.2} s{}",
         if own.is_empty() {
             "no compile".to_owned()
         } else {
             own.join(", ")
         },
-        parts.join(", "),
         percent(result.graphbreak_share)
     ))
 }
@@ -773,6 +778,20 @@ pub fn render_json(document: &Document) -> String {
     let mut text = serde_json::to_string_pretty(&to_json(document)).unwrap_or_default();
     text.push('\n');
     text
+}
+
+/// A cross-check section's per-case heading in the text report ("case · torch X"), and the scan's
+/// failure under it when the scan that feeds the section failed (shared by the break and sync sections).
+pub fn write_case_heading(out: &mut String, result: &CaseResult, scan_error: Option<&str>) {
+    let _ = writeln!(
+        out,
+        "{} · torch {}",
+        result.case.as_deref().unwrap_or("?"),
+        result.torch_version.as_deref().unwrap_or("-")
+    );
+    if let Some(error) = scan_error {
+        let _ = writeln!(out, "  scan failed: {error}");
+    }
 }
 
 #[cfg(test)]

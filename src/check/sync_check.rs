@@ -21,7 +21,7 @@ use super::cross_check::Statements;
 use super::html::escape;
 use super::profile::{Profile, SyncSite};
 use super::record::CaseResult;
-use super::report::{location, show_path};
+use super::report::{location, show_path, write_case_heading};
 use crate::diagnostics::Diagnostic;
 use crate::rules::{self, Family};
 use crate::scan;
@@ -304,28 +304,25 @@ fn unconfirmed_line(finding: &SyncFindingCheck, cwd: &Path) -> String {
     )
 }
 
+/// The results that carry a sync cross-check, each with it: what every renderer below walks.
+fn checks_of(results: &[CaseResult]) -> Vec<(&CaseResult, &SyncCheck)> {
+    results
+        .iter()
+        .filter_map(|r| r.sync_check.as_ref().map(|c| (r, c)))
+        .collect()
+}
+
 /// The text report's sync section: per case, each sync site with its verdict, the findings no
 /// sync confirmed, and the share of syncs per step predicted. Empty when no result has one.
 pub fn render_text(results: &[CaseResult], cwd: &Path) -> String {
-    let checks: Vec<(&CaseResult, &SyncCheck)> = results
-        .iter()
-        .filter_map(|r| r.sync_check.as_ref().map(|c| (r, c)))
-        .collect();
+    let checks = checks_of(results);
     if checks.is_empty() {
         return String::new();
     }
     let mut out =
         String::from("\nsync cross-check (static scan vs the syncs --profile measured):\n");
     for (result, check) in checks {
-        let _ = writeln!(
-            out,
-            "{} · torch {}",
-            result.case.as_deref().unwrap_or("?"),
-            result.torch_version.as_deref().unwrap_or("-")
-        );
-        if let Some(error) = &check.error {
-            let _ = writeln!(out, "  scan failed: {error}");
-        }
+        write_case_heading(&mut out, result, check.error.as_deref());
         for site in &check.sites {
             let _ = writeln!(out, "  {} {}", site.side, site_line(site, cwd));
         }
@@ -343,10 +340,7 @@ fn cell(text: &str) -> String {
 
 /// The markdown report's sync section (same facts as the text one).
 pub fn render_markdown(results: &[CaseResult], cwd: &Path) -> String {
-    let checks: Vec<(&CaseResult, &SyncCheck)> = results
-        .iter()
-        .filter_map(|r| r.sync_check.as_ref().map(|c| (r, c)))
-        .collect();
+    let checks = checks_of(results);
     if checks.is_empty() {
         return String::new();
     }
@@ -381,10 +375,7 @@ pub fn render_markdown(results: &[CaseResult], cwd: &Path) -> String {
 
 /// The HTML report's sync section (same facts); empty when no result has one.
 pub fn render_html(results: &[CaseResult], cwd: &Path) -> String {
-    let checks: Vec<(&CaseResult, &SyncCheck)> = results
-        .iter()
-        .filter_map(|r| r.sync_check.as_ref().map(|c| (r, c)))
-        .collect();
+    let checks = checks_of(results);
     if checks.is_empty() {
         return String::new();
     }

@@ -459,7 +459,8 @@ def test_a_data_dependent_branch_is_listed_with_its_line_on_every_torch(tmp_path
 
 @pytest.mark.parametrize("release", ["current", "2.5", "2.2"])
 @pytest.mark.parametrize("factory,marker", [("case_crash_after_break", "crash"),
-                                            ("case_crash_after_break_in_a_closure_frame", "closure_crash")])
+                                            ("case_crash_after_break_in_a_closure_frame", "closure_crash"),
+                                            ("case_crash_behind_a_tracing_guard", "guarded_crash")])
 def test_a_crash_in_a_library_frame_after_a_break_is_at_its_statement(tmp_path, release, factory, marker):
     """The model lives in an installed library (site-packages), the case file only builds it: the crash in
     the frame Dynamo resumed after a break is still located at its statement (on torch 2.5 the traceback
