@@ -11,15 +11,23 @@ declare_rule! {
     /// its trace rules mark as skipped (`torch.manual_seed`, `torch.jit.isinstance`,
     /// `nn.utils.rnn.pack_padded_sequence`, `torch._dynamo.disable(...)` /
     /// `torch.compiler.disable(...)` called inside the function, `torch.cuda.synchronize`, the
-    /// `torch.mtia` / `torch.xpu` device helpers, ...) and writes to `os.environ`
-    /// (`os.environ[k] = v`, `del os.environ[k]`, `.update`, `.setdefault`, `.clear`).
+    /// `torch.mtia` / `torch.xpu` device helpers, ...), writes to `os.environ`
+    /// (`os.environ[k] = v`, `del os.environ[k]`, `.update`, `.setdefault`, `.clear`), and
+    /// standard-library or third-party functions Dynamo skips: `copy.copy`, `threading.Lock()`,
+    /// `os.getpid()`, a progress bar's `trange(...)` / `tqdm(...)` (its package is on Dynamo's
+    /// third-party skip list).
     ///
     /// The list is `rules/data/skipped_functions.toml`, generated from each installed torch by
     /// `scripts/gen_torch_data.py`: every public function that Dynamo's trace rules map to a
     /// skipped function is compiled in a call with `fullgraph=True`, and only those for which
     /// Dynamo raises the skipped-function break are kept (Dynamo intercepts some skipped objects
-    /// before its rules are asked, e.g. `torch.utils.checkpoint.checkpoint`). A call is flagged
-    /// when the function is skipped on every generated torch at or above the project's floor.
+    /// before its rules are asked, e.g. `torch.utils.checkpoint.checkpoint`). Beside torch's API,
+    /// `rules/data/skipped_library_functions.toml` is measured the same way over the public
+    /// callables of the standard-library modules `import torch` loads, Dynamo's
+    /// `BUILTIN_SKIPLIST` and the importable packages of its `THIRDPARTY_SKIPLIST`; an entry is
+    /// kept only when the break names the function itself (so no argument could change it). A
+    /// call is flagged when the function is skipped on every generated torch at or above the
+    /// project's floor.
     ///
     /// ## Why is this bad?
     /// Dynamo ends the graph before the call, runs the function eagerly and starts a new graph
@@ -31,6 +39,10 @@ declare_rule! {
     ///
     /// ## Example
     /// ```python
+    /// def forward(self, x, cfg):
+    ///     cfg = copy.copy(cfg)   # copy is on Dynamo's BUILTIN_SKIPLIST: GB0007
+    ///     ...
+    ///
     /// def forward(self, x, lengths):
     ///     packed = nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=True)
     ///     ...
@@ -52,7 +64,7 @@ declare_rule! {
         scope: CompiledRegion,
         torch_versions: ">=2.2",
         fix_available: false,
-        summary: "call to a function Dynamo refuses to trace (marked as skipped: torch.manual_seed, torch.jit.isinstance, os.environ writes...): graph break",
+        summary: "call to a function Dynamo refuses to trace (marked as skipped: torch.manual_seed, torch.jit.isinstance, os.environ writes, copy.copy, threading.Lock...): graph break",
         hooks: { call: check_call, subscript: check_subscript },
     }
 }
@@ -61,16 +73,24 @@ declare_rule! {
 /// explicit break (BR006) and the device sync (SY002).
 const REPORTED_ELSEWHERE: &[&str] = &["torch._dynamo.graph_break", "torch.cuda.synchronize"];
 
-/// The skipped-function break of the table entry `name`, when it holds for this project.
+/// The skipped-function break of the table entry `name`, when it holds for this project: torch's
+/// own functions, then the standard-library and skip-listed third-party ones (`copy.copy`,
+/// `threading.Lock`, a progress bar's `trange`) that BR004 does not report as a side effect.
 fn skipped(checker: &Checker<'_>, name: &str) -> Option<String> {
     if REPORTED_ELSEWHERE.contains(&name) {
         return None;
     }
-    let semantic = checker.semantic();
-    let entry = TORCH
-        .generated
-        .skipped_functions
-        .on_every_from(name, semantic.torch_floor())?;
+    let floor = checker.semantic().torch_floor();
+    let generated = &TORCH.generated;
+    let entry = match generated.skipped_functions.on_every_from(name, floor) {
+        Some(entry) => entry,
+        None if super::br004_python_side_effect_in_region::classify_qualified(name).is_none() => {
+            generated
+                .skipped_library_functions
+                .on_every_from(name, floor)?
+        }
+        None => return None,
+    };
     let gb_type = entry
         .gb_type
         .as_deref()

@@ -13,6 +13,8 @@ use std::hash::BuildHasherDefault;
 const OP_TAGS: &str = include_str!("../../rules/data/op_tags.toml");
 const RETURN_TYPES: &str = include_str!("../../rules/data/return_types.toml");
 const SKIPPED_FUNCTIONS: &str = include_str!("../../rules/data/skipped_functions.toml");
+const SKIPPED_LIBRARY_FUNCTIONS: &str =
+    include_str!("../../rules/data/skipped_library_functions.toml");
 const UNWRAPPED_MODULES: &str = include_str!("../../rules/data/unwrapped_modules.toml");
 const GRAPH_BREAKS: &str = include_str!("../../rules/data/graph_breaks.toml");
 
@@ -144,6 +146,8 @@ pub struct Generated {
     pub op_tags: Versioned<OpTags>,
     pub return_types: Versioned<Returns>,
     pub skipped_functions: Versioned<Refusal>,
+    /// Standard-library and skip-listed third-party functions Dynamo refuses (`copy.copy`).
+    pub skipped_library_functions: Versioned<Refusal>,
     pub unwrapped_modules: Versioned<Refusal>,
     /// Tensor methods whose annotation on the newest torch is a host value (`is_contiguous`).
     pub host_tensor_methods: NameSet,
@@ -198,6 +202,10 @@ impl Generated {
             return_types,
             host_tensor_methods,
             skipped_functions: Versioned::parse(SKIPPED_FUNCTIONS, "skipped_functions"),
+            skipped_library_functions: Versioned::parse(
+                SKIPPED_LIBRARY_FUNCTIONS,
+                "skipped_library_functions",
+            ),
             unwrapped_modules: Versioned::parse(UNWRAPPED_MODULES, "unwrapped_modules"),
             gb_codes,
         }

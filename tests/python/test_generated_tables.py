@@ -32,6 +32,7 @@ from torch_data import (  # noqa: E402 - the generators live beside the driver s
     gen_op_tags,
     gen_return_types,
     gen_skipped_functions,
+    gen_skipped_library_functions,
     gen_unwrapped_modules,
 )
 
@@ -228,6 +229,47 @@ def test_a_skipped_call_in_a_model_breaks_with_the_table_type(quiet_dynamo):
             message = gen_skipped_functions.measure(resolve(name))
         assert message is not None, name
         assert gen_skipped_functions.break_type(message) == entries[name]["gb_type"], name
+
+
+def test_skipped_library_functions_are_refused_by_dynamo_here(quiet_dynamo):
+    """Re-measure the table's entries on this torch (a deterministic sample of one in ten, plus
+    the ones models call): each is still the skipped-function break naming the function. Entries
+    of a third-party package not installed here (the table is generated with the skip-listed
+    packages importable) are not measurable in this interpreter and are counted, not passed."""
+    require_generated("skipped_library_functions")
+    _, entries = table("skipped_library_functions")
+    assert {"copy.copy", "threading.Lock"} <= set(entries)
+    names = sorted(entries)
+    sample = {"copy.copy", "threading.Lock", *names[::10]}
+    measured = 0
+    for name in sorted(sample):
+        try:
+            obj = resolve(name)
+        except ImportError:
+            assert name.split(".")[0] not in sys.stdlib_module_names, name
+            continue
+        message = gen_skipped_functions.measure(obj)
+        assert message is not None, name
+        assert gen_skipped_library_functions.skipped_break(message) == entries[name]["gb_type"], name
+        assert gen_skipped_library_functions.names_candidate(message, obj), (name, message)
+        measured += 1
+    assert measured >= len(sample) // 2
+
+
+def test_a_break_inside_a_library_function_is_not_its_own_entry(quiet_dynamo):
+    """`threading.current_thread()` breaks at the builtin it calls (`_thread.get_ident`): the
+    break does not name it, so the no-argument measurement cannot vouch for it and it is left
+    out; `copy.copy` breaks at itself."""
+    import copy
+    import threading
+
+    message = gen_skipped_functions.measure(threading.current_thread)
+    assert message is not None and gen_skipped_functions.break_type(message) is not None
+    assert not gen_skipped_library_functions.names_candidate(message, threading.current_thread)
+    message = gen_skipped_functions.measure(copy.copy)
+    assert gen_skipped_library_functions.names_candidate(message, copy.copy)
+    _, entries = table("skipped_library_functions")
+    assert "threading.current_thread" not in entries
 
 
 def test_in_graph_device_queries_are_not_skipped():

@@ -91,6 +91,26 @@ class HookedSelector(nn.Module):
         return x.nonzero()  # expect: BR003
 
 
+class MaskedAccumulate(nn.Module):
+    def forward(self, embedding, labels, offset):
+        labels = torch.cat([labels, labels], dim=1)
+        embedding = embedding.clone()
+        # `+=` through a mask reads `embedding[mask]` first: the dynamic-shape read.
+        embedding[labels == -1] += offset  # expect: BR003
+        return embedding
+
+
+@torch.compile
+def stable_ratio(num, den):
+    # The mask reaches the index through two locals: `cond` from `num_ok & den_ok`.
+    num_ok = ~torch.isclose(num, torch.zeros_like(num), atol=1e-4)
+    den_ok = ~torch.isclose(den, torch.zeros_like(den), atol=1e-4)
+    cond = num_ok & den_ok
+    out = torch.ones_like(num)
+    out[cond] = 1 - num[cond] / den[cond]  # expect: BR003
+    return out
+
+
 def cases():
     """Entry points for the proofs: name -> (callable as written, example args)."""
     boxes = torch.rand(6, 4) * 10
@@ -104,6 +124,11 @@ def cases():
         "repeat_interleave_tensor": (expand_by_counts, (torch.randn(3), torch.tensor([1, 0, 2]))),
         "one_hot_without_num_classes": (onehot_targets, (labels,)),
         "decorator_that_calls_the_original_forward": (HookedSelector(), (torch.randn(4, 3),)),
+        "augmented_assignment_through_mask": (
+            MaskedAccumulate(),
+            (torch.randn(2, 6, 3), torch.tensor([[0, -1, 1], [-1, 1, 0]]), torch.randn(3)),
+        ),
+        "mask_through_two_locals": (stable_ratio, (torch.randn(5), torch.tensor([1.0, 0.0, 2.0, 3.0, 0.0]))),
     }
     try:
         import torchvision  # noqa: F401

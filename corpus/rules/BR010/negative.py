@@ -3,6 +3,8 @@
 Why: measured on torch 2.11 (backend="eager"): every case compiles with no graph break.
 """
 
+import math
+import operator
 import os
 
 import torch
@@ -33,6 +35,18 @@ class InGraphDeviceQuery(nn.Module):
         return x - 1
 
 
+def copy(options):
+    # A project function named like a skipped stdlib one: Dynamo inlines it.
+    return dict(options)
+
+
+class TracedStdlibCalls(nn.Module):
+    def forward(self, x, options):
+        # math and operator are traced (constant-folded / mapped to ops), not skipped.
+        options = copy(options)
+        return operator.mul(x, math.sqrt(options["scale"]))
+
+
 def seed_everything(seed):
     # Training-script code, never compiled.
     torch.manual_seed(seed)
@@ -46,4 +60,5 @@ def cases():
         "eager_only_seed": (EagerOnlySeed(), (x,)),
         "plain_checks": (PlainChecks(), (x,)),
         "in_graph_device_query": (InGraphDeviceQuery(), (x,)),
+        "traced_stdlib_calls": (TracedStdlibCalls(), (x, {"scale": 4.0})),
     }

@@ -5,6 +5,7 @@ function marked as skipped"; the table (rules/data/skipped_functions.toml) was g
 compiling a call to each candidate with fullgraph=True.
 """
 
+import copy
 import os
 
 import torch
@@ -51,6 +52,13 @@ class DisableInside(nn.Module):
         return x + 1, eager_scale
 
 
+class ShallowCopiedOptions(nn.Module):
+    def forward(self, x, options):
+        # copy is on Dynamo's BUILTIN_SKIPLIST (rules/data/skipped_library_functions.toml).
+        options = copy.copy(options)  # expect: BR010
+        return x * options["scale"]
+
+
 def cases():
     """name -> (callable, args, expected GB codes)."""
     x = torch.randn(2, 3, 4)
@@ -60,4 +68,5 @@ def cases():
         "pack_padded_sequence": (PackedInput(), (x, torch.tensor([3, 2])), {"GB0007"}),
         "environ_write": (EnvironmentWrite(), (x,), {"GB0007"}),
         "disable_called_inside": (DisableInside(), (x,), {"GB0007"}),
+        "stdlib_copy": (ShallowCopiedOptions(), (x, {"scale": 2.0}), {"GB0007"}),
     }
