@@ -148,3 +148,22 @@ def test_break_in_higher_order_op_body(caller, body):
         with pytest.raises(Exception) as info:
             compile_once(fn, (torch.randn(3),))
         assert "Cond" in str(info.value) or "higher order" in str(info.value), info.value
+
+
+# --------------------------------------------------------------------------------------------
+# BR008: Dynamo reports a checkpointed side effect at the write (torch >= 2.5)
+
+
+@pytest.mark.skipif(TORCH_VERSION < (2, 5), reason="torch 2.2 names the checkpoint call instead")
+@pytest.mark.parametrize("case", list(corpus_cases("BR008", "positive")))
+def test_br008_break_is_reported_at_the_write(case):
+    fn, args = corpus_cases("BR008", "positive")[case]
+    fn = getattr(fn, "_torchdynamo_orig_callable", fn)
+    source = CORPUS_DIR / "BR008" / "positive.py"
+    expected = [
+        n for n, line in enumerate(source.read_text().splitlines(), 1) if "# expect: BR008" in line
+    ]
+    exc = fullgraph_error(fn, args)
+    assert exc is not None
+    frames = [int(n) for n in re.findall(r'positive.py", line (\d+)', str(exc))]
+    assert frames and frames[-1] in expected, (frames, expected)
