@@ -34,7 +34,23 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_CASES = REPO / "scripts" / "peer_suite" / "cases.toml"
 DEFAULT_WORKDIR = REPO / "bench" / ".work" / "peer_suite"
-DEFAULT_SOURCES = ["test/dynamo/test_error_messages.py"]
+DEFAULT_SOURCES = ["test/dynamo/test_error_messages.py", "test/dynamo/test_misc.py"]
+
+# Which tests of a source file are candidates. test_error_messages.py: every test (each one is
+# about an error or a break). Other files (test_misc.py): a test whose body names one of these:
+# it asserts a graph break or an unsupported construct (`Unsupported`, `graph_break_count`,
+# `counters["graph_break"]`), counts frames (`frame_count`: more than one frame for one call is
+# a break, the confirmation decides), or breaks on purpose (`graph_break`, the `unsupported`
+# helper). Candidates are then confirmed under real Dynamo: only a line where Dynamo records a
+# graph break (log record or fullgraph error) becomes a case.
+ALL_TESTS_SOURCES = {"test/dynamo/test_error_messages.py"}
+GRAPH_BREAK_MARKERS = re.compile(
+    r"\b(Unsupported|UncapturedHigherOrderOpError|graph_break_count|graph_break|frame_count|unsupported)\b"
+)
+
+
+def is_graph_break_test(source: str, text: str) -> bool:
+    return source in ALL_TESTS_SOURCES or bool(GRAPH_BREAK_MARKERS.search(text))
 
 # Stand-ins for unittest's `self`, `records` and for test-only imports that need packages
 # outside torch's runtime (expecttest): assertions become no-ops, so each module runs its
@@ -99,10 +115,12 @@ def __getattr__(name):
 '''
 
 
-def find_source(torch_tests: Path, rel: str) -> Path:
+def find_source(torch_tests: Path, rel: str, required: bool = True) -> Path | None:
     for cand in (torch_tests / rel, torch_tests / Path(rel).relative_to("test")):
         if cand.is_file():
             return cand
+    if not required:
+        return None
     sys.exit(f"error: {rel} not found under {torch_tests} (give the pytorch checkout root)")
 
 
@@ -165,7 +183,7 @@ class TestMethod:
         return (best.name, orig_line - best.lineno, best.end_lineno - best.lineno + 1)
 
 
-def collect_tests(path: Path):
+def collect_tests(path: Path, source: str = ""):
     text = path.read_text()
     lines = text.splitlines()
     tree = ast.parse(text)
@@ -174,6 +192,9 @@ def collect_tests(path: Path):
         if isinstance(node, ast.ClassDef) and is_test_class(node):
             for m in node.body:
                 if isinstance(m, ast.FunctionDef) and m.name.startswith("test_"):
+                    body = "\n".join(lines[m.lineno - 1 : m.end_lineno])
+                    if source and not is_graph_break_test(source, body):
+                        continue
                     tests[f"{node.name}.{m.name}"] = TestMethod(f"{node.name}.{m.name}", m, lines)
     return header_for(tree, lines), tests
 
@@ -190,7 +211,11 @@ def restate(workdir: Path, sources, torch_tests: Path, wanted):
     (workdir / "_peer_harness.py").write_text(HARNESS)
     modules = {}
     for source in sources:
-        header, tests = collect_tests(find_source(torch_tests, source))
+        path = find_source(torch_tests, source, required=wanted is not None)
+        if path is None:
+            print(f"note: {source} not under {torch_tests}: skipped", file=sys.stderr)
+            continue
+        header, tests = collect_tests(path, source)
         for qualname, tm in tests.items():
             if wanted is not None and (source, qualname) not in wanted:
                 continue
@@ -303,6 +328,7 @@ def main() -> int:
     ap.add_argument("--cases", type=Path, default=DEFAULT_CASES)
     ap.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
     ap.add_argument("--write-cases", action="store_true", help="rewrite --cases from what breaks")
+    ap.add_argument("--sources", nargs="*", help="test files for --write-cases (default: %(default)s)")
     ap.add_argument("--pytorch-commit", help="recorded in cases.toml with --write-cases")
     ap.add_argument("--json", type=Path, help="also write the full result here")
     ap.add_argument("--worker", nargs="*", help=argparse.SUPPRESS)
@@ -325,7 +351,7 @@ def main() -> int:
         sources = sorted({c["source"] for c in cases})
         wanted = {(c["source"], c["test"]) for c in cases}
     else:
-        sources, wanted = DEFAULT_SOURCES, None
+        sources, wanted = args.sources or DEFAULT_SOURCES, None
     modules = restate(workdir, sources, args.torch_tests, wanted)
 
     proc = subprocess.run(

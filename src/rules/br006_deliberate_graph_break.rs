@@ -9,7 +9,8 @@ use ruff_text_size::Ranged;
 declare_rule! {
     /// ## What it does
     /// Reports deliberate graph breaks in code Dynamo traces: explicit calls to
-    /// `torch._dynamo.graph_break()`, and calls into functions decorated with
+    /// `torch._dynamo.graph_break()` (and, from torch 2.11, `torch._dynamo.step_unsupported()`,
+    /// GB4636), and calls into functions decorated with
     /// `@torch.compiler.disable` / `@torch._dynamo.disable` (anywhere in the project).
     ///
     /// ## Why is this bad?
@@ -51,17 +52,35 @@ declare_rule! {
     }
 }
 
+/// The explicit break calls and the graph-break type Dynamo reports for each (torch 2.11's
+/// registry names both; `step_unsupported` exists from torch 2.11 on).
+const EXPLICIT_BREAKS: &[(&str, &str)] = &[
+    (
+        "torch._dynamo.graph_break",
+        "Call to `torch._dynamo.graph_break()`",
+    ),
+    (
+        "torch._dynamo.step_unsupported",
+        "Call to `torch._dynamo.step_unsupported()`",
+    ),
+];
+
 fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
-    if qualified != Some("torch._dynamo.graph_break") || !checker.semantic().in_function() {
+    let Some((name, gb_type)) =
+        qualified.and_then(|q| EXPLICIT_BREAKS.iter().find(|(name, _)| *name == q))
+    else {
+        return;
+    };
+    if !checker.semantic().in_function() {
         return;
     }
-    let label = super::graph_break_label("Call to `torch._dynamo.graph_break()`");
+    let label = super::graph_break_label(gb_type);
     checker.report(
         &DeliberateGraphBreak::META,
         Finding::new(
             call.range(),
             format!(
-                "explicit `torch._dynamo.graph_break()`: a deliberate graph break, the traced code is split into two graphs here ({label})"
+                "explicit `{name}()`: a deliberate graph break, the traced code is split into two graphs here ({label})"
             ),
         )
         .with_hazard(Hazard::GraphBreak),

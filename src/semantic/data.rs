@@ -412,6 +412,19 @@ impl TorchData {
 /// The tables, parsed on first use.
 pub static TORCH: LazyLock<TorchData> = LazyLock::new(TorchData::load);
 
+/// Higher-order ops whose function arguments Dynamo traces as bodies (speculated subgraphs), by
+/// argument position: a body is part of the traced region like a direct call. Hand-written:
+/// torch records no machine-readable map from a HOP to its body arguments; each entry is proven
+/// in tests/python/test_peer_suite_proofs.py (a break in the body fails the op at its line).
+/// `torch.utils.checkpoint.checkpoint` is modelled on its own (its sites are kept for BR008).
+pub fn hop_body_positions(qualified: &str) -> Option<&'static [usize]> {
+    match qualified {
+        "torch.cond" => Some(&[1, 2]),
+        "torch.ops.higher_order.wrap" => Some(&[0]),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

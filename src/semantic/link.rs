@@ -1418,12 +1418,12 @@ impl<'a> Project<'a> {
     }
 
     /// The first write to outside state in the function(s) `sym` names (a checkpointed body):
-    /// the function's name, file and the write.
+    /// the function, its name and file, and the write.
     pub fn outside_write_of(
         &self,
         sym: &Sym,
         file: FileId,
-    ) -> Option<(String, &'a Path, &'a super::summary::OutsideWrite)> {
+    ) -> Option<(FuncRef, String, &'a Path, &'a super::summary::OutsideWrite)> {
         self.resolve_sym(sym, file)
             .into_iter()
             .find_map(|target| match target {
@@ -1431,7 +1431,12 @@ impl<'a> Project<'a> {
                     let summary = &self.files[callee_file as usize];
                     let info = &summary.functions[idx as usize];
                     let write = info.outside_writes.first()?;
-                    Some((info.qualified_name(), summary.path.as_path(), write))
+                    Some((
+                        (callee_file, idx),
+                        info.qualified_name(),
+                        summary.path.as_path(),
+                        write,
+                    ))
                 }
                 _ => None,
             })

@@ -1666,6 +1666,22 @@ impl<'a> SemanticModel<'a> {
             self.summary.functions[func as usize].calls.push(edge);
             return;
         }
+        if let Some(Sym::Dotted(qualified)) = callee
+            && let Some(positions) = super::data::hop_body_positions(qualified)
+        {
+            // `torch.cond(pred, true_fn, false_fn, ops)`: Dynamo traces each branch as the body
+            // of a higher-order op, so a branch is called from here like a direct call.
+            for &position in positions {
+                if let Some(body) = call.arguments.args.get(position)
+                    && let Some(target @ (Sym::Local(_) | Sym::SelfAttr { .. } | Sym::Dotted(_))) =
+                        self.resolve(body)
+                {
+                    let edge = self.call_edge(target, call);
+                    self.summary.functions[func as usize].calls.push(edge);
+                }
+            }
+            return;
+        }
         if callee.is_none()
             && let Expr::Subscript(subscript) = &*call.func
         {

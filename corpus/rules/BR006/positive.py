@@ -53,6 +53,42 @@ def two_graphs(x: torch.Tensor) -> torch.Tensor:
     return split_here(y).cos()
 
 
+# A torch.cond branch (and a torch.ops.higher_order.wrap body) is traced as the body of a
+# higher-order op: a break inside it is reported at its own line, and the whole op fails to
+# capture (UncapturedHigherOrderOpError), not just split (measured on torch 2.2 to 2.11).
+def positive_branch(x):
+    torch._dynamo.graph_break()  # expect: BR006
+    return x.sin()
+
+
+def negative_branch(x):
+    return x.cos()
+
+
+@torch.compile
+def branch_on_sign(x):
+    return torch.cond(x.sum() > 0, positive_branch, negative_branch, (x,))
+
+
+def wrapped_body(x):
+    torch._dynamo.graph_break()  # expect: BR006
+    return x.sin()
+
+
+@torch.compile
+def wrapped(x):
+    return torch.ops.higher_order.wrap(wrapped_body, x)
+
+
+# torch >= 2.11: an explicit step-over break (GB4636).
+@torch.compile
+def stepped(x):
+    x = x + 1
+    x = x + 2
+    torch._dynamo.step_unsupported()  # expect: BR006
+    return x + 4
+
+
 def cases():
     """name -> (callable, args, expected GB codes)."""
     x = torch.randn(3, 4)
