@@ -164,7 +164,7 @@ pub struct Project<'a> {
     /// a class nobody builds (transformers' `modular_*.py` sources) cannot be `self`.
     live_classes: Option<HashSet<ClassRef>>,
     /// Host-index facts (`semantic/host_index.rs`), solved on first use.
-    host_index: std::sync::OnceLock<super::host_index::HostIndexFacts>,
+    host_index: std::sync::OnceLock<super::host_index::HostIndexFacts<'a>>,
 }
 
 impl<'a> Project<'a> {
