@@ -137,7 +137,7 @@ pub struct Project<'a> {
     /// not among them cannot reach one (spares resolving every call site again).
     disabled_names: HashSet<&'a str>,
     pub roots: Vec<Root>,
-    root_funcs: HashSet<FuncRef>,
+    pub(crate) root_funcs: HashSet<FuncRef>,
     /// With roots: per traced function, its `flag=False`-style parameters that no traced call
     /// passes (a root is called with its input only, so its `*args`/`**kwargs` are empty).
     flags_pinned: HashMap<FuncRef, HashSet<String>>,
