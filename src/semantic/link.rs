@@ -137,7 +137,7 @@ pub struct Project<'a> {
     /// not among them cannot reach one (spares resolving every call site again).
     disabled_names: HashSet<&'a str>,
     pub roots: Vec<Root>,
-    root_funcs: HashSet<FuncRef>,
+    pub(crate) root_funcs: HashSet<FuncRef>,
     /// With roots: per traced function, its `flag=False`-style parameters that no traced call
     /// passes (a root is called with its input only, so its `*args`/`**kwargs` are empty).
     flags_pinned: HashMap<FuncRef, HashSet<String>>,
@@ -164,7 +164,7 @@ pub struct Project<'a> {
     /// a class nobody builds (transformers' `modular_*.py` sources) cannot be `self`.
     live_classes: Option<HashSet<ClassRef>>,
     /// Host-index facts (`semantic/host_index.rs`), solved on first use.
-    host_index: std::sync::OnceLock<super::host_index::HostIndexFacts>,
+    host_index: std::sync::OnceLock<super::host_index::HostIndexFacts<'a>>,
 }
 
 impl<'a> Project<'a> {

@@ -44,6 +44,16 @@ impl<'a> SemanticModel<'a> {
         deps
     }
 
+    /// What the innermost loop or comprehension target named `id` was bound to, if one is.
+    fn index_loop_bound(&self, id: &str) -> Option<Vec<IndexDep>> {
+        self.index_loops
+            .borrow()
+            .iter()
+            .rev()
+            .find(|(n, _)| n == id)
+            .map(|(_, bound)| bound.clone())
+    }
+
     fn index_deps_into(&self, expr: &Expr, depth: u32, deps: &mut Vec<IndexDep>) {
         let Some(_nested) = Nested::enter(self) else {
             return;
@@ -59,14 +69,7 @@ impl<'a> SemanticModel<'a> {
         match expr {
             Expr::Name(name) => {
                 let id = name.id.as_str();
-                let bound = self
-                    .index_loops
-                    .borrow()
-                    .iter()
-                    .rev()
-                    .find(|(n, _)| n == id)
-                    .map(|(_, bound)| bound.clone());
-                if let Some(bound) = bound {
+                if let Some(bound) = self.index_loop_bound(id) {
                     for dep in bound {
                         push(deps, dep);
                     }
@@ -353,14 +356,7 @@ impl<'a> SemanticModel<'a> {
             }
             Expr::Name(name) => {
                 let id = name.id.as_str();
-                let bound = self
-                    .index_loops
-                    .borrow()
-                    .iter()
-                    .rev()
-                    .find(|(n, _)| n == id)
-                    .map(|(_, bound)| bound.clone());
-                if let Some(bound) = bound {
+                if let Some(bound) = self.index_loop_bound(id) {
                     return bound;
                 }
                 match self.local_value(id) {
