@@ -3,8 +3,9 @@
 //! is an `Option`; keys this build does not know are kept in `extra` and written back unchanged, so a result
 //! written by another graphbreak version survives a round trip through this one.
 //!
-//! The harness's `RESULT_TEMPLATE` (src/check/harness.py) lists exactly the harness-written fields below; a
-//! unit test (`harness_template_matches_the_record`) keeps the two equal. docs/check-protocol.md points here.
+//! The harness's `RESULT_TEMPLATE` (src/check/harness/graphbreak_harness/records.py) lists exactly the
+//! harness-written fields below; a unit test (`harness_template_matches_the_record`) keeps the two equal.
+//! docs/check-protocol.md points here.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -717,11 +718,11 @@ mod tests {
 
     /// The harness's `RESULT_TEMPLATE = json.loads("""...""")` block, parsed.
     fn harness_template() -> serde_json::Map<String, Value> {
-        let source = include_str!("harness.py");
+        let source = include_str!("harness/graphbreak_harness/records.py");
         let start_marker = "RESULT_TEMPLATE = json.loads(\"\"\"";
         let start = source
             .find(start_marker)
-            .expect("harness.py defines RESULT_TEMPLATE")
+            .expect("records.py defines RESULT_TEMPLATE")
             + start_marker.len();
         let end = start
             + source[start..]
@@ -747,7 +748,7 @@ mod tests {
         sorted_template.sort();
         assert_eq!(
             sorted_template, sorted_record,
-            "harness.py RESULT_TEMPLATE and record.rs CaseResult list different fields"
+            "the harness's RESULT_TEMPLATE and record.rs CaseResult list different fields"
         );
         // Same types: the template's values deserialize into the record with nothing left over.
         let parsed: CaseResult = serde_json::from_value(Value::Object(template.clone())).unwrap();
@@ -764,7 +765,7 @@ mod tests {
     #[test]
     fn harness_writes_only_template_fields() {
         let template = harness_template();
-        let source = include_str!("harness.py");
+        let source = super::super::harness_files::contents();
         let mut unknown = Vec::new();
         for (index, _) in source.match_indices("result[\"") {
             let rest = &source[index + "result[\"".len()..];
@@ -778,7 +779,7 @@ mod tests {
         }
         assert!(
             unknown.is_empty(),
-            "harness.py writes fields missing from RESULT_TEMPLATE: {unknown:?}"
+            "the harness writes fields missing from RESULT_TEMPLATE: {unknown:?}"
         );
     }
 
