@@ -6,9 +6,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
-use common::{graphbreak, stderr, stdout, text, write};
+use common::{graphbreak, graphbreak_with_env, stderr, stdout, text, write};
 
 /// Two model modules, a transform and a helper: `pkg.models.*` leaves out `heads.det.DetHead`
 /// and `transforms.RandomFlip`.
@@ -321,18 +320,11 @@ fn cache_list_shows_sizes_and_clean_removes_only_what_is_named() {
     write(&cache, "graphbreak/torch-2.11.0/inductor/a", "abc");
     write(
         &cache,
-        "graphbreak/harness-0123456789abcdef.py",
+        "graphbreak/harness-0123456789abcdef/graphbreak_harness/run.py",
         "print()\n",
     );
     write(&cache, "graphbreak/not-ours.txt", "keep");
-    let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_graphbreak"))
-            .current_dir(dir.path())
-            .env("XDG_CACHE_HOME", &cache)
-            .args(args)
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| graphbreak_with_env(dir.path(), &[("XDG_CACHE_HOME", &cache)], args);
     let list = run(&["cache", "list"]);
     assert_eq!(list.status.code(), Some(0), "{}", text(&list));
     let listing = stdout(&list);

@@ -97,8 +97,18 @@ pub fn write(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBu
 
 /// Runs the graphbreak binary under test with `args` in `dir`, to completion, output captured.
 pub fn graphbreak(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    graphbreak_with_env(dir, &[], args)
+}
+
+/// [`graphbreak`] with extra environment variables (a private cache home, a Python).
+pub fn graphbreak_with_env(
+    dir: &std::path::Path,
+    env: &[(&str, &std::path::Path)],
+    args: &[&str],
+) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_graphbreak"))
         .current_dir(dir)
+        .envs(env.iter().copied())
         .args(args)
         .output()
         .expect("run graphbreak")
