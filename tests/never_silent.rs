@@ -170,6 +170,25 @@ fn zero_files_are_said_out_loud_and_notebooks_are_scanned_by_cell() {
     let items: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(items[0]["cell"].as_u64(), Some(2), "{items}");
     assert_eq!(items[0]["location"]["row"].as_u64(), Some(3), "{items}");
+    // Every report format says which cell: rows within a cell are not the .ipynb file's lines.
+    let sarif = graphbreak(dir.path(), &["scan", "--output-format", "sarif", "nb"]);
+    let document: serde_json::Value = serde_json::from_slice(&sarif.stdout).unwrap();
+    let result = &document["runs"][0]["results"][0];
+    assert_eq!(result["properties"]["cell"].as_u64(), Some(2), "{result}");
+    let message = result["message"]["text"].as_str().unwrap_or_default();
+    assert!(message.starts_with("cell 2: "), "{result}");
+    let junit = graphbreak(dir.path(), &["scan", "--output-format", "junit", "nb"]);
+    assert!(
+        stdout(&junit).contains("nb/analysis.ipynb:cell 2:3:16: SY002"),
+        "{}",
+        text(&junit)
+    );
+    let github = graphbreak(dir.path(), &["scan", "--output-format", "github", "nb"]);
+    assert!(
+        stdout(&github).contains("::nb/analysis.ipynb:cell 2:3:16: SY002"),
+        "{}",
+        text(&github)
+    );
     // A file that is not a notebook is said to be one that cannot be read, never a pass.
     write(dir.path(), "bad/broken.ipynb", "print('not json')\n");
     let broken = graphbreak(dir.path(), &["scan", "bad"]);
