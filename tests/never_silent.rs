@@ -129,6 +129,47 @@ fn the_summary_counts_forwards_the_roots_do_not_reach() {
     );
 }
 
+/// Two projects scanned together: one configuration's roots narrow its own files only. The other,
+/// which sets no roots, keeps the default (every nn.Module forward is a root), so its finding stays.
+#[test]
+fn one_configurations_roots_never_narrow_another_configurations_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = |name: &str, body: &str| {
+        format!(
+            "import torch\n\n\nclass {name}(torch.nn.Module):\n    def forward(self, x):\n        return {body}\n"
+        )
+    };
+    write(
+        dir.path(),
+        "a/pyproject.toml",
+        "[tool.graphbreak]\nroots = [\"neta.Net\"]\n",
+    );
+    write(dir.path(), "a/neta.py", &module("Net", "x + 1"));
+    write(dir.path(), "a/other.py", &module("Other", "x.item()"));
+    write(dir.path(), "b/pyproject.toml", "[tool.graphbreak]\n");
+    write(dir.path(), "b/modelb.py", &module("ModelB", "x.item()"));
+    let alone = graphbreak(dir.path(), &["scan", "b"]);
+    assert_eq!(alone.status.code(), Some(1), "{}", text(&alone));
+    let together = graphbreak(dir.path(), &["scan", "."]);
+    assert_eq!(together.status.code(), Some(1), "{}", text(&together));
+    let out = stdout(&together);
+    assert!(
+        out.contains("b/modelb.py:6:16: SY002"),
+        "{}",
+        text(&together)
+    );
+    // a's own roots still narrow a: its unrooted module is counted, not reported.
+    assert!(!out.contains("a/other.py"), "{}", text(&together));
+    assert!(
+        out.contains("1 nn.Module forward not reached from the roots"),
+        "{}",
+        text(&together)
+    );
+    // --roots on the command line governs every file.
+    let cli = graphbreak(dir.path(), &["scan", "--roots", "neta.Net", "."]);
+    assert_eq!(cli.status.code(), Some(0), "{}", text(&cli));
+}
+
 #[test]
 fn zero_files_are_said_out_loud_and_notebooks_are_scanned_by_cell() {
     let dir = tempfile::tempdir().unwrap();
