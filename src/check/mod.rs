@@ -27,6 +27,7 @@ mod parity_report;
 mod profile;
 mod provision;
 pub mod record;
+mod record_parts;
 mod report;
 mod runner;
 mod shard;

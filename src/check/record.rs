@@ -255,17 +255,17 @@ pub struct CaseResult {
     pub traced: Option<BTreeMap<String, Vec<u32>>>,
     /// Breaks, the compile crash and recompiles at their source lines; repeats merged with a count.
     #[serde(default)]
-    pub runtime_events: Vec<super::trace::RuntimeEvent>,
+    pub runtime_events: Vec<super::record_parts::RuntimeEvent>,
     /// Files building the case read besides the case file and the trace map (imported modules, files
     /// opened for reading); the result cache hashes them (src/check/cache.rs). None: an older harness.
     #[serde(default)]
     pub build_inputs: Option<BuildInputs>,
     /// Rust: the static scan's findings on the traced lines vs the runtime events (src/check/cross_check.rs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cross_check: Option<super::cross_check::CrossCheck>,
+    pub cross_check: Option<super::record_parts::CrossCheck>,
     /// Rust: the sync family's findings vs the syncs `--profile` measured (src/check/sync_check.rs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sync_check: Option<super::sync_check::SyncCheck>,
+    pub sync_check: Option<super::record_parts::SyncCheck>,
     /// Rust: wall time of the whole subprocess.
     #[serde(default)]
     pub wall_seconds: Option<f64>,
