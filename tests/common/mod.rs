@@ -2,6 +2,8 @@
 // Each test crate uses a different part of it.
 #![allow(dead_code, unused_macros)]
 
+pub mod check;
+
 use std::io::Read;
 use std::process::{Command, ExitStatus, Stdio};
 use std::thread;
