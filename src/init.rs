@@ -173,7 +173,10 @@ fn init(args: &InitArgs) -> Result<ExitCode, String> {
         }
     );
     if !written.is_empty() {
-        eprintln!("{}", next_steps(&cases_rel));
+        eprintln!(
+            "{}",
+            next_steps(&cases_rel, pyproject_path.exists(), !covering.is_empty())
+        );
     }
     Ok(if written.is_empty() {
         // Nothing to do is not success for a script that expected a fresh configuration.
@@ -248,16 +251,28 @@ fn torch_floor(dir: &Path, pyproject: Option<&toml::Table>) -> Option<Floor> {
     None
 }
 
-/// What to do after `init`, in order (printed once something was written).
-fn next_steps(cases: &str) -> String {
-    format!(
+/// What to do after `init`, in order (printed once something was written). Without a pyproject.toml
+/// `check` finds no `[tool.graphbreak.check]` cases, so the steps name the cases file; the unreached
+/// forwards are counted only when roots are configured.
+fn next_steps(cases: &str, has_pyproject: bool, has_roots: bool) -> String {
+    let check = if has_pyproject {
+        "graphbreak check".to_owned()
+    } else {
+        format!("graphbreak check {cases}")
+    };
+    let mut steps = format!(
         "\nNext steps:\n  \
          1. graphbreak scan                      # static findings, seconds\n  \
          2. edit {cases}: build your model and example inputs in each case_* (they fail until you do)\n  \
-         3. graphbreak check                     # compiles each case for real under your torch\n  \
-         4. graphbreak check --output-format html --output check-report.html  # a report to open in a browser\n  \
-         5. graphbreak scan --show-unreached     # nn.Module forwards the roots do not reach"
-    )
+         3. {check:<36} # compiles each case for real under your torch\n  \
+         4. {check} --output-format html --output check-report.html  # a report to open in a browser"
+    );
+    if has_roots {
+        steps.push_str(
+            "\n  5. graphbreak scan --show-unreached     # nn.Module forwards the roots do not reach",
+        );
+    }
+    steps
 }
 
 /// Roots that cover the project's models rather than only the ones compiled today: one

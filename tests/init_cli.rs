@@ -133,6 +133,14 @@ fn init_without_pyproject_writes_graphbreak_toml_with_the_requirements_floor() {
     // @torch.compile function is a root by itself).
     assert!(!config.contains("\nroots = "), "{config}");
     assert!(config.contains("#   app.f  (app.py:4)"), "{config}");
+    // Without a pyproject.toml `check` has no configured cases: the next steps name the file, and say
+    // nothing of unreached forwards when there are no roots.
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("3. graphbreak check compile_cases.py "),
+        "{said}"
+    );
+    assert!(!said.contains("--show-unreached"), "{said}");
     // scan now uses that floor: set_stance (torch 2.6) is newer than 2.4.
     let scan = graphbreak(root, &["scan", "--select", "VR001"]);
     assert_eq!(scan.status.code(), Some(1), "{}", text(&scan));

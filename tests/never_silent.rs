@@ -6,9 +6,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
-use common::{graphbreak, stderr, stdout, text, write};
+use common::{graphbreak, graphbreak_with_env, stderr, stdout, text, write};
 
 /// Two model modules, a transform and a helper: `pkg.models.*` leaves out `heads.det.DetHead`
 /// and `transforms.RandomFlip`.
@@ -130,6 +129,47 @@ fn the_summary_counts_forwards_the_roots_do_not_reach() {
     );
 }
 
+/// Two projects scanned together: one configuration's roots narrow its own files only. The other,
+/// which sets no roots, keeps the default (every nn.Module forward is a root), so its finding stays.
+#[test]
+fn one_configurations_roots_never_narrow_another_configurations_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = |name: &str, body: &str| {
+        format!(
+            "import torch\n\n\nclass {name}(torch.nn.Module):\n    def forward(self, x):\n        return {body}\n"
+        )
+    };
+    write(
+        dir.path(),
+        "a/pyproject.toml",
+        "[tool.graphbreak]\nroots = [\"neta.Net\"]\n",
+    );
+    write(dir.path(), "a/neta.py", &module("Net", "x + 1"));
+    write(dir.path(), "a/other.py", &module("Other", "x.item()"));
+    write(dir.path(), "b/pyproject.toml", "[tool.graphbreak]\n");
+    write(dir.path(), "b/modelb.py", &module("ModelB", "x.item()"));
+    let alone = graphbreak(dir.path(), &["scan", "b"]);
+    assert_eq!(alone.status.code(), Some(1), "{}", text(&alone));
+    let together = graphbreak(dir.path(), &["scan", "."]);
+    assert_eq!(together.status.code(), Some(1), "{}", text(&together));
+    let out = stdout(&together);
+    assert!(
+        out.contains("b/modelb.py:6:16: SY002"),
+        "{}",
+        text(&together)
+    );
+    // a's own roots still narrow a: its unrooted module is counted, not reported.
+    assert!(!out.contains("a/other.py"), "{}", text(&together));
+    assert!(
+        out.contains("1 nn.Module forward not reached from the roots"),
+        "{}",
+        text(&together)
+    );
+    // --roots on the command line governs every file.
+    let cli = graphbreak(dir.path(), &["scan", "--roots", "neta.Net", "."]);
+    assert_eq!(cli.status.code(), Some(0), "{}", text(&cli));
+}
+
 #[test]
 fn zero_files_are_said_out_loud_and_notebooks_are_scanned_by_cell() {
     let dir = tempfile::tempdir().unwrap();
@@ -171,6 +211,25 @@ fn zero_files_are_said_out_loud_and_notebooks_are_scanned_by_cell() {
     let items: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(items[0]["cell"].as_u64(), Some(2), "{items}");
     assert_eq!(items[0]["location"]["row"].as_u64(), Some(3), "{items}");
+    // Every report format says which cell: rows within a cell are not the .ipynb file's lines.
+    let sarif = graphbreak(dir.path(), &["scan", "--output-format", "sarif", "nb"]);
+    let document: serde_json::Value = serde_json::from_slice(&sarif.stdout).unwrap();
+    let result = &document["runs"][0]["results"][0];
+    assert_eq!(result["properties"]["cell"].as_u64(), Some(2), "{result}");
+    let message = result["message"]["text"].as_str().unwrap_or_default();
+    assert!(message.starts_with("cell 2: "), "{result}");
+    let junit = graphbreak(dir.path(), &["scan", "--output-format", "junit", "nb"]);
+    assert!(
+        stdout(&junit).contains("nb/analysis.ipynb:cell 2:3:16: SY002"),
+        "{}",
+        text(&junit)
+    );
+    let github = graphbreak(dir.path(), &["scan", "--output-format", "github", "nb"]);
+    assert!(
+        stdout(&github).contains("::nb/analysis.ipynb:cell 2:3:16: SY002"),
+        "{}",
+        text(&github)
+    );
     // A file that is not a notebook is said to be one that cannot be read, never a pass.
     write(dir.path(), "bad/broken.ipynb", "print('not json')\n");
     let broken = graphbreak(dir.path(), &["scan", "bad"]);
@@ -321,18 +380,11 @@ fn cache_list_shows_sizes_and_clean_removes_only_what_is_named() {
     write(&cache, "graphbreak/torch-2.11.0/inductor/a", "abc");
     write(
         &cache,
-        "graphbreak/harness-0123456789abcdef.py",
+        "graphbreak/harness-0123456789abcdef/graphbreak_harness/run.py",
         "print()\n",
     );
     write(&cache, "graphbreak/not-ours.txt", "keep");
-    let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_graphbreak"))
-            .current_dir(dir.path())
-            .env("XDG_CACHE_HOME", &cache)
-            .args(args)
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| graphbreak_with_env(dir.path(), &[("XDG_CACHE_HOME", &cache)], args);
     let list = run(&["cache", "list"]);
     assert_eq!(list.status.code(), Some(0), "{}", text(&list));
     let listing = stdout(&list);

@@ -21,23 +21,15 @@ use std::path::{Path, PathBuf};
 
 use ruff_python_ast::{self as ast, Stmt};
 use ruff_text_size::Ranged;
-use serde::{Deserialize, Serialize};
 
 use super::record::CaseResult;
+pub use super::record_parts::{Claim, CrossCheck, EventCheck, FindingCheck};
 use super::report::{location, show_path, write_case_heading};
 use super::trace::{self, EventKind, RuntimeEvent, TracedRegion as TracedLines};
 use crate::diagnostics::Diagnostic;
 use crate::rules::{self, Family};
 use crate::scan::{self, RegionSource};
 use crate::source::{self, LineIndex};
-
-/// What a finding says will happen under Dynamo, as far as Dynamo's own reports can tell.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Claim {
-    BreakOrCrash,
-    Recompile,
-}
 
 fn claim_of(code: &str) -> Option<Claim> {
     match rules::by_code(code)?.family {
@@ -52,66 +44,6 @@ fn claim_matches(claim: Option<Claim>, kind: EventKind) -> bool {
         Some(Claim::BreakOrCrash) => matches!(kind, EventKind::Break | EventKind::Crash),
         Some(Claim::Recompile) => kind == EventKind::Recompile,
         None => true,
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct EventCheck {
-    #[serde(flatten)]
-    pub event: RuntimeEvent,
-    /// Codes of the findings on the same statement, sorted; empty: no rule predicted it.
-    pub predicted_by: Vec<String>,
-    /// The event's file was not scanned (not in the trace map, gone from this machine, or outside the
-    /// paths `scan --traced` was given): neither predicted nor unpredicted.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub not_scanned: bool,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FindingCheck {
-    pub code: String,
-    pub filename: String,
-    pub line: u32,
-    pub end_line: u32,
-    pub message: String,
-    /// What the finding claims Dynamo will do (null: nothing Dynamo reports, e.g. a sync stall).
-    pub claims: Option<Claim>,
-    /// true: the event happened on its statement; false: it claims an event that did not happen here;
-    /// null: it claims nothing Dynamo reports and no event happened.
-    pub confirmed: Option<bool>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct CrossCheck {
-    pub events: Vec<EventCheck>,
-    pub findings: Vec<FindingCheck>,
-    /// Why the scan could not run (the events are then all unpredicted).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-impl CrossCheck {
-    /// Events in scanned files: the ones a rule could have predicted.
-    pub fn scanned_events(&self) -> usize {
-        self.events.iter().filter(|e| !e.not_scanned).count()
-    }
-    pub fn predicted(&self) -> usize {
-        self.events
-            .iter()
-            .filter(|e| !e.predicted_by.is_empty())
-            .count()
-    }
-    pub fn checkable_findings(&self) -> usize {
-        self.findings
-            .iter()
-            .filter(|f| f.confirmed.is_some())
-            .count()
-    }
-    pub fn confirmed(&self) -> usize {
-        self.findings
-            .iter()
-            .filter(|f| f.confirmed == Some(true))
-            .count()
     }
 }
 

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::Options;
 use super::cache::ResultCache;
+use super::harness_files;
 use super::provision::fnv1a;
 use super::record::{
     CaseRequest, CaseResult, CompileRequest, ErrorInfo, ProbeEnvironment, SCHEMA_VERSION, Status,
@@ -17,32 +18,12 @@ use super::runner::{self, Finished};
 use super::targets::Case;
 use super::worker::{ForkServer, ServerLost};
 
-const HARNESS_SOURCE: &str = include_str!("harness.py");
 /// Bytes of each of the case's stdout/stderr kept in memory (the rest is counted and dropped).
 const TAIL_LIMIT: usize = 64 * 1024;
 /// Tails kept in the result of a case that ran fine: enough for warnings, small enough for committed baselines.
 const OK_TAIL_LIMIT: usize = 4 * 1024;
 /// Importing torch can take a while on a cold disk; a probe slower than this is a broken interpreter.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(180);
-
-/// Writes the embedded harness under the cache once per harness version and returns its path.
-pub fn install_harness(cache: &Path) -> Result<PathBuf, String> {
-    let path = cache.join(format!(
-        "harness-{:016x}.py",
-        fnv1a(HARNESS_SOURCE.as_bytes())
-    ));
-    if std::fs::read_to_string(&path).is_ok_and(|existing| existing == HARNESS_SOURCE) {
-        return Ok(path);
-    }
-    std::fs::create_dir_all(cache)
-        .map_err(|e| format!("cannot create cache directory {}: {e}", cache.display()))?;
-    // Write-then-rename: two concurrent graphbreak runs never see a half-written harness.
-    let partial = cache.join(format!(".harness-{}.tmp", std::process::id()));
-    std::fs::write(&partial, HARNESS_SOURCE)
-        .and_then(|()| std::fs::rename(&partial, &path))
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(path)
-}
 
 pub struct Interpreter {
     /// As the user named it (`--python`, GRAPHBREAK_PYTHON, a provisioned venv).
@@ -118,7 +99,9 @@ fn probe_cache_file(python: &Path, harness: &Path) -> Option<PathBuf> {
         stamp(Path::new("/proc/driver/nvidia/version")),
     );
     Some(
+        // Beside the versioned harness directories (`graphbreak cache list` shows them as probes).
         harness
+            .parent()?
             .parent()?
             .join("probes")
             .join(format!("{:016x}.json", fnv1a(key.as_bytes()))),
@@ -354,8 +337,13 @@ pub fn run_case(
         profile: options.profile,
     };
     let cached = settings.results.as_ref().map(|cache| {
-        let recipe =
-            ResultCache::recipe(&request, case, interpreter, options.timeout, HARNESS_SOURCE);
+        let recipe = ResultCache::recipe(
+            &request,
+            case,
+            interpreter,
+            options.timeout,
+            harness_files::contents(),
+        );
         (cache, recipe)
     });
     if let Some(hit) = cached

@@ -20,12 +20,14 @@ mod config;
 pub mod cross_check;
 mod execute;
 mod gpus;
+mod harness_files;
 mod html;
 pub mod merge;
 mod parity_report;
 mod profile;
 mod provision;
 pub mod record;
+mod record_parts;
 mod report;
 mod runner;
 mod shard;
@@ -303,7 +305,7 @@ fn run_checked(args: CheckArgs) -> Result<ExitCode, String> {
     };
 
     let cache = cache_dir();
-    let harness = execute::install_harness(&cache)?;
+    let harness = harness_files::install(&cache)?;
 
     // Interpreters: explicit ones first, then one provisioned venv per --torch version.
     enum Spec<'a> {

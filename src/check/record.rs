@@ -3,8 +3,9 @@
 //! is an `Option`; keys this build does not know are kept in `extra` and written back unchanged, so a result
 //! written by another graphbreak version survives a round trip through this one.
 //!
-//! The harness's `RESULT_TEMPLATE` (src/check/harness.py) lists exactly the harness-written fields below; a
-//! unit test (`harness_template_matches_the_record`) keeps the two equal. docs/check-protocol.md points here.
+//! The harness's `RESULT_TEMPLATE` (src/check/harness/graphbreak_harness/records.py) lists exactly the
+//! harness-written fields below; a unit test (`harness_template_matches_the_record`) keeps the two equal.
+//! docs/check-protocol.md points here.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -254,17 +255,17 @@ pub struct CaseResult {
     pub traced: Option<BTreeMap<String, Vec<u32>>>,
     /// Breaks, the compile crash and recompiles at their source lines; repeats merged with a count.
     #[serde(default)]
-    pub runtime_events: Vec<super::trace::RuntimeEvent>,
+    pub runtime_events: Vec<super::record_parts::RuntimeEvent>,
     /// Files building the case read besides the case file and the trace map (imported modules, files
     /// opened for reading); the result cache hashes them (src/check/cache.rs). None: an older harness.
     #[serde(default)]
     pub build_inputs: Option<BuildInputs>,
     /// Rust: the static scan's findings on the traced lines vs the runtime events (src/check/cross_check.rs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cross_check: Option<super::cross_check::CrossCheck>,
+    pub cross_check: Option<super::record_parts::CrossCheck>,
     /// Rust: the sync family's findings vs the syncs `--profile` measured (src/check/sync_check.rs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sync_check: Option<super::sync_check::SyncCheck>,
+    pub sync_check: Option<super::record_parts::SyncCheck>,
     /// Rust: wall time of the whole subprocess.
     #[serde(default)]
     pub wall_seconds: Option<f64>,
@@ -740,11 +741,11 @@ mod tests {
 
     /// The harness's `RESULT_TEMPLATE = json.loads("""...""")` block, parsed.
     fn harness_template() -> serde_json::Map<String, Value> {
-        let source = include_str!("harness.py");
+        let source = include_str!("harness/graphbreak_harness/records.py");
         let start_marker = "RESULT_TEMPLATE = json.loads(\"\"\"";
         let start = source
             .find(start_marker)
-            .expect("harness.py defines RESULT_TEMPLATE")
+            .expect("records.py defines RESULT_TEMPLATE")
             + start_marker.len();
         let end = start
             + source[start..]
@@ -770,7 +771,7 @@ mod tests {
         sorted_template.sort();
         assert_eq!(
             sorted_template, sorted_record,
-            "harness.py RESULT_TEMPLATE and record.rs CaseResult list different fields"
+            "the harness's RESULT_TEMPLATE and record.rs CaseResult list different fields"
         );
         // Same types: the template's values deserialize into the record with nothing left over.
         let parsed: CaseResult = serde_json::from_value(Value::Object(template.clone())).unwrap();
@@ -787,7 +788,7 @@ mod tests {
     #[test]
     fn harness_writes_only_template_fields() {
         let template = harness_template();
-        let source = include_str!("harness.py");
+        let source = super::super::harness_files::contents();
         let mut unknown = Vec::new();
         for (index, _) in source.match_indices("result[\"") {
             let rest = &source[index + "result[\"".len()..];
@@ -801,7 +802,7 @@ mod tests {
         }
         assert!(
             unknown.is_empty(),
-            "harness.py writes fields missing from RESULT_TEMPLATE: {unknown:?}"
+            "the harness writes fields missing from RESULT_TEMPLATE: {unknown:?}"
         );
     }
 

@@ -15,66 +15,15 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
 use super::cross_check::Statements;
 use super::html::escape;
 use super::profile::{Profile, SyncSite};
 use super::record::CaseResult;
+pub use super::record_parts::{SyncCheck, SyncFindingCheck, SyncSideTotals, SyncSiteCheck};
 use super::report::{location, show_path, write_case_heading};
 use crate::diagnostics::Diagnostic;
 use crate::rules::{self, Family};
 use crate::scan;
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct SyncCheck {
-    pub sites: Vec<SyncSiteCheck>,
-    pub findings: Vec<SyncFindingCheck>,
-    /// Per side (`eager`, `compiled`): all syncs per step, and those at predicted sites.
-    pub sides: Vec<SyncSideTotals>,
-    /// Why the scan could not run (the sites are then all unpredicted).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct SyncSiteCheck {
-    pub side: String,
-    pub filename: Option<String>,
-    pub line: Option<u64>,
-    pub phase: Option<String>,
-    pub code: String,
-    pub per_step: f64,
-    /// false: a sync inside torch with no Python line of its own (autograd's engine, an
-    /// optimizer): no rule can point at it.
-    pub scanned: bool,
-    /// Codes of the findings on the same statement, sorted; empty: no rule predicted it.
-    pub predicted_by: Vec<String>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct SyncFindingCheck {
-    pub code: String,
-    pub filename: String,
-    pub line: u32,
-    pub end_line: u32,
-    pub message: String,
-    /// A sync happened on its statement in the profiled steps.
-    pub confirmed: bool,
-    /// Syncs per step measured on its statement (eager side; the compiled side when eager has none).
-    pub per_step: f64,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct SyncSideTotals {
-    pub side: String,
-    /// All syncs per step the profile counted on this side.
-    pub syncs_per_step: Option<f64>,
-    /// Syncs per step at sites some finding predicted.
-    pub predicted_per_step: f64,
-    /// Syncs per step at the listed sites (the harness keeps the top ones).
-    pub listed_per_step: f64,
-}
 
 /// Does a finding of `code` (with this message) predict a host-device sync on its line?
 fn predicts_sync(code: &str, message: &str) -> bool {

@@ -9,61 +9,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::record::CaseResult;
+pub use super::record_parts::{EventKind, RuntimeEvent};
 
 /// File → lines Dynamo traced in it: the most precise compiled region there is.
 pub type TracedRegion = BTreeMap<PathBuf, BTreeSet<u32>>;
-
-/// What Dynamo did at a source line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum EventKind {
-    Break,
-    Crash,
-    Recompile,
-}
-
-impl EventKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EventKind::Break => "break",
-            EventKind::Crash => "crash",
-            EventKind::Recompile => "recompile",
-        }
-    }
-}
-
-/// One runtime event; repeats at the same (kind, file, line, reason) are one event with a count.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RuntimeEvent {
-    pub kind: EventKind,
-    pub filename: Option<String>,
-    pub line: Option<u32>,
-    #[serde(default)]
-    pub gb_code: Option<String>,
-    #[serde(default)]
-    pub reason: Option<String>,
-    #[serde(default = "one")]
-    pub count: u32,
-}
-
-fn one() -> u32 {
-    1
-}
-
-impl RuntimeEvent {
-    /// Recompiles of one site differ only in the guard's value (`self.n == 0`, `== 1`): one event.
-    fn merge_key(&self) -> (EventKind, Option<&str>, Option<u32>, Option<&str>) {
-        let reason = match self.kind {
-            EventKind::Recompile => None,
-            _ => self.reason.as_deref(),
-        };
-        (self.kind, self.filename.as_deref(), self.line, reason)
-    }
-}
 
 /// Merges repeats (same kind, file, line and reason) into one event, summing counts; first-seen order.
 pub fn merge_events(events: impl IntoIterator<Item = RuntimeEvent>) -> Vec<RuntimeEvent> {

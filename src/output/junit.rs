@@ -38,15 +38,17 @@ pub fn write(
             n = group.len()
         )?;
         for d in group {
-            let (row, column) = (d.location.row, d.location.column);
+            // `file:row:col`, or `file:cell N:row:col` in a notebook (its rows count within the cell).
+            let place = d.place(&file);
+            let row = d.location.row;
             writeln!(
                 out,
-                r#"    <testcase name="{code} {file}:{row}:{column}" classname="{file}" file="{file}" line="{row}">"#,
+                r#"    <testcase name="{code} {place}" classname="{file}" file="{file}" line="{row}">"#,
                 code = d.code,
             )?;
             writeln!(
                 out,
-                r#"      <failure message="{message}" type="{code}">{file}:{row}:{column}: {code} {message}</failure>"#,
+                r#"      <failure message="{message}" type="{code}">{place}: {code} {message}</failure>"#,
                 code = d.code,
                 message = escape(&d.message),
             )?;

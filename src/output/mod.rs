@@ -282,10 +282,16 @@ fn write_sarif(
                 Some(rules::Family::Crash | rules::Family::Meta) => "error",
                 _ => "warning",
             };
-            serde_json::json!({
+            // A notebook's rows count within a code cell, not the file's JSON lines: the message
+            // says which cell, and the result carries it as a property.
+            let text = match d.cell {
+                Some(cell) => format!("cell {cell}: {}", d.message),
+                None => d.message.clone(),
+            };
+            let mut result = serde_json::json!({
                 "ruleId": d.code,
                 "level": level,
-                "message": { "text": d.message },
+                "message": { "text": text },
                 "locations": [{
                     "physicalLocation": {
                         "artifactLocation": { "uri": display_path(&d.path).replace('\\', "/") },
@@ -297,7 +303,11 @@ fn write_sarif(
                         },
                     },
                 }],
-            })
+            });
+            if let Some(cell) = d.cell {
+                result["properties"] = serde_json::json!({ "cell": cell });
+            }
+            result
         })
         .collect();
     let document = serde_json::json!({

@@ -130,7 +130,7 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
         .map(|f| f.module.split('.').next().unwrap_or_default().to_owned())
         .collect();
 
-    let root_spec = root_spec(options, &files)?;
+    let (root_spec, named_roots) = root_spec(options, &files)?;
     let rule_url_base = files
         .iter()
         .find_map(|file| file.settings.rule_url_base.clone());
@@ -155,7 +155,9 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
                     } else {
                         floor_origin
                     },
-                    roots_configured: !root_spec.is_empty(),
+                    // The file's own configuration (or --roots) decides, never another's.
+                    roots_configured: !options.roots.is_empty()
+                        || roots::configured(&file.settings),
                     type_flow: options.type_flow,
                 };
                 checker::analyze_path(&file.path, &ctx)
@@ -167,7 +169,7 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
         // (With an explicit line map the roots decide nothing, so neither check applies.)
         let computed = matches!(options.region, RegionSource::Computed);
         let unmatched = if computed {
-            roots::unmatched(&project, &root_spec)
+            roots::unmatched(&project, &named_roots)
         } else {
             Vec::new()
         };
@@ -230,11 +232,14 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
     })
 }
 
-/// The roots from the command line and from every configuration in force (usually one).
+/// The roots from the command line and from every configuration in force (usually one), and the
+/// part of them the user named (what must match something). Roots narrow only the files of the
+/// configuration that sets them: without --roots, the files of a configuration that sets none keep
+/// the default (their nn.Module forwards are roots).
 fn root_spec(
     options: &ScanOptions,
     files: &[discover::DiscoveredFile],
-) -> Result<RootSpec, String> {
+) -> Result<(RootSpec, RootSpec), String> {
     let mut spec = RootSpec::default();
     for pattern in &options.roots {
         spec.patterns.push(RootPattern::parse(pattern)?);
@@ -260,7 +265,16 @@ fn root_spec(
             }
         }
     }
-    Ok(spec)
+    let named = spec.clone();
+    if options.roots.is_empty() && !spec.is_empty() {
+        let unconfigured: Vec<&str> = files
+            .iter()
+            .filter(|file| !roots::configured(&file.settings))
+            .map(|file| file.module.as_str())
+            .collect();
+        spec.patterns.extend(roots::default_roots_of(&unconfigured));
+    }
+    Ok((spec, named))
 }
 
 fn root_reports(project: &Project<'_>) -> Vec<RootReport> {

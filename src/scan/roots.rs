@@ -2,6 +2,7 @@
 //! factories) that name nothing in the scanned project, with the nearest qualified names as
 //! suggestions, and the nn.Module `forward`s no root reaches.
 
+use crate::config::Settings;
 use crate::semantic::link::{Project, RootPattern, RootSpec};
 use crate::semantic::summary::FileId;
 use std::collections::HashSet;
@@ -14,6 +15,33 @@ pub struct Unreached {
     pub name: String,
     pub path: PathBuf,
     pub line: u32,
+}
+
+/// Whether a file's own configuration says what is compiled: `roots = [...]` or check cases.
+pub fn configured(settings: &Settings) -> bool {
+    !settings.roots.is_empty() || !settings.case_factories.is_empty()
+}
+
+/// One pattern rooting what no configured roots would leave out of these modules: each names its
+/// module exactly, which roots the module's top-level nn.Module classes (the default's forwards).
+/// One alternation, not a pattern per module: the linker matches every pattern against every file.
+pub fn default_roots_of(modules: &[&str]) -> Option<RootPattern> {
+    let plain = |module: &&str| {
+        !module.is_empty()
+            && module
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '-')
+    };
+    let mut names: Vec<&str> = modules.iter().copied().filter(plain).collect();
+    names.sort_unstable();
+    names.dedup();
+    if names.is_empty() {
+        return None;
+    }
+    let mut pattern = RootPattern::parse(&format!("{{{}}}", names.join(","))).ok()?;
+    pattern.text =
+        "(every nn.Module forward of files whose configuration sets no roots)".to_owned();
+    Some(pattern)
 }
 
 /// How many suggestions an unmatched pattern gets.

@@ -2,6 +2,8 @@
 // Each test crate uses a different part of it.
 #![allow(dead_code, unused_macros)]
 
+pub mod check;
+
 use std::io::Read;
 use std::process::{Command, ExitStatus, Stdio};
 use std::thread;
@@ -97,8 +99,18 @@ pub fn write(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBu
 
 /// Runs the graphbreak binary under test with `args` in `dir`, to completion, output captured.
 pub fn graphbreak(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    graphbreak_with_env(dir, &[], args)
+}
+
+/// [`graphbreak`] with extra environment variables (a private cache home, a Python).
+pub fn graphbreak_with_env(
+    dir: &std::path::Path,
+    env: &[(&str, &std::path::Path)],
+    args: &[&str],
+) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_graphbreak"))
         .current_dir(dir)
+        .envs(env.iter().copied())
         .args(args)
         .output()
         .expect("run graphbreak")

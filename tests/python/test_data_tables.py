@@ -10,36 +10,22 @@ from __future__ import annotations
 
 import importlib
 import logging
-import re
 import sys
 import tomllib
-from pathlib import Path
 
 import pytest
 import torch
 import torch._dynamo
 from torch import nn
 
-DATA = Path(__file__).resolve().parents[2] / "rules" / "data"
-TORCH_VERSION = tuple(int(p) for p in re.findall(r"\d+", torch.__version__)[:2])
+from conftest import REPO, resolve, torch_version
+
+DATA = REPO / "rules" / "data"
+TORCH_VERSION = torch_version()
 
 
 def table(name: str) -> dict:
     return tomllib.loads((DATA / f"{name}.toml").read_text())
-
-
-def resolve(qualified: str):
-    """The object a dotted name names (importing the longest importable module prefix)."""
-    parts = qualified.split(".")
-    for split in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:split]))
-        except ImportError:
-            continue
-        for attr in parts[split:]:
-            obj = getattr(obj, attr)
-        return obj
-    raise ImportError(qualified)
 
 
 def version(text: str) -> tuple[int, int]:

@@ -8,10 +8,8 @@ generators find on this torch is missing from the tables.
 
 from __future__ import annotations
 
-import importlib
 import json
 import logging
-import re
 import subprocess
 import sys
 import tomllib
@@ -23,7 +21,8 @@ import torch
 import torch._dynamo
 from torch import nn
 
-REPO = Path(__file__).resolve().parents[2]
+from conftest import REPO, resolve, torch_version
+
 DATA = REPO / "rules" / "data"
 sys.path.insert(0, str(REPO / "scripts"))
 
@@ -36,7 +35,7 @@ from torch_data import (  # noqa: E402 - the generators live beside the driver s
     gen_unwrapped_modules,
 )
 
-TORCH_VERSION = tuple(int(p) for p in re.findall(r"\d+", torch.__version__)[:2])
+TORCH_VERSION = torch_version()
 
 
 def holds_here(spec: str) -> bool:
@@ -71,21 +70,6 @@ def generated_for_this_torch(name: str) -> bool:
 def require_generated(name: str) -> None:
     if not generated_for_this_torch(name):
         pytest.skip(f"rules/data/{name}.toml was not generated from torch {torch.__version__}")
-
-
-def resolve(dotted: str):
-    if dotted.startswith("Tensor."):
-        return getattr(torch.Tensor, dotted.split(".", 1)[1])
-    parts = dotted.split(".")
-    for split in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:split]))
-        except ImportError:
-            continue
-        for attr in parts[split:]:
-            obj = getattr(obj, attr)
-        return obj
-    raise ImportError(dotted)
 
 
 # --------------------------------------------------------------------------------------------

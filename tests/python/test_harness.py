@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-HARNESS = REPO / "src" / "check" / "harness.py"
+HARNESS = REPO / "src" / "check" / "harness" / "harness.py"
 CASES = REPO / "corpus" / "cases"
 PYTHON = sys.executable
 TIMEOUT_S = 240

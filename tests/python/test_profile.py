@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 import torch
+from graphbreak_harness.frames import FrameClassifier
+from graphbreak_harness.profiling import SYNC_WARNING_TEXT, SyncRecorder
 
 REPO = Path(__file__).resolve().parents[2]
-HARNESS = REPO / "src" / "check" / "harness.py"
+HARNESS = REPO / "src" / "check" / "harness" / "harness.py"
 CASES = REPO / "corpus" / "cases"
 TIMEOUT_S = 600
 
@@ -213,19 +215,11 @@ def test_kernels_and_busy_share_agree_with_torch_profiler(tmp_path, factory):
         assert result["profile"]["eager"]["syncs_per_step"] == 0
 
 
-def load_harness():
-    spec = importlib.util.spec_from_file_location("graphbreak_harness_under_test", HARNESS)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_sync_attribution_keeps_model_library_lines_and_skips_torch_and_stdlib():
     """A venv's platstdlib is the venv's own lib/pythonX.Y, which holds site-packages: on the H200 image
     that made every transformers line look like the stdlib, and DETR's loss syncs were blamed on the
     case's call of the loss instead of the lines inside it."""
-    harness = load_harness()
-    recorder = harness.SyncRecorder(torch, harness.FrameClassifier(torch, str(CASES / "step_profile.py")))
+    recorder = SyncRecorder(torch, FrameClassifier(torch, str(CASES / "step_profile.py")))
     assert not recorder.is_library_frame(pytest.__file__)  # a package in site-packages: a model library's place
     assert recorder.is_library_frame(torch.nn.functional.__file__)
     assert recorder.is_library_frame(os.__file__)
@@ -236,10 +230,10 @@ def test_sync_attribution_keeps_model_library_lines_and_skips_torch_and_stdlib()
         import warnings
         warnings.warn(recorder_text)
 
-    recorder_text = harness.SYNC_WARNING_TEXT
+    recorder_text = SYNC_WARNING_TEXT
     import warnings
     with warnings.catch_warnings():
-        warnings.filterwarnings("always", message=".*" + harness.SYNC_WARNING_TEXT)
+        warnings.filterwarnings("always", message=".*" + SYNC_WARNING_TEXT)
         recorder.forward_warning = warnings.showwarning
         warnings.showwarning = recorder.on_warning
         recorder.mark("loss")

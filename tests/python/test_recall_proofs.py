@@ -8,10 +8,7 @@ docs/gb-coverage.md records the measured table these proofs keep true.
 
 from __future__ import annotations
 
-import importlib
 import json
-import re
-import sys
 import types
 import warnings
 from pathlib import Path
@@ -21,9 +18,10 @@ import torch
 import torch._dynamo
 from torch._dynamo.utils import counters
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-CORPUS_DIR = REPO_ROOT / "corpus" / "rules"
-TORCH_VERSION = tuple(int(p) for p in re.findall(r"\d+", torch.__version__)[:2])
+from conftest import torch_version
+from conftest import load_corpus as shared_load_corpus
+
+TORCH_VERSION = torch_version()
 REGISTRY = Path(torch._dynamo.__file__).parent / "graph_break_registry.json"
 
 pytestmark = pytest.mark.skipif(
@@ -32,12 +30,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def load_corpus(code: str, name: str) -> types.ModuleType:
-    package = f"_graphbreak_recall_{code}"
-    if package not in sys.modules:
-        module = types.ModuleType(package)
-        module.__path__ = [str(CORPUS_DIR / code)]
-        sys.modules[package] = module
-    return importlib.import_module(f"{package}.{name}")
+    return shared_load_corpus(code, name, namespace="recall")
 
 
 def corpus_cases(code: str, name: str) -> dict:

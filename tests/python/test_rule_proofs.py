@@ -16,37 +16,25 @@ import importlib
 import importlib.util
 import logging
 import re
-import sys
 import tomllib
 import types
 import warnings
-from pathlib import Path
 
 import pytest
 import torch
 import torch._dynamo
 from torch import nn
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-CORPUS_DIR = REPO_ROOT / "corpus" / "rules"
-API_TABLE = REPO_ROOT / "rules" / "data" / "torch_api_versions.toml"
-TORCH_VERSION = tuple(int(p) for p in re.findall(r"\d+", torch.__version__)[:2])
+from conftest import CORPUS_DIR, REPO, load_corpus, torch_version
+
+API_TABLE = REPO / "rules" / "data" / "torch_api_versions.toml"
+TORCH_VERSION = torch_version()
 
 SHAPE_AS_TENSOR_CRASH = "expected Tensor as element 0 in argument 0, but got torch.Size"
 
 
 # --------------------------------------------------------------------------------------------
 # helpers
-
-
-def load_corpus(code: str, name: str) -> types.ModuleType:
-    """Import corpus/rules/<code>/<name>.py as a module of a package, so relative imports work."""
-    package = f"_graphbreak_corpus_{code}"
-    if package not in sys.modules:
-        module = types.ModuleType(package)
-        module.__path__ = [str(CORPUS_DIR / code)]
-        sys.modules[package] = module
-    return importlib.import_module(f"{package}.{name}")
 
 
 def corpus_cases(code: str, name: str, *args) -> dict:

@@ -17,7 +17,6 @@ Run: `pytest tests/python/test_sync_proofs.py` (the lead runs the CUDA half on a
 from __future__ import annotations
 
 import contextlib
-import importlib
 import re
 import sys
 import types
@@ -30,8 +29,9 @@ import pytest
 import torch
 from torch.overrides import TorchFunctionMode
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-CORPUS_DIR = REPO_ROOT / "corpus" / "rules"
+from conftest import CORPUS_DIR
+from conftest import load_corpus as shared_load_corpus
+
 SYNC_WARNING = "called a synchronizing CUDA operation"
 
 requires_cuda = pytest.mark.skipif(
@@ -41,12 +41,7 @@ requires_cuda = pytest.mark.skipif(
 
 
 def load_corpus(code: str, name: str) -> types.ModuleType:
-    package = f"_graphbreak_sync_corpus_{code}"
-    if package not in sys.modules:
-        module = types.ModuleType(package)
-        module.__path__ = [str(CORPUS_DIR / code)]
-        sys.modules[package] = module
-    return importlib.import_module(f"{package}.{name}")
+    return shared_load_corpus(code, name, namespace="sync_corpus")
 
 
 def marked_lines(code: str, name: str, prefix: str = "SY00") -> set[int]:

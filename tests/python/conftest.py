@@ -1,0 +1,54 @@
+"""Shared set-up and helpers of the Python tests (imported as `from conftest import ...`; pytest puts this
+folder on sys.path). The check harness's package is importable as the binary unpacks it: src/check/harness/
+holds the entry script harness.py and the graphbreak_harness package beside it."""
+
+import importlib
+import re
+import sys
+import types
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+HARNESS_ROOT = REPO / "src" / "check" / "harness"
+CORPUS_DIR = REPO / "corpus" / "rules"
+CASES = REPO / "corpus" / "cases"
+
+if str(HARNESS_ROOT) not in sys.path:
+    sys.path.insert(0, str(HARNESS_ROOT))
+
+
+def torch_version() -> tuple:
+    """(major, minor) of the installed torch."""
+    import torch  # noqa: PLC0415 - conftest itself must load without torch
+
+    return tuple(int(p) for p in re.findall(r"\d+", torch.__version__)[:2])
+
+
+def load_corpus(code: str, name: str, namespace: str = "corpus") -> types.ModuleType:
+    """Import corpus/rules/<code>/<name>.py as a module of a package, so relative imports work. Each test
+    file passes its own `namespace`, so no two files share (and mutate) one module object."""
+    package = f"_graphbreak_{namespace}_{code}"
+    if package not in sys.modules:
+        module = types.ModuleType(package)
+        module.__path__ = [str(CORPUS_DIR / code)]
+        sys.modules[package] = module
+    return importlib.import_module(f"{package}.{name}")
+
+
+def resolve(dotted: str):
+    """The object a dotted name names (`Tensor.x`: torch.Tensor's; else importing the longest importable
+    module prefix)."""
+    if dotted.startswith("Tensor."):
+        import torch  # noqa: PLC0415
+
+        return getattr(torch.Tensor, dotted.split(".", 1)[1])
+    parts = dotted.split(".")
+    for split in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:split]))
+        except ImportError:
+            continue
+        for attr in parts[split:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise ImportError(dotted)
