@@ -7,7 +7,7 @@ import sysconfig
 import time
 import warnings
 
-from .records import is_harness_file, truncate
+from .records import is_harness_file, percentile, truncate
 
 
 # --------------------------------------------------------------------------------------------

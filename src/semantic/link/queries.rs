@@ -1,0 +1,447 @@
+//! What rules ask the linked project: is this traced, which predicate a call evaluates, disabled
+//! callees, findings per file, version flags.
+
+use super::*;
+
+impl<'a> Project<'a> {
+    /// How many functions one root reaches (itself included), for `--show-roots`.
+    pub fn reach_count(&self, root: FuncRef) -> usize {
+        self.closure(std::iter::once(root), &mut CalleeCache::default(), None)
+            .len()
+    }
+
+    /// Whether a project class is an nn.Module (through project bases, aliases or the table's
+    /// third-party bases): what a root pattern must name, and whose `forward` may go unreached.
+    pub fn is_module_class(&self, class: ClassRef) -> bool {
+        self.module_classes.contains(&class)
+    }
+
+    /// `module.QualName` and row of a function, for `--show-roots`.
+    pub fn describe(&self, func: FuncRef) -> (String, &Path, u32) {
+        let file = &self.files[func.0 as usize];
+        let info = &file.functions[func.1 as usize];
+        let qualname = file
+            .function_by_name
+            .iter()
+            .find(|(_, idx)| **idx == func.1)
+            .map_or(info.name.as_str(), |(name, _)| name.as_str());
+        let dotted = if file.module.is_empty() {
+            qualname.to_owned()
+        } else {
+            format!("{}.{qualname}", file.module)
+        };
+        (dotted, &file.path, info.line)
+    }
+
+    /// The guard formula a call to `sym` evaluates to, when it calls a project predicate.
+    pub fn predicate_formula(&self, sym: &Sym, file: FileId) -> Option<Cond> {
+        match self.resolve_sym(sym, file).into_iter().next()? {
+            Target::Function((file, idx)) => {
+                let predicate = self.files[file as usize].functions[idx as usize]
+                    .predicate
+                    .as_ref()?;
+                Some(self.localize(predicate, file))
+            }
+            Target::PredicateAlias(file, name) => {
+                Some(self.localize(&self.files[file as usize].predicate_aliases[&name], file))
+            }
+            Target::Class(_) => None,
+        }
+    }
+
+    /// Project atoms inside a formula are relative to the file that wrote them; inline them
+    /// one level so the formula can be evaluated from any file.
+    pub(super) fn localize(&self, cond: &Cond, file: FileId) -> Cond {
+        self.localize_depth(cond, file, 0)
+    }
+
+    pub(super) fn localize_depth(&self, cond: &Cond, file: FileId, depth: u32) -> Cond {
+        if depth > 6 {
+            return Cond::Unknown;
+        }
+        match cond {
+            Cond::Atom(crate::semantic::cond::Atom::Call(sym)) => {
+                match self.resolve_sym(sym, file).into_iter().next() {
+                    Some(Target::Function((f, idx))) => {
+                        match &self.files[f as usize].functions[idx as usize].predicate {
+                            Some(inner) => self.localize_depth(inner, f, depth + 1),
+                            None => Cond::Unknown,
+                        }
+                    }
+                    Some(Target::PredicateAlias(f, name)) => self.localize_depth(
+                        &self.files[f as usize].predicate_aliases[&name],
+                        f,
+                        depth + 1,
+                    ),
+                    _ => Cond::Unknown,
+                }
+            }
+            // A flag parameter means something only inside its own function.
+            Cond::Atom(
+                crate::semantic::cond::Atom::FlagParam(_)
+                | crate::semantic::cond::Atom::VarargLen(..)
+                | crate::semantic::cond::Atom::ParamIsSize(..)
+                | crate::semantic::cond::Atom::ParamTest(..)
+                | crate::semantic::cond::Atom::SelfAttr { .. },
+            ) => Cond::Unknown,
+            Cond::Not(inner) => Cond::Not(Box::new(self.localize_depth(inner, file, depth))),
+            Cond::Choice(a, b) => Cond::Choice(
+                Box::new(self.localize_depth(a, file, depth)),
+                Box::new(self.localize_depth(b, file, depth)),
+            ),
+            Cond::And(items) => Cond::And(
+                items
+                    .iter()
+                    .map(|c| self.localize_depth(c, file, depth))
+                    .collect(),
+            ),
+            Cond::Or(items) => Cond::Or(
+                items
+                    .iter()
+                    .map(|c| self.localize_depth(c, file, depth))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+
+    // ----- deciding findings ----------------------------------------------------------------
+
+    /// Is a finding with this path unreachable while Dynamo traces (eager-only or failure-only
+    /// code)?
+    pub(super) fn eager_only<'p>(
+        &self,
+        file: FileId,
+        func: FuncIdx,
+        path: impl IntoIterator<Item = &'p PathStep>,
+    ) -> bool {
+        let summary = &self.files[file as usize];
+        let resolve = |sym: &Sym| self.predicate_formula(sym, file);
+        let assume = Assumptions {
+            torch_floor: summary.torch_floor,
+            export_reading: ExportReading::FromTable,
+            input_is_tensor: summary.functions[func as usize].name == "forward"
+                && self.root_funcs.contains(&(file, func)),
+            flag_at_default: &|name: &str| {
+                self.flags_pinned
+                    .get(&(file, func))
+                    .is_some_and(|pinned| pinned.contains(name))
+            },
+            vararg_len: self.vararg_lens.get(&(file, func)).copied(),
+            param_is_size: &|name: &str| {
+                self.size_params
+                    .get(&(file, func))
+                    .is_some_and(|params| params.contains(name))
+            },
+            param_value: &|name: &str| {
+                self.param_values
+                    .get(&(file, func))
+                    .and_then(|values| values.get(name))
+                    .cloned()
+            },
+            self_attr: &|attr: &str| {
+                self.self_facts
+                    .get(&(file, func))
+                    .and_then(|facts| facts.get(attr))
+                    .copied()
+            },
+            resolve_call: &resolve,
+        };
+        path.into_iter().any(|step| match *step {
+            PathStep::Guard(guard, branch) => {
+                let truth = summary.guards[guard as usize].cond.eval(&assume);
+                let taken = match truth {
+                    Truth::True => crate::semantic::summary::Branch::WhenTrue,
+                    Truth::False => crate::semantic::summary::Branch::WhenFalse,
+                    Truth::Unknown => return false,
+                };
+                taken != branch
+            }
+            PathStep::AfterException | PathStep::FailureOnly | PathStep::MisuseOnly => true,
+        })
+    }
+
+    /// Is the code of this finding traced by Dynamo?
+    pub fn is_traced(&self, file: FileId, candidate: &Candidate) -> bool {
+        match self.region_source {
+            RegionSource::Computed => match candidate.func {
+                Some(func) => {
+                    self.in_region.contains(&(file, func))
+                        && !self.eager_only(file, func, &candidate.path)
+                }
+                None => false,
+            },
+            RegionSource::Lines(lines) => {
+                let (first, last) = candidate.statement_rows;
+                lines
+                    .get(&self.files[file as usize].path)
+                    .is_some_and(|rows| (first..=last).any(|row| rows.contains(&row)))
+                    && !candidate.func.is_some_and(|func| {
+                        // Only the guards: whether an exception handler or a failure path ran,
+                        // the map knows.
+                        let guards = candidate
+                            .path
+                            .iter()
+                            .filter(|step| matches!(step, PathStep::Guard(..)));
+                        self.eager_only(file, func, guards)
+                    })
+            }
+        }
+    }
+
+    /// False only when nothing in function `func` can be traced: a cheap filter before costly
+    /// work on a candidate (`is_traced` still decides).
+    pub fn may_trace(&self, file: FileId, func: FuncIdx) -> bool {
+        match self.region_source {
+            RegionSource::Computed => self.in_region.contains(&(file, func)),
+            RegionSource::Lines(_) => true,
+        }
+    }
+
+    /// Is a guard at `row` of function `func` in traced code?
+    pub fn guard_traced(&self, file: FileId, func: FuncIdx, row: u32) -> bool {
+        match self.region_source {
+            RegionSource::Computed => self.in_region.contains(&(file, func)),
+            RegionSource::Lines(lines) => lines
+                .get(&self.files[file as usize].path)
+                .is_some_and(|rows| rows.contains(&row)),
+        }
+    }
+
+    /// The function a call to `sym` (from `file`) reaches when Dynamo never traces it
+    /// (`@torch.compiler.disable`, not `recursive=False`): its qualified name, file and line.
+    pub fn disabled_callee(&self, sym: &Sym, file: FileId) -> Option<(String, &'a Path, u32)> {
+        // Whatever `sym` resolves to, a disabled target's name is among `disabled_names`.
+        if self.disabled_names.is_empty() {
+            return None;
+        }
+        // `instance(...)` runs the class's `__call__` or, for a Module, its `forward`.
+        if let Sym::Instance { method, .. } = sym
+            && method == "__call__"
+            && !self.disabled_names.contains("__call__")
+            && !self.disabled_names.contains("forward")
+        {
+            return None;
+        }
+        let last = match sym {
+            Sym::Dotted(name) | Sym::Local(name) => name.rsplit('.').next(),
+            Sym::SelfAttr { attr, .. } | Sym::SuperAttr { attr, .. } => attr.rsplit('.').next(),
+            // `instance(...)` may run `forward`: no cheap name to test.
+            Sym::Instance { method, .. } if method != "__call__" => Some(method.as_str()),
+            Sym::Instance { .. } | Sym::DictValues(_) => None,
+        };
+        if last.is_some_and(|name| !self.disabled_names.contains(name)) {
+            return None;
+        }
+        self.resolve_sym(sym, file)
+            .into_iter()
+            .find_map(|target| match target {
+                Target::Function((callee_file, idx)) => {
+                    let summary = &self.files[callee_file as usize];
+                    let info = &summary.functions[idx as usize];
+                    info.disabled
+                        .then(|| (info.qualified_name(), summary.path.as_path(), info.line))
+                }
+                _ => None,
+            })
+    }
+
+    /// The first write to outside state in the function(s) `sym` names (a checkpointed body):
+    /// the function, its name and file, and the write.
+    pub fn outside_write_of(
+        &self,
+        sym: &Sym,
+        file: FileId,
+    ) -> Option<(
+        FuncRef,
+        String,
+        &'a Path,
+        &'a crate::semantic::summary::OutsideWrite,
+    )> {
+        self.resolve_sym(sym, file)
+            .into_iter()
+            .find_map(|target| match target {
+                Target::Function((callee_file, idx)) => {
+                    let summary = &self.files[callee_file as usize];
+                    let info = &summary.functions[idx as usize];
+                    let write = info.outside_writes.first()?;
+                    Some((
+                        (callee_file, idx),
+                        info.qualified_name(),
+                        summary.path.as_path(),
+                        write,
+                    ))
+                }
+                _ => None,
+            })
+    }
+
+    /// The functions a call to `sym` runs: the callee; for a class, its `__init__` (building an
+    /// object in traced code runs it: a loss module constructed inside a loss function); for a
+    /// property getter, also what it returns (`self.loss_function(...)` calls
+    /// `LOSS_MAPPING[self.loss_type]`).
+    pub(super) fn call_targets(&self, sym: &Sym, file: FileId) -> Vec<FuncRef> {
+        let mut out = Vec::new();
+        for target in self.resolve_sym(sym, file) {
+            match target {
+                Target::Function(callee) => {
+                    out.push(callee);
+                    let getter = &self.files[callee.0 as usize].functions[callee.1 as usize];
+                    if getter.is_property {
+                        for returned in &getter.returned_callables {
+                            for target in self.resolve_sym(returned, callee.0) {
+                                match target {
+                                    Target::Function(f) => out.push(f),
+                                    Target::Class(class) => {
+                                        out.extend(self.lookup_method(class, "__init__", 0))
+                                    }
+                                    Target::PredicateAlias(..) => {}
+                                }
+                            }
+                        }
+                    }
+                }
+                Target::Class(class) => out.extend(self.lookup_method(class, "__init__", 0)),
+                Target::PredicateAlias(..) => {}
+            }
+        }
+        out
+    }
+
+    /// The literal boolean default of `field` in the class `class` names (as seen from `file`),
+    /// searching its project bases too: the declaring class's name, file and the declaration.
+    pub fn field_default(
+        &self,
+        class: &Sym,
+        file: FileId,
+        field: &str,
+    ) -> Option<(&'a str, &'a Path, &'a crate::semantic::gates::FieldDefault)> {
+        let mut queue: VecDeque<ClassRef> = self
+            .resolve_sym(class, file)
+            .into_iter()
+            .filter_map(|t| match t {
+                Target::Class(class) => Some(class),
+                _ => None,
+            })
+            .collect();
+        let mut seen = HashSet::default();
+        while let Some(class) = queue.pop_front() {
+            if !seen.insert(class) || seen.len() > 32 {
+                continue;
+            }
+            let file_summary = &self.files[class.0 as usize];
+            let info = &file_summary.classes[class.1 as usize];
+            if let Some(found) = info.fields.iter().find(|f| f.name == field) {
+                return Some((info.qualname.as_str(), file_summary.path.as_path(), found));
+            }
+            queue.extend(self.project_bases(class));
+        }
+        None
+    }
+
+    /// The findings of one file that survive linking (rules' project hooks add theirs separately).
+    pub fn findings(&self, file: FileId) -> Vec<&Candidate> {
+        let summary = &self.files[file as usize];
+        // Computed only for files with a version-bound finding (rare: VR001 on an old floor).
+        let called_at = if summary.candidates.iter().any(|c| c.holds_below.is_some()) {
+            self.called_only_at(file)
+        } else {
+            HashMap::default()
+        };
+        summary
+            .file_diagnostics
+            .iter()
+            .chain(summary.candidates.iter().filter(|c| {
+                let in_scope = match c.scope {
+                    Scope::Anywhere => true,
+                    Scope::CompiledRegion => self.is_traced(file, c),
+                };
+                in_scope
+                    && c.host_index.as_ref().is_none_or(|deps| {
+                        let facts = self.host_index.get_or_init(|| self.solve_host_index());
+                        c.func
+                            .is_some_and(|f| self.index_deps_hold(facts, file, (file, f), deps))
+                    })
+                    && !c.holds_below.as_ref().is_some_and(|bound| {
+                        // After an assertion in its own function, or called only after one.
+                        let own = bound
+                            .asserted
+                            .iter()
+                            .filter_map(|flag| self.version_flag(flag, file))
+                            .max();
+                        let callers = c.func.and_then(|f| called_at.get(&f).copied());
+                        own.max(callers).is_some_and(|at| at >= bound.below)
+                    })
+            }))
+            .collect()
+    }
+
+    /// Per function of this file, the lowest torch version on which the project calls it: every
+    /// call of it follows a top-level `assert TORCH_X_Y` (or `if not TORCH_X_Y: raise`) in its
+    /// caller (`model/versions.rs`). Functions with an unguarded call, or none, are absent.
+    pub(super) fn called_only_at(&self, file: FileId) -> HashMap<FuncIdx, TorchVersion> {
+        let summary = &self.files[file as usize];
+        let wanted: HashSet<&str> = summary
+            .candidates
+            .iter()
+            .filter(|c| c.holds_below.is_some())
+            .filter_map(|c| c.func)
+            .map(|f| summary.functions[f as usize].name.as_str())
+            .collect();
+        let mut lowest: HashMap<FuncIdx, Option<TorchVersion>> = HashMap::default();
+        for (caller_file, caller_summary) in self.files.iter().enumerate() {
+            let caller_file = caller_file as FileId;
+            for (caller, info) in caller_summary.functions.iter().enumerate() {
+                for (index, call) in info.calls.iter().enumerate() {
+                    if !wanted.contains(call.sym.last_segment()) {
+                        continue;
+                    }
+                    for target in self.resolve_sym(&call.sym, caller_file) {
+                        let Target::Function((callee_file, callee)) = target else {
+                            continue;
+                        };
+                        if callee_file != file {
+                            continue;
+                        }
+                        let asserted = caller_summary
+                            .gated_calls
+                            .iter()
+                            .find(|g| g.func == caller as FuncIdx && g.call == index as u32)
+                            .and_then(|g| {
+                                g.flags
+                                    .iter()
+                                    .filter_map(|flag| self.version_flag(flag, caller_file))
+                                    .max()
+                            });
+                        lowest
+                            .entry(callee)
+                            .and_modify(|known| {
+                                *known = match (*known, asserted) {
+                                    (Some(a), Some(b)) => Some(a.min(b)),
+                                    _ => None,
+                                }
+                            })
+                            .or_insert(asserted);
+                    }
+                }
+            }
+        }
+        lowest
+            .into_iter()
+            .filter_map(|(func, version)| Some((func, version?)))
+            .collect()
+    }
+
+    /// The version a module-level flag (`TORCH_2_8 = check_version(...)`) asserts.
+    pub(super) fn version_flag(&self, flag: &Sym, from: FileId) -> Option<TorchVersion> {
+        match flag {
+            Sym::Local(name) => self.files[from as usize].version_flags.get(name).copied(),
+            Sym::Dotted(dotted) => {
+                let (module, name) = dotted.rsplit_once('.')?;
+                let file = self.file_for_module(module, from)?;
+                self.files[file as usize].version_flags.get(name).copied()
+            }
+            _ => None,
+        }
+    }
+}

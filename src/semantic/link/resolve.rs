@@ -1,0 +1,280 @@
+//! Resolution across files: modules, dotted names, symbols, bases, methods and typed attributes.
+
+use super::*;
+
+impl<'a> Project<'a> {
+    pub(crate) fn file_for_module(&self, module: &str, from: FileId) -> Option<FileId> {
+        let candidates = self.modules.get(module)?;
+        if candidates.len() == 1 {
+            return Some(candidates[0]);
+        }
+        // Several top-level scripts share a name (e.g. one `helpers.py` per directory): prefer the
+        // one next to the importer, then the one sharing the longest path prefix.
+        // Ties go to the smallest path, so the answer never depends on the order of scan roots.
+        let from_path = &self.files[from as usize].path;
+        candidates.iter().copied().max_by(|&a, &b| {
+            let (path_a, path_b) = (&self.files[a as usize].path, &self.files[b as usize].path);
+            common_prefix_len(path_a, from_path)
+                .cmp(&common_prefix_len(path_b, from_path))
+                .then_with(|| path_b.cmp(path_a))
+        })
+    }
+
+    pub(crate) fn resolve_dotted(&self, dotted: &str, from: FileId, depth: u32) -> Option<Target> {
+        if depth > 6 {
+            return None;
+        }
+        let segments: Vec<&str> = dotted.split('.').collect();
+        for split in (1..=segments.len()).rev() {
+            let module = segments[..split].join(".");
+            let Some(file) = self.file_for_module(&module, from) else {
+                continue;
+            };
+            let rest = &segments[split..];
+            if rest.is_empty() {
+                return None;
+            }
+            return self.resolve_in_file(file, &rest.join("."), depth);
+        }
+        None
+    }
+
+    pub(crate) fn resolve_in_file(&self, file: FileId, local: &str, depth: u32) -> Option<Target> {
+        let summary = &self.files[file as usize];
+        if let Some(&idx) = summary.function_by_name.get(local) {
+            return Some(Target::Function((file, idx)));
+        }
+        if let Some(&idx) = summary.class_by_name.get(local) {
+            return Some(Target::Class((file, idx)));
+        }
+        if summary.predicate_aliases.contains_key(local) {
+            return Some(Target::PredicateAlias(file, local.to_owned()));
+        }
+        // A re-export: `from .utils import helper` in a package's __init__.py.
+        let (first, rest) = local.split_once('.').map_or((local, ""), |(f, r)| (f, r));
+        let Some(target) = summary.imports.get(first) else {
+            return self.resolve_star_imported(file, first, local, depth);
+        };
+        let dotted = if rest.is_empty() {
+            target.clone()
+        } else {
+            format!("{target}.{rest}")
+        };
+        self.resolve_dotted(&dotted, file, depth + 1)
+    }
+
+    pub(crate) fn resolve_sym(&self, sym: &Sym, file: FileId) -> Vec<Target> {
+        match sym {
+            Sym::Dotted(dotted) => self.resolve_dotted(dotted, file, 0).into_iter().collect(),
+            Sym::Local(local) => self.resolve_in_file(file, local, 0).into_iter().collect(),
+            Sym::SelfAttr { class, attr } => {
+                let Some(&idx) = self.files[file as usize].class_by_name.get(class) else {
+                    return Vec::new();
+                };
+                let found: Vec<Target> = self
+                    .methods_named((file, idx), attr)
+                    .into_iter()
+                    .map(Target::Function)
+                    .collect();
+                if found.is_empty() {
+                    // `self.criterion(...)` / `self.head.compute_loss(...)` where `__init__` stored
+                    // `self.criterion = Loss()`: the call runs a method of the stored instance.
+                    self.typed_attribute_call(file, class, attr)
+                } else {
+                    found
+                }
+            }
+            Sym::Instance { class, method }
+                if matches!(**class, Sym::Dotted(_) | Sym::Local(_)) =>
+            {
+                self.resolve_sym(class, file)
+                    .into_iter()
+                    .filter_map(|target| match target {
+                        Target::Class(class) => {
+                            self.instance_method(class, method).map(Target::Function)
+                        }
+                        _ => None,
+                    })
+                    .collect()
+            }
+            Sym::SuperAttr { class, attr } => {
+                let Some(&idx) = self.files[file as usize].class_by_name.get(class) else {
+                    return Vec::new();
+                };
+                let mut found = Vec::new();
+                for base in self.project_bases((file, idx)) {
+                    if let Some(method) = self.lookup_method(base, attr, 0) {
+                        found.push(Target::Function(method));
+                        break;
+                    }
+                }
+                found
+            }
+            Sym::Instance { .. } => Vec::new(),
+            Sym::DictValues(dict) => {
+                let Sym::Dotted(dotted) = &**dict else {
+                    return Vec::new();
+                };
+                let Some((module, name)) = dotted.rsplit_once('.') else {
+                    return Vec::new();
+                };
+                let Some(dict_file) = self.file_for_module(module, file) else {
+                    return Vec::new();
+                };
+                let Some(values) = self.files[dict_file as usize].module_dispatch.get(name) else {
+                    return Vec::new();
+                };
+                values
+                    .iter()
+                    .filter(|value| !matches!(value, Sym::DictValues(_)))
+                    .flat_map(|value| self.resolve_sym(value, dict_file))
+                    .collect()
+            }
+        }
+    }
+
+    pub(crate) fn project_bases(&self, class: ClassRef) -> Vec<ClassRef> {
+        if let Some(bases) = self
+            .class_bases
+            .get(class.0 as usize)
+            .and_then(|file| file.get(class.1 as usize))
+        {
+            return bases.clone();
+        }
+        self.resolve_bases(class)
+    }
+
+    pub(super) fn resolve_bases(&self, class: ClassRef) -> Vec<ClassRef> {
+        let info = &self.files[class.0 as usize].classes[class.1 as usize];
+        info.bases
+            .iter()
+            .flat_map(|base| self.resolve_sym(base, class.0))
+            .filter_map(|target| match target {
+                Target::Class(c) => Some(c),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Method lookup through project base classes (depth-first, like a simple MRO).
+    pub(crate) fn lookup_method(&self, class: ClassRef, name: &str, depth: u32) -> Option<FuncRef> {
+        if depth > 16 {
+            return None;
+        }
+        let file = &self.files[class.0 as usize];
+        let found = with_member_name(&file.classes[class.1 as usize].qualname, name, |qual| {
+            file.function_by_name.get(qual).copied()
+        });
+        if let Some(idx) = found {
+            return Some((class.0, idx));
+        }
+        self.project_bases(class)
+            .into_iter()
+            .find_map(|base| self.lookup_method(base, name, depth + 1))
+    }
+
+    /// The method a call on `self.<attr>[.<method>]` runs, when the attribute's class is known
+    /// from an assignment `self.<attr> = Class(...)` in the class.
+    pub(super) fn typed_attribute_call(
+        &self,
+        file: FileId,
+        class: &str,
+        attr: &str,
+    ) -> Vec<Target> {
+        let (stored, method) = attr.split_once('.').unwrap_or((attr, "__call__"));
+        if method.contains('.') {
+            return Vec::new();
+        }
+        // Only a class named by an import or a local definition: `self.a = self.make(...)` is a
+        // method call, not a class, and must not send resolution round in circles.
+        let Some(typed @ (Sym::Dotted(_) | Sym::Local(_))) = self.files[file as usize]
+            .self_attr_types
+            .get(class)
+            .and_then(|attrs| attrs.get(stored))
+        else {
+            return Vec::new();
+        };
+        let instance = Sym::Instance {
+            class: Box::new(typed.clone()),
+            method: method.to_owned(),
+        };
+        self.resolve_sym(&instance, file)
+    }
+
+    /// The function that runs for `instance.method(...)` on an instance of `class`; calling the
+    /// instance itself (`__call__`) runs `forward` for an nn.Module without its own `__call__`.
+    pub(crate) fn instance_method(&self, class: ClassRef, method: &str) -> Option<FuncRef> {
+        self.lookup_method(class, method, 0).or_else(|| {
+            (method == "__call__" && self.module_classes.contains(&class))
+                .then(|| self.module_forward(class))
+                .flatten()
+        })
+    }
+
+    /// The `forward` calling a Module of `class` runs: none when a project class decorator
+    /// replaced it with a dispatcher that runs the class's own `forward` only as a fallback
+    /// (`model/dispatch.rs`).
+    pub(crate) fn module_forward(&self, class: ClassRef) -> Option<FuncRef> {
+        let forward = self.lookup_method(class, "forward", 0)?;
+        let owner = self.files[forward.0 as usize].functions[forward.1 as usize]
+            .class
+            .as_deref()
+            .and_then(|qual| self.files[forward.0 as usize].class_by_name.get(qual))
+            .map(|&idx| (forward.0, idx));
+        let dispatched = [Some(class), owner]
+            .into_iter()
+            .flatten()
+            .any(|c| self.forward_replaced_by_decorator(c));
+        (!dispatched).then_some(forward)
+    }
+
+    pub(super) fn forward_replaced_by_decorator(&self, class: ClassRef) -> bool {
+        self.files[class.0 as usize].classes[class.1 as usize]
+            .decorators
+            .iter()
+            .any(|decorator| {
+                self.resolve_sym(decorator, class.0)
+                    .into_iter()
+                    .any(|target| match target {
+                        Target::Function((file, idx)) => {
+                            self.files[file as usize].functions[idx as usize].replaces_forward
+                        }
+                        _ => false,
+                    })
+            })
+    }
+
+    /// `self.name(...)` may run the class's own (or inherited) method, or an override in any
+    /// project subclass — Dynamo traces whichever the instance has.
+    pub(super) fn methods_named(&self, class: ClassRef, name: &str) -> Vec<FuncRef> {
+        let mut found: Vec<FuncRef> = self.lookup_method(class, name, 0).into_iter().collect();
+        // Most classes have no project subclass: spare the queue and the seen set.
+        let Some(direct) = self.subclasses.get(&class) else {
+            return found;
+        };
+        let mut queue: VecDeque<ClassRef> = direct.iter().copied().collect();
+        let mut seen = HashSet::default();
+        while let Some(sub) = queue.pop_front() {
+            if !seen.insert(sub) {
+                continue;
+            }
+            let file = &self.files[sub.0 as usize];
+            let live = self
+                .live_classes
+                .as_ref()
+                .is_none_or(|live| live.contains(&sub));
+            if live
+                && let Some(idx) =
+                    with_member_name(&file.classes[sub.1 as usize].qualname, name, |qual| {
+                        file.function_by_name.get(qual).copied()
+                    })
+            {
+                found.push((sub.0, idx));
+            }
+            queue.extend(self.subclasses.get(&sub).into_iter().flatten().copied());
+        }
+        found
+    }
+
+    // ----- classes and regions --------------------------------------------------------------
+}

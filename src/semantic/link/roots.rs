@@ -1,0 +1,346 @@
+//! Roots and reach: module classes, the declared and discovered roots, factories, and the closure of
+//! functions reached from them.
+
+use super::*;
+
+impl<'a> Project<'a> {
+    pub(super) fn find_module_classes(&mut self) {
+        let mut direct: Vec<ClassRef> = Vec::new();
+        let mut subclasses: HashMap<ClassRef, Vec<ClassRef>> = HashMap::default();
+        let mut class_bases = Vec::with_capacity(self.files.len());
+        for (file_id, file) in self.files.iter().enumerate() {
+            let mut file_bases = Vec::with_capacity(file.classes.len());
+            for (class_idx, class) in file.classes.iter().enumerate() {
+                let me = (file_id as FileId, class_idx as u32);
+                for base in &class.bases {
+                    let external = match base {
+                        Sym::Dotted(dotted) => Some(std::borrow::Cow::Borrowed(dotted.as_str())),
+                        _ => self
+                            .external_base(base, file_id as FileId)
+                            .map(std::borrow::Cow::Owned),
+                    };
+                    if external.is_some_and(|dotted| TORCH.is_module_base(&dotted)) {
+                        direct.push(me);
+                    }
+                }
+                let bases = self.resolve_bases(me);
+                for &parent in &bases {
+                    subclasses.entry(parent).or_default().push(me);
+                }
+                file_bases.push(bases);
+            }
+            class_bases.push(file_bases);
+        }
+        self.class_bases = class_bases;
+        let mut queue: VecDeque<ClassRef> = direct.into();
+        while let Some(class) = queue.pop_front() {
+            if self.module_classes.insert(class) {
+                queue.extend(subclasses.get(&class).into_iter().flatten().copied());
+            }
+        }
+        self.subclasses = subclasses;
+    }
+
+    pub(super) fn find_roots(&mut self, spec: &RootSpec) {
+        let mut roots: Vec<Root> = Vec::new();
+        let mut seen: HashSet<FuncRef> = HashSet::default();
+        let mut add = |func: FuncRef, reason: String, roots: &mut Vec<Root>| {
+            if seen.insert(func) {
+                roots.push(Root { func, reason });
+            }
+        };
+        for (file_id, file) in self.files.iter().enumerate() {
+            let file_id = file_id as FileId;
+            for (idx, function) in file.functions.iter().enumerate() {
+                if function.compile_decorated {
+                    add(
+                        (file_id, idx as FuncIdx),
+                        "@torch.compile".to_owned(),
+                        &mut roots,
+                    );
+                }
+            }
+            for target in &file.compile_roots {
+                let (resolved, via) = self.resolve_compile_target(&target.sym, file_id);
+                for target_ref in resolved {
+                    let reason = format!(
+                        "{} in {}",
+                        match target.form {
+                            CompileForm::TorchCompile => "torch.compile(...)",
+                            CompileForm::ModuleMethod => ".compile()",
+                        },
+                        file.module
+                    ) + via;
+                    match target_ref {
+                        Target::Function(func) if target.form == CompileForm::TorchCompile => {
+                            add(func, reason, &mut roots)
+                        }
+                        Target::Class(class) => {
+                            if let Some(live) = &mut self.live_classes {
+                                live.insert(class);
+                            }
+                            if let Some(forward) = self.module_forward(class) {
+                                add(forward, reason, &mut roots);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        // `torch.compile(x)` where the type flow knows what `x` holds (a model a factory built,
+        // `self.f = torch.compile(self.g)`).
+        for root in &self.flow.roots {
+            let file = &self.files[root.file as usize];
+            let form = if root.module_method {
+                ".compile()"
+            } else {
+                "torch.compile(...)"
+            };
+            add(
+                root.func,
+                format!("{form} in {} (via type flow)", file.module),
+                &mut roots,
+            );
+        }
+        if spec.is_empty() {
+            // No roots configured: every nn.Module's forward may be compiled.
+            for (file_id, file) in self.files.iter().enumerate() {
+                let file_id = file_id as FileId;
+                for (idx, function) in file.functions.iter().enumerate() {
+                    if function.name == "forward"
+                        && let Some(class) = &function.class
+                        && let Some(&class_idx) = file.class_by_name.get(class)
+                        && self.module_classes.contains(&(file_id, class_idx))
+                        && self.module_forward((file_id, class_idx))
+                            == Some((file_id, idx as FuncIdx))
+                    {
+                        add(
+                            (file_id, idx as FuncIdx),
+                            "nn.Module forward (no roots configured)".to_owned(),
+                            &mut roots,
+                        );
+                    }
+                }
+            }
+        }
+        for pattern in &spec.patterns {
+            for (file_id, file) in self.files.iter().enumerate() {
+                let file_id = file_id as FileId;
+                let module_matches = pattern.matches(&file.module);
+                for (class_idx, class) in file.classes.iter().enumerate() {
+                    let class_ref = (file_id, class_idx as u32);
+                    if !self.module_classes.contains(&class_ref) {
+                        continue;
+                    }
+                    let matched = (module_matches && !class.qualname.contains('.'))
+                        || pattern.matches(&format!("{}.{}", file.module, class.qualname));
+                    if matched && let Some(live) = &mut self.live_classes {
+                        live.insert(class_ref);
+                    }
+                    if matched && let Some(forward) = self.module_forward(class_ref) {
+                        add(forward, format!("--roots {}", pattern.text), &mut roots);
+                    }
+                }
+                if !pattern.names_functions() {
+                    continue;
+                }
+                for (qualname, &idx) in &file.function_by_name {
+                    if pattern.matches(&format!("{}.{qualname}", file.module)) {
+                        add(
+                            (file_id, idx),
+                            format!("--roots {}", pattern.text),
+                            &mut roots,
+                        );
+                    }
+                }
+            }
+        }
+        for (path, factory) in &spec.case_factories {
+            for (file_id, file) in self.files.iter().enumerate() {
+                if &file.path != path {
+                    continue;
+                }
+                let file_id = file_id as FileId;
+                for (idx, function) in file.functions.iter().enumerate() {
+                    let wanted = function.class.is_none()
+                        && match factory {
+                            Some(name) => &function.name == name,
+                            None => function.name.starts_with("case_"),
+                        };
+                    if !wanted {
+                        continue;
+                    }
+                    let reason = format!("check case {}::{}", file.module, function.name);
+                    for (class, forward) in self.modules_built_by((file_id, idx as FuncIdx), 3) {
+                        if let Some(live) = &mut self.live_classes {
+                            live.insert(class);
+                        }
+                        add(forward, reason.clone(), &mut roots);
+                    }
+                }
+            }
+        }
+        self.roots = roots;
+    }
+
+    /// The `forward`s of the nn.Modules a factory instantiates, itself or through the project
+    /// functions it calls, up to `max_depth` calls deep (`build_model("nano")` → `Detector(...)`).
+    pub(super) fn modules_built_by(
+        &self,
+        factory: FuncRef,
+        max_depth: u32,
+    ) -> Vec<(ClassRef, FuncRef)> {
+        let mut out = Vec::new();
+        let mut queue: VecDeque<(FuncRef, u32)> = VecDeque::from([(factory, 0)]);
+        let mut visited: HashSet<FuncRef> = HashSet::default();
+        while let Some((func, depth)) = queue.pop_front() {
+            if !visited.insert(func) {
+                continue;
+            }
+            let info = &self.files[func.0 as usize].functions[func.1 as usize];
+            for call in &info.calls {
+                for target in self.resolve_sym(&call.sym, func.0) {
+                    match target {
+                        Target::Class(class) if self.module_classes.contains(&class) => {
+                            if let Some(forward) = self.module_forward(class) {
+                                out.push((class, forward));
+                            }
+                        }
+                        Target::Function(callee) if depth < max_depth => {
+                            queue.push_back((callee, depth + 1))
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The `forward`s of the nn.Modules `func` itself instantiates (memoized in `cache`: helpers
+    /// such as `post_init()` are called from thousands of `__init__`s).
+    pub(super) fn modules_built_directly(
+        &self,
+        func: FuncRef,
+        cache: &mut HashMap<FuncRef, Vec<FuncRef>>,
+    ) -> Vec<FuncRef> {
+        if let Some(found) = cache.get(&func) {
+            return found.clone();
+        }
+        let found: Vec<FuncRef> = self
+            .modules_built_by(func, 0)
+            .into_iter()
+            .map(|(_, forward)| forward)
+            .collect();
+        cache.insert(func, found.clone());
+        found
+    }
+
+    /// What a compile target names: `self.model` typed by `self.model = Cls(...)` in the class,
+    /// else the symbol itself. The second value says how it was resolved, for `--show-roots`.
+    pub(super) fn resolve_compile_target(
+        &self,
+        sym: &Sym,
+        file: FileId,
+    ) -> (Vec<Target>, &'static str) {
+        if let Sym::SelfAttr { class, attr } = sym
+            && let Some(typed) = self.files[file as usize]
+                .self_attr_types
+                .get(class.as_str())
+                .and_then(|attrs| attrs.get(attr.as_str()))
+        {
+            return (self.resolve_sym(typed, file), " (via self attribute)");
+        }
+        (self.resolve_sym(sym, file), "")
+    }
+
+    /// Every function reachable from `roots` over the call graph (`@torch.compiler.disable`
+    /// stops it; `disable(recursive=False)` skips only its own frame). With roots, a traced
+    /// method of an nn.Module also reaches the `forward` of every Module its `__init__` builds
+    /// (`self.layers = nn.ModuleList([Block() ...])`, directly or one call deep): calling a
+    /// submodule runs its forward.
+    pub(super) fn closure(
+        &self,
+        roots: impl Iterator<Item = FuncRef>,
+        cache: &mut CalleeCache<'a>,
+        mut reached_by: Option<&mut HashMap<FuncRef, ReachedBy>>,
+    ) -> HashSet<FuncRef> {
+        let mut in_region = HashSet::default();
+        let mut queue: VecDeque<FuncRef> = roots.collect();
+        // Records the first caller of each function (breadth first: a shortest chain).
+        let mut note = |callee: FuncRef, caller: FuncRef, row: u32, by_name: bool| {
+            if let Some(map) = reached_by.as_deref_mut() {
+                map.entry(callee).or_insert(ReachedBy {
+                    caller,
+                    row,
+                    by_name,
+                });
+            }
+        };
+        let mut visited: HashSet<FuncRef> = HashSet::default();
+        let mut expanded: HashSet<ClassRef> = HashSet::default();
+        let mut built: HashMap<FuncRef, Vec<FuncRef>> = HashMap::default();
+        while let Some(func) = queue.pop_front() {
+            let file = &self.files[func.0 as usize];
+            let info = &file.functions[func.1 as usize];
+            if info.disabled || !visited.insert(func) {
+                continue;
+            }
+            if !info.disabled_frame_only {
+                in_region.insert(func);
+            }
+            if self.expand_submodules
+                && let Some(class) = &info.class
+                && let Some(&class_idx) = file.class_by_name.get(class)
+                && self.module_classes.contains(&(func.0, class_idx))
+                && expanded.insert((func.0, class_idx))
+            {
+                // Submodules are built while constructing the model: in `__init__` and what it
+                // calls (`self._make_layer(...)`), not in `init_criterion()` called from `loss()`.
+                if let Some(&init) = file.function_by_name.get(&format!("{class}.__init__")) {
+                    let init = (func.0, init);
+                    let mut forwards = self.modules_built_directly(init, &mut built);
+                    for call in &self.files[init.0 as usize].functions[init.1 as usize].calls {
+                        for target in self.resolve_sym(&call.sym, init.0) {
+                            if let Target::Function(callee) = target {
+                                forwards.extend(self.modules_built_directly(callee, &mut built));
+                            }
+                        }
+                    }
+                    for forward in forwards {
+                        note(forward, func, 0, false);
+                        queue.push_back(forward);
+                    }
+                }
+            }
+            for call in &info.calls {
+                // `if not is_compiling(): self.debug(x)`, `if isinstance(x, dict): return
+                // self.loss(x)`: a call Dynamo never traces does not compile its callee.
+                if !call.path.is_empty() && self.eager_only(func.0, func.1, call.path.iter()) {
+                    continue;
+                }
+                let callees = cache
+                    .entry((func.0, &call.sym))
+                    .or_insert_with(|| self.call_targets(&call.sym, func.0));
+                for &callee in callees.iter() {
+                    note(callee, func, call.row, false);
+                    queue.push_back(callee);
+                }
+            }
+            // What the type flow adds: callees of objects built elsewhere.
+            if let Some(edges) = self.flow.edges.get(&func) {
+                let calls = &file.flow.functions[func.1 as usize].calls;
+                for edge in edges {
+                    let call = &calls[edge.call as usize];
+                    if !call.path.is_empty() && self.eager_only(func.0, func.1, call.path.iter()) {
+                        continue;
+                    }
+                    note(edge.callee, func, call.row, edge.by_name);
+                    queue.push_back(edge.callee);
+                }
+            }
+        }
+        in_region
+    }
+}

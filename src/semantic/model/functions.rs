@@ -1,0 +1,331 @@
+//! Entering and leaving a function: its frame, parameters, annotations and nested definitions.
+
+use super::*;
+
+impl<'a> SemanticModel<'a> {
+    /// Records a `def` (its decorators already visited) and enters its frame.
+    pub(crate) fn enter_function(&mut self, def: &'a ast::StmtFunctionDef) -> FunctionScope {
+        let mut compile_decorated = false;
+        let mut disabled = false;
+        let mut disabled_frame_only = false;
+        for decorator in &def.decorator_list {
+            let target = match &decorator.expression {
+                Expr::Call(call) => &*call.func,
+                other => other,
+            };
+            match self.qualified(target).as_deref() {
+                Some("torch.compile") => compile_decorated = true,
+                Some("torch.compiler.disable" | "torch._dynamo.disable") => {
+                    let recursive = match &decorator.expression {
+                        Expr::Call(call) => {
+                            call.arguments.find_keyword("recursive").map(|k| &k.value)
+                        }
+                        _ => None,
+                    };
+                    if matches!(recursive, Some(Expr::BooleanLiteral(b)) if !b.value) {
+                        disabled_frame_only = true;
+                    } else {
+                        disabled = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+
+        let name = def.name.id.to_string();
+        let (qual, class) = match self.frames.last() {
+            Some(frame) => {
+                let class = matches!(frame.kind, FrameKind::Class).then(|| frame.qual.clone());
+                (format!("{}.{name}", frame.qual), class)
+            }
+            None => (name.clone(), None),
+        };
+        let idx = self.summary.functions.len() as FuncIdx;
+        self.summary.functions.push(FunctionInfo {
+            name: name.clone(),
+            class: class.clone(),
+            compile_decorated,
+            memoized: self.is_memoized(def),
+            line: self.location(def.range.start().into()).row,
+            end_line: 0,
+            disabled,
+            disabled_frame_only,
+            calls: Vec::new(),
+            outside_writes: Vec::new(),
+            is_property: def.decorator_list.iter().any(|d| {
+                matches!(&d.expression, Expr::Name(n) if matches!(n.id.as_str(), "property" | "cached_property"))
+                    || matches!(&d.expression, Expr::Attribute(a) if a.attr.id.as_str() == "cached_property")
+            }),
+            returned_callables: Vec::new(),
+            predicate: None,
+            flag_params: Vec::new(),
+            none_flags: Vec::new(),
+            size_checked_params: Vec::new(),
+            const_params: Vec::new(),
+            param_defaults: Vec::new(),
+            tests_self_attrs: false,
+            self_writes: Vec::new(),
+            replaces_forward: self.frames.is_empty()
+                && dispatch::replaces_forward_with_dispatcher(def),
+            fixed_positional: 0,
+            vararg: def
+                .parameters
+                .vararg
+                .as_ref()
+                .filter(|_| self.ctx.roots_configured)
+                .map(|p| p.name.id.to_string()),
+            kwarg: def
+                .parameters
+                .kwarg
+                .as_ref()
+                .filter(|_| self.ctx.roots_configured)
+                .map(|p| p.name.id.to_string()),
+            index_params: Vec::new(),
+            host_index_returns: Vec::new(),
+        });
+        // `@name.setter` / `@name.deleter` reuse the property's name: `self.name` still reads
+        // (and Dynamo traces) the getter, so the getter keeps the name.
+        let accessor = def.decorator_list.iter().any(|d| {
+            matches!(&d.expression, Expr::Attribute(a) if matches!(a.attr.id.as_str(), "setter" | "deleter"))
+        });
+        if !accessor || !self.summary.function_by_name.contains_key(&qual) {
+            self.summary.function_by_name.insert(qual.clone(), idx);
+        }
+        if let Some(frame) = self.function_frame_mut() {
+            frame.bindings.insert(name, Binding::Def(qual.clone()));
+        }
+
+        let mut locals = FxMap::default();
+        let mut self_name = None;
+        let mut first_input = None;
+        let params = &def.parameters;
+        let has_self = class.is_some() && !self.is_static(def);
+        self.flow_enter_function(idx, def, has_self, class.as_deref());
+        let all_positions: Vec<(String, Option<u32>)> = params
+            .posonlyargs
+            .iter()
+            .chain(params.args.iter())
+            .skip(usize::from(has_self))
+            .enumerate()
+            .map(|(position, p)| (p.parameter.name.id.to_string(), Some(position as u32)))
+            .chain(
+                params
+                    .kwonlyargs
+                    .iter()
+                    .map(|p| (p.parameter.name.id.to_string(), None)),
+            )
+            .collect();
+        let param_names: Vec<String> = all_positions.iter().map(|(n, _)| n.clone()).collect();
+        let param_positions = if self.ctx.roots_configured {
+            all_positions.clone()
+        } else {
+            Vec::new()
+        };
+        self.summary.functions[idx as usize].index_params = all_positions;
+        let comment_kinds = self.type_comment_kinds(def, has_self);
+        for (position, param) in params
+            .posonlyargs
+            .iter()
+            .chain(params.args.iter())
+            .enumerate()
+        {
+            let param_name = param.parameter.name.id.to_string();
+            if position == 0 && has_self {
+                self_name = Some(param_name);
+                continue;
+            }
+            let from_comment = comment_kinds
+                .as_ref()
+                .and_then(|kinds| kinds.get(position - usize::from(has_self)).copied());
+            let kind = param
+                .parameter
+                .annotation
+                .as_deref()
+                .map(|ann| self.annotation_kind(ann))
+                .or(from_comment)
+                .unwrap_or(TensorKind::Unknown);
+            if position == usize::from(self_name.is_some()) {
+                // The input: unannotated or annotated as a tensor (a `Union[Tensor, Dict]`
+                // annotation says the dict path is real).
+                let plain = param.parameter.annotation.is_none() || kind == TensorKind::Tensor;
+                first_input = plain.then(|| param_name.clone());
+            }
+            locals.insert(param_name, kind);
+        }
+        for param in &params.kwonlyargs {
+            let kind = param
+                .parameter
+                .annotation
+                .as_deref()
+                .map_or(TensorKind::Unknown, |ann| self.annotation_kind(ann));
+            locals.insert(param.parameter.name.id.to_string(), kind);
+        }
+        for variadic in params.vararg.iter().chain(params.kwarg.iter()) {
+            locals.insert(variadic.name.id.to_string(), TensorKind::NotTensor);
+        }
+        let offset = usize::from(self_name.is_some());
+        let none_flags: Vec<String> = if !self.ctx.roots_configured {
+            Vec::new()
+        } else {
+            params
+                .iter_non_variadic_params()
+                .filter(|param| matches!(param.default.as_deref(), Some(Expr::NoneLiteral(_))))
+                .map(|param| param.parameter.name.id.to_string())
+                .collect()
+        };
+        self.summary.functions[idx as usize].none_flags = none_flags;
+        self.summary.functions[idx as usize].fixed_positional =
+            (params.posonlyargs.len() + params.args.len() - usize::from(self_name.is_some()))
+                as u32;
+        let flag_params: Vec<(String, Option<u32>)> = if !self.ctx.roots_configured {
+            Vec::new()
+        } else {
+            params
+                .posonlyargs
+                .iter()
+                .chain(params.args.iter())
+                .enumerate()
+                .skip(offset)
+                .map(|(position, param)| (param, Some((position - offset) as u32)))
+                .chain(params.kwonlyargs.iter().map(|param| (param, None)))
+                .filter(|(param, _)| {
+                    matches!(
+                        param.default.as_deref(),
+                        Some(Expr::BooleanLiteral(b)) if !b.value
+                    ) || matches!(param.default.as_deref(), Some(Expr::NoneLiteral(_)))
+                        || matches!(param.default.as_deref(), Some(Expr::NumberLiteral(n))
+                        if matches!(&n.value, ast::Number::Int(i) if i.as_u8() == Some(0)))
+                })
+                .map(|(param, position)| (param.parameter.name.id.to_string(), position))
+                .collect()
+        };
+        self.summary.functions[idx as usize].flag_params = flag_params;
+        // Literal defaults, for the constants of caller context (`context.rs`).
+        if self.ctx.roots_configured {
+            self.summary.functions[idx as usize].param_defaults = params
+                .iter_non_variadic_params()
+                .filter_map(|param| {
+                    let default = ConstValue::of(param.default.as_deref()?)?;
+                    Some((param.parameter.name.id.to_string(), default))
+                })
+                .collect();
+        }
+
+        let param_classes = self.project_param_classes(def);
+        self.frames.push(Frame {
+            qual,
+            kind: FrameKind::Function {
+                idx,
+                self_name,
+                class,
+            },
+            bindings: FxMap::default(),
+            locals,
+            facts: LocalFacts::default(),
+            values: FxMap::default(),
+            param_classes,
+            first_input,
+            param_positions,
+            param_names,
+        });
+        let version_asserts = self.version_asserts.len();
+        let asserted = self.top_level_version_asserts(&def.body);
+        self.version_asserts.extend(asserted);
+        let scope = FunctionScope {
+            idx,
+            version_asserts,
+            path: std::mem::take(&mut self.path),
+            feature_probe_depth: std::mem::replace(&mut self.feature_probe_depth, 0),
+            import_probe_depth: std::mem::replace(&mut self.import_probe_depth, 0),
+            loop_depth: std::mem::replace(&mut self.loop_depth, 0),
+            index_bindings: self.index_loops.borrow().len(),
+        };
+        self.collect_nested_defs(&def.body);
+        self.collect_compile_gates(def);
+        scope
+    }
+
+    /// Leaves the frame [`SemanticModel::enter_function`] entered, once its body was visited.
+    pub(crate) fn leave_function(&mut self, scope: FunctionScope, def: &'a ast::StmtFunctionDef) {
+        self.path = scope.path;
+        self.feature_probe_depth = scope.feature_probe_depth;
+        self.import_probe_depth = scope.import_probe_depth;
+        self.loop_depth = scope.loop_depth;
+        self.index_loops.borrow_mut().truncate(scope.index_bindings);
+        self.version_asserts.truncate(scope.version_asserts);
+        let predicate = self.predicate_of_body(&def.body);
+        let end_line = self.location(def.range.end().into()).row;
+        let info = &mut self.summary.functions[scope.idx as usize];
+        info.predicate = predicate;
+        info.end_line = end_line;
+        self.frames.pop();
+    }
+
+    pub(super) fn is_static(&self, def: &ast::StmtFunctionDef) -> bool {
+        def.decorator_list
+            .iter()
+            .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "staticmethod"))
+    }
+
+    /// Nested `def`s are callable anywhere in the enclosing body, including before their line.
+    pub(super) fn collect_nested_defs(&mut self, body: &'a [Stmt]) {
+        let Some(frame) = self.frames.last_mut() else {
+            return;
+        };
+        for stmt in body {
+            if let Stmt::FunctionDef(def) = stmt {
+                let name = def.name.id.to_string();
+                let qual = format!("{}.{name}", frame.qual);
+                frame.bindings.insert(name, Binding::Def(qual));
+            }
+        }
+    }
+
+    pub(super) fn annotation_kind(&self, annotation: &Expr) -> TensorKind {
+        let text = match annotation {
+            Expr::StringLiteral(literal) => literal.value.to_str().to_owned(),
+            _ => match self.resolve(annotation) {
+                Some(Sym::Dotted(qualified)) => qualified,
+                _ => match annotation {
+                    Expr::Name(name) => name.id.to_string(),
+                    _ => return TensorKind::Unknown,
+                },
+            },
+        };
+        if TORCH.tensor_annotations.contains(text.as_str()) {
+            TensorKind::Tensor
+        } else if TORCH.host_annotations.contains(text.as_str()) {
+            TensorKind::NotTensor
+        } else {
+            TensorKind::Unknown
+        }
+    }
+
+    /// A function whose every `return` yields a guard formula is a predicate (`_is_compiling()`).
+    pub(super) fn predicate_of_body(&self, body: &[Stmt]) -> Option<Cond> {
+        let mut returns = Vec::new();
+        collect_returns(body, &mut returns, 0);
+        if returns.is_empty() {
+            return None;
+        }
+        let mut conds = Vec::with_capacity(returns.len());
+        for value in returns {
+            let cond = match value {
+                Some(expr) => self.cond_of(expr),
+                None => Cond::Const(false),
+            };
+            if matches!(cond, Cond::Unknown) {
+                return None;
+            }
+            conds.push(cond);
+        }
+        if !conds.iter().any(Cond::is_interesting) {
+            return None;
+        }
+        Some(if conds.len() == 1 {
+            conds.pop().unwrap()
+        } else {
+            Cond::Or(conds)
+        })
+    }
+}

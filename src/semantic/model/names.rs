@@ -1,0 +1,389 @@
+//! Names and bindings: what a name, an import or an attribute chain in this file refers to, and the
+//! flag/none parameters guards are evaluated against.
+
+use super::*;
+
+impl<'a> SemanticModel<'a> {
+    pub(crate) fn collect_module_bindings(&mut self, body: &'a [Stmt]) {
+        for stmt in body {
+            match stmt {
+                Stmt::Import(import) => {
+                    for (name, target) in import_bindings(import) {
+                        self.module_bindings
+                            .entry(name)
+                            .or_insert(Binding::Import(target));
+                    }
+                }
+                Stmt::ImportFrom(import) => {
+                    if import
+                        .names
+                        .iter()
+                        .any(|alias| alias.name.id.as_str() == "*")
+                    {
+                        let module = self.import_from_module(import);
+                        self.summary.flow.star_imports.push(module);
+                    }
+                    for (name, target) in self.import_from_bindings(import) {
+                        self.module_bindings
+                            .entry(name)
+                            .or_insert(Binding::Import(target));
+                    }
+                }
+                Stmt::FunctionDef(def) => {
+                    let name = def.name.id.to_string();
+                    self.module_bindings
+                        .entry(name.clone())
+                        .or_insert(Binding::Def(name));
+                }
+                Stmt::ClassDef(class) => {
+                    let name = class.name.id.to_string();
+                    self.module_bindings
+                        .entry(name.clone())
+                        .or_insert(Binding::Class(name));
+                }
+                Stmt::Assign(assign) => {
+                    if let [Expr::Name(target)] = assign.targets.as_slice() {
+                        if target.id.as_str() == "__all__" {
+                            self.summary.flow.all = typeflow::literal_names(&assign.value);
+                        }
+                        if let Expr::Dict(dict) = &*assign.value {
+                            self.module_dicts.insert(target.id.to_string(), dict);
+                        }
+                        self.note_version_flag(target.id.as_str(), &assign.value);
+                        let binding = self.binding_for_value(&assign.value);
+                        self.module_bindings
+                            .entry(target.id.to_string())
+                            .or_insert(binding);
+                    }
+                }
+                Stmt::If(stmt_if) => {
+                    self.collect_module_bindings(&stmt_if.body);
+                    for clause in &stmt_if.elif_else_clauses {
+                        self.collect_module_bindings(&clause.body);
+                    }
+                }
+                Stmt::Try(stmt_try) => {
+                    // The try body binds first: `try: from torch.compiler import is_compiling`
+                    // wins over the fallback `def is_compiling(): return False` in the handler.
+                    self.collect_module_bindings(&stmt_try.body);
+                    for handler in &stmt_try.handlers {
+                        let ast::ExceptHandler::ExceptHandler(handler) = handler;
+                        self.collect_module_bindings(&handler.body);
+                    }
+                    self.collect_module_bindings(&stmt_try.orelse);
+                }
+                Stmt::With(with) => self.collect_module_bindings(&with.body),
+                _ => {}
+            }
+        }
+    }
+
+    /// What `name = value` binds: an alias of an import, a guard predicate, or something opaque.
+    pub(super) fn binding_for_value(&self, value: &Expr) -> Binding {
+        if let Some(cond) = self.predicate_reference(value) {
+            return Binding::Predicate(cond);
+        }
+        match self.resolve(value) {
+            Some(Sym::Dotted(target)) if matches!(value, Expr::Attribute(_) | Expr::Name(_)) => {
+                Binding::Import(target)
+            }
+            _ => Binding::Other,
+        }
+    }
+
+    /// `torch.compiler.is_compiling` (uncalled) or `getattr(torch.compiler, "is_compiling", ...)`:
+    /// a reference to a guard predicate, as a formula for what calling it returns.
+    pub fn predicate_reference(&self, value: &Expr) -> Option<Cond> {
+        // `f = torch.compiler.is_compiling if hasattr(...) else torch._dynamo.is_compiling`
+        if let Expr::If(if_expr) = value {
+            let body = self.plain_predicate_reference(&if_expr.body);
+            let orelse = self.plain_predicate_reference(&if_expr.orelse);
+            return match (body, orelse) {
+                (Some(a), Some(b)) if a == b => Some(a),
+                (Some(a), Some(b)) => Some(Cond::Choice(Box::new(a), Box::new(b))),
+                _ => self.eval_value(value).torch_predicate(),
+            };
+        }
+        self.plain_predicate_reference(value)
+            .or_else(|| self.eval_value(value).torch_predicate())
+    }
+
+    /// A predicate reference that is not a conditional expression.
+    pub(super) fn plain_predicate_reference(&self, value: &Expr) -> Option<Cond> {
+        if let Some(qualified) = self.getattr_target(value) {
+            return atom_for_qualified(&qualified).map(Cond::Atom);
+        }
+        match self.resolve(value)? {
+            Sym::Dotted(qualified) => atom_for_qualified(&qualified).map(Cond::Atom),
+            _ => None,
+        }
+    }
+
+    /// `getattr(<dotted>, "<attr>", ...)` → `<dotted>.<attr>`.
+    pub fn getattr_target(&self, expr: &Expr) -> Option<String> {
+        let Expr::Call(call) = expr else { return None };
+        if !self.is_builtin(&call.func, "getattr") {
+            return None;
+        }
+        let [object, Expr::StringLiteral(attr), ..] = &*call.arguments.args else {
+            return None;
+        };
+        match self.resolve(object)? {
+            Sym::Dotted(base) => Some(format!("{base}.{}", attr.value.to_str())),
+            _ => None,
+        }
+    }
+
+    pub fn import_from_bindings(&self, import: &ast::StmtImportFrom) -> Vec<(String, String)> {
+        let base = self.import_from_module(import);
+        import
+            .names
+            .iter()
+            .filter(|alias| alias.name.id.as_str() != "*")
+            .map(|alias| {
+                let bound = alias.asname.as_ref().unwrap_or(&alias.name).id.to_string();
+                let target = if base.is_empty() {
+                    alias.name.id.to_string()
+                } else {
+                    format!("{base}.{}", alias.name.id)
+                };
+                (bound, target)
+            })
+            .collect()
+    }
+
+    pub fn import_from_module(&self, import: &ast::StmtImportFrom) -> String {
+        let module = import.module.as_ref().map(|m| m.id.as_str()).unwrap_or("");
+        if import.level == 0 {
+            return module.to_owned();
+        }
+        let mut parts: Vec<&str> = if self.package.is_empty() {
+            Vec::new()
+        } else {
+            self.package.split('.').collect()
+        };
+        for _ in 1..import.level {
+            parts.pop();
+        }
+        if !module.is_empty() {
+            parts.push(module);
+        }
+        parts.join(".")
+    }
+
+    pub(super) fn lookup(&self, name: &str) -> Option<&Binding> {
+        for frame in self.frames.iter().rev() {
+            if let FrameKind::Function { .. } = frame.kind {
+                if let Some(binding) = frame.bindings.get(name) {
+                    return Some(binding);
+                }
+                if frame.locals.contains_key(name) {
+                    return Some(&Binding::Other);
+                }
+            }
+        }
+        self.module_bindings.get(name)
+    }
+
+    pub fn is_builtin(&self, expr: &Expr, builtin: &str) -> bool {
+        matches!(expr, Expr::Name(name) if name.id.as_str() == builtin && self.lookup(builtin).is_none())
+    }
+
+    pub(super) fn sym_of_name(&self, name: &str) -> Option<Sym> {
+        match self.lookup(name)? {
+            Binding::Import(target) => Some(Sym::Dotted(target.clone())),
+            Binding::Def(qual) | Binding::Class(qual) => Some(Sym::Local(qual.clone())),
+            Binding::Predicate(_) => Some(Sym::Local(name.to_owned())),
+            Binding::Other => None,
+        }
+    }
+
+    /// Resolves a name or attribute chain as far as this file can.
+    pub fn resolve(&self, expr: &Expr) -> Option<Sym> {
+        let mut attrs: Vec<&str> = Vec::new();
+        let mut current = expr;
+        loop {
+            match current {
+                Expr::Attribute(attribute) => {
+                    attrs.push(attribute.attr.id.as_str());
+                    current = &attribute.value;
+                }
+                Expr::Name(name) => {
+                    attrs.reverse();
+                    if let Some((self_name, class)) = self.method_context()
+                        && name.id.as_str() == self_name
+                        && !attrs.is_empty()
+                    {
+                        return Some(Sym::SelfAttr {
+                            class: class.to_owned(),
+                            attr: attrs.join("."),
+                        });
+                    }
+                    return match self.sym_of_name(name.id.as_str())? {
+                        Sym::Dotted(base) => Some(Sym::Dotted(join_dotted(&base, &attrs))),
+                        Sym::Local(base) => Some(Sym::Local(join_dotted(&base, &attrs))),
+                        other => Some(other),
+                    };
+                }
+                Expr::Call(call) if attrs.len() == 1 && self.is_builtin(&call.func, "super") => {
+                    let (_, class) = self.method_context()?;
+                    return Some(Sym::SuperAttr {
+                        class: class.to_owned(),
+                        attr: attrs[0].to_owned(),
+                    });
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// The fully qualified name of an imported symbol (`torch.stack`), if `expr` is one.
+    pub fn qualified(&self, expr: &Expr) -> Option<String> {
+        // Fast reject, before any string is built: only a chain rooted in a name bound by an
+        // import (or an alias of one) has a qualified name. `self.conv(x)`, locals and local
+        // definitions are the common case on this hot path and resolve to nothing here.
+        let mut root = expr;
+        while let Expr::Attribute(attribute) = root {
+            root = &attribute.value;
+        }
+        let Expr::Name(name) = root else {
+            return None;
+        };
+        if !matches!(self.lookup(name.id.as_str()), Some(Binding::Import(_))) {
+            return None;
+        }
+        match self.resolve(expr)? {
+            Sym::Dotted(qualified) => Some(qualified),
+            _ => None,
+        }
+    }
+
+    /// Is `name` a parameter of the current function with a falsy literal default, not
+    /// reassigned so far?
+    pub(super) fn is_flag_param(&self, name: &str) -> bool {
+        let (Some(frame), Some(func)) = (self.function_frame(), self.current_function()) else {
+            return false;
+        };
+        !frame.values.contains_key(name)
+            && self.summary.functions[func as usize]
+                .flag_params
+                .iter()
+                .any(|(flag, _)| flag == name)
+    }
+
+    /// Is `name` a parameter of the current function with a `None` default, not reassigned so
+    /// far?
+    pub(super) fn is_none_flag_param(&self, name: &str) -> bool {
+        self.is_flag_param(name)
+            && self.current_function().is_some_and(|func| {
+                self.summary.functions[func as usize]
+                    .none_flags
+                    .iter()
+                    .any(|flag| flag == name)
+            })
+    }
+
+    /// `len(args) <op> <int>` where `args` is the current function's `*args`, not reassigned.
+    pub(super) fn vararg_len_atom(&self, compare: &ast::ExprCompare) -> Option<Atom> {
+        let Expr::Call(call) = &*compare.left else {
+            return None;
+        };
+        if !self.is_builtin(&call.func, "len") || call.arguments.len() != 1 {
+            return None;
+        }
+        let Some(Expr::Name(name)) = call.arguments.args.first() else {
+            return None;
+        };
+        let func = self.current_function()?;
+        let frame = self.function_frame()?;
+        if self.summary.functions[func as usize].vararg.as_deref() != Some(name.id.as_str())
+            || frame.values.contains_key(name.id.as_str())
+        {
+            return None;
+        }
+        let Some(Expr::NumberLiteral(number)) = compare.comparators.first() else {
+            return None;
+        };
+        let ast::Number::Int(n) = &number.value else {
+            return None;
+        };
+        let compare_op = match compare.ops[0] {
+            ast::CmpOp::Eq => LenCompare::Eq,
+            ast::CmpOp::NotEq => LenCompare::NotEq,
+            ast::CmpOp::Lt => LenCompare::Lt,
+            ast::CmpOp::LtE => LenCompare::LtE,
+            ast::CmpOp::Gt => LenCompare::Gt,
+            ast::CmpOp::GtE => LenCompare::GtE,
+            _ => return None,
+        };
+        Some(Atom::VarargLen(compare_op, u32::from(n.as_u8()?)))
+    }
+
+    /// `(name, position)` of a parameter of the current function not reassigned so far (known
+    /// only with roots).
+    pub(super) fn unchanged_param(&self, name: &str) -> Option<(String, Option<u32>)> {
+        let frame = self.function_frame()?;
+        if frame.values.contains_key(name) {
+            return None;
+        }
+        frame
+            .param_positions
+            .iter()
+            .find(|(param, _)| param == name)
+            .cloned()
+    }
+
+    /// Is `name` the first input parameter of the current function (after `self`), not
+    /// reassigned so far?
+    pub(super) fn is_first_input(&self, name: &str) -> bool {
+        self.function_frame().is_some_and(|frame| {
+            frame.first_input.as_deref() == Some(name) && !frame.values.contains_key(name)
+        })
+    }
+
+    /// `(self parameter name, class local qualname)` when inside a method.
+    pub fn method_context(&self) -> Option<(&str, &str)> {
+        for frame in self.frames.iter().rev() {
+            if let FrameKind::Function {
+                self_name, class, ..
+            } = &frame.kind
+                && let (Some(self_name), Some(class)) = (self_name, class)
+            {
+                return Some((self_name, class));
+            }
+        }
+        None
+    }
+
+    pub fn current_function(&self) -> Option<FuncIdx> {
+        self.frames.iter().rev().find_map(|frame| match frame.kind {
+            FrameKind::Function { idx, .. } => Some(idx),
+            FrameKind::Class => None,
+        })
+    }
+
+    pub fn in_function(&self) -> bool {
+        self.current_function().is_some()
+    }
+
+    pub(super) fn function_frame_mut(&mut self) -> Option<&mut Frame<'a>> {
+        self.frames
+            .iter_mut()
+            .rev()
+            .find(|f| matches!(f.kind, FrameKind::Function { .. }))
+    }
+
+    pub(super) fn function_frame(&self) -> Option<&Frame<'a>> {
+        self.frames
+            .iter()
+            .rev()
+            .find(|f| matches!(f.kind, FrameKind::Function { .. }))
+    }
+
+    pub fn is_project_dotted(&self, dotted: &str) -> bool {
+        let root = dotted.split('.').next().unwrap_or(dotted);
+        self.ctx.project_roots.contains(root)
+    }
+
+    // ----- guards ---------------------------------------------------------------------------
+}

@@ -1,0 +1,394 @@
+//! Statements that change the model: classes, assignments, imports, `try`, loops, `self.<attr>` facts.
+
+use super::*;
+
+impl<'a> SemanticModel<'a> {
+    /// Records a class (decorators and bases already visited) and enters its frame.
+    pub(crate) fn enter_class(&mut self, class: &'a ast::StmtClassDef) {
+        let mut bases = Vec::new();
+        if let Some(arguments) = &class.arguments {
+            for base in arguments.args.iter() {
+                if let Some(sym) = self.resolve(base) {
+                    bases.push(sym);
+                } else if !self.summary.flow.star_imports.is_empty()
+                    && let Some(text) = dotted_text(base)
+                {
+                    // Bound only by `from m import *`: resolved when linking.
+                    bases.push(Sym::Local(text));
+                }
+            }
+        }
+        let name = class.name.id.to_string();
+        let qual = match self.frames.last() {
+            Some(frame) => format!("{}.{name}", frame.qual),
+            None => name.clone(),
+        };
+        let decorators = class
+            .decorator_list
+            .iter()
+            .filter_map(|decorator| {
+                let called = match &decorator.expression {
+                    Expr::Call(call) => &*call.func,
+                    other => other,
+                };
+                self.resolve(called)
+            })
+            .collect();
+        let idx = self.summary.classes.len() as u32;
+        let fields = self.class_field_defaults(class);
+        self.summary.classes.push(ClassInfo {
+            qualname: qual.clone(),
+            bases,
+            decorators,
+            fields,
+        });
+        self.summary.class_by_name.insert(qual.clone(), idx);
+        if let Some(frame) = self.function_frame_mut() {
+            frame.bindings.insert(name, Binding::Class(qual.clone()));
+        }
+        self.frames.push(Frame {
+            qual,
+            kind: FrameKind::Class,
+            bindings: FxMap::default(),
+            locals: FxMap::default(),
+            facts: LocalFacts::default(),
+            values: FxMap::default(),
+            param_classes: FxMap::default(),
+            first_input: None,
+            param_positions: Vec::new(),
+            param_names: Vec::new(),
+        });
+    }
+
+    pub(crate) fn leave_class(&mut self) {
+        self.frames.pop();
+    }
+
+    // ----- statements -----------------------------------------------------------------------
+
+    /// Local facts of `targets = value` (tensor-ness, host-built, shape lists, the value).
+    pub(crate) fn bind_assignment(&mut self, targets: &[&'a Expr], value: &'a Expr) {
+        // Module and class bodies keep no local facts: skip the work there.
+        if !self.in_function() {
+            return;
+        }
+        // Unpacking (`rows, cols = linear_sum_assignment(c)`) binds each name to an element;
+        // a plain rebinding of such a name shadows it (`model/host_index.rs`).
+        for target in targets {
+            match target {
+                Expr::Tuple(ast::ExprTuple { elts: names, .. })
+                | Expr::List(ast::ExprList { elts: names, .. }) => {
+                    // `r, counts = order[ub], n.tolist()` pairs the names with the values.
+                    let paired = match value {
+                        Expr::Tuple(ast::ExprTuple { elts: values, .. })
+                        | Expr::List(ast::ExprList { elts: values, .. })
+                            if values.len() == names.len() =>
+                        {
+                            Some(values)
+                        }
+                        _ => None,
+                    };
+                    let bound = match paired {
+                        Some(values) => names
+                            .iter()
+                            .zip(values.iter())
+                            .filter_map(|(name, value)| match name {
+                                Expr::Name(name) => {
+                                    Some((name.id.to_string(), self.host_index_deps(value)))
+                                }
+                                _ => None,
+                            })
+                            .collect(),
+                        None => self.loop_target_deps(target, value),
+                    };
+                    self.index_loops.borrow_mut().extend(bound);
+                }
+                Expr::Name(name) => {
+                    let id = name.id.as_str();
+                    if self.index_loops.borrow().iter().any(|(n, _)| n == id) {
+                        let deps = self.host_index_deps(value);
+                        self.index_loops.borrow_mut().push((id.to_owned(), deps));
+                    }
+                }
+                _ => {}
+            }
+        }
+        // The value analyses below only feed plain-name targets: `self.x = ...` and
+        // `a[i] = ...` skip them (tuple targets only forget their names).
+        if !targets.iter().any(|target| matches!(target, Expr::Name(_))) {
+            if let Some(frame) = self.function_frame_mut() {
+                for target in targets {
+                    if let Expr::Tuple(tuple) = target {
+                        for element in &tuple.elts {
+                            if let Expr::Name(name) = element {
+                                frame.bindings.remove(name.id.as_str());
+                                frame
+                                    .locals
+                                    .insert(name.id.to_string(), TensorKind::Unknown);
+                            }
+                        }
+                    }
+                }
+            }
+            return;
+        }
+        let kind = self.tensor_kind(value);
+        let host_built = self.is_host_built(value);
+        let numpy = self.is_numpy_value(value);
+        let on_host = self.is_on_host_given(value, host_built, numpy);
+        let shape_list = self.is_shape_tensor_sequence(value);
+        let Some(frame) = self.function_frame_mut() else {
+            return;
+        };
+        for target in targets {
+            match target {
+                Expr::Name(name) => {
+                    let facts = &mut frame.facts;
+                    let key = name.id.as_str();
+                    set_membership(&mut facts.host_built, key, host_built);
+                    set_membership(&mut facts.on_host, key, on_host);
+                    set_membership(&mut facts.numpy_values, key, numpy);
+                    set_membership(&mut facts.shape_lists, key, shape_list);
+                    set_membership(&mut facts.not_tensors, key, kind == TensorKind::NotTensor);
+                    let name = name.id.to_string();
+                    if !frame.bindings.is_empty() {
+                        frame.bindings.remove(&name);
+                    }
+                    frame.values.insert(name.clone(), value);
+                    frame.locals.insert(name, kind);
+                }
+                Expr::Tuple(tuple) => {
+                    for element in &tuple.elts {
+                        if let Expr::Name(name) = element {
+                            frame.bindings.remove(name.id.as_str());
+                            frame
+                                .locals
+                                .insert(name.id.to_string(), TensorKind::Unknown);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// `import a.b` / `import a.b as c` inside a function binds locally.
+    pub(crate) fn bind_import(&mut self, import: &ast::StmtImport) {
+        if !self.in_function() {
+            return;
+        }
+        let bindings = import_bindings(import);
+        if let Some(frame) = self.function_frame_mut() {
+            for (name, target) in bindings {
+                frame.bindings.insert(name, Binding::Import(target));
+            }
+        }
+    }
+
+    /// `from a import b` inside a function binds locally.
+    pub(crate) fn bind_import_from(&mut self, import: &ast::StmtImportFrom) {
+        if !self.in_function() {
+            return;
+        }
+        let bindings = self.import_from_bindings(import);
+        if let Some(frame) = self.function_frame_mut() {
+            for (name, target) in bindings {
+                frame.bindings.insert(name, Binding::Import(target));
+            }
+        }
+    }
+
+    /// What the handlers of this `try` catch.
+    pub(crate) fn try_handlers(stmt_try: &ast::StmtTry) -> TryHandlers {
+        TryHandlers {
+            probe_errors: stmt_try.handlers.iter().any(handler_catches_probe_errors),
+            import_failure: stmt_try.handlers.iter().any(catches_import_failure),
+        }
+    }
+
+    pub(crate) fn enter_try_body(&mut self, handlers: TryHandlers) {
+        self.feature_probe_depth += u32::from(handlers.probe_errors);
+        self.import_probe_depth += u32::from(handlers.import_failure);
+    }
+
+    pub(crate) fn leave_try_body(&mut self, handlers: TryHandlers) {
+        self.feature_probe_depth -= u32::from(handlers.probe_errors);
+        self.import_probe_depth -= u32::from(handlers.import_failure);
+    }
+
+    /// Inside a `try:` whose handlers catch ImportError/AttributeError (a feature probe)?
+    pub fn in_feature_probe(&self) -> bool {
+        self.feature_probe_depth > 0
+    }
+
+    pub(crate) fn enter_loop(&mut self) {
+        self.loop_depth += 1;
+    }
+
+    pub(crate) fn leave_loop(&mut self) {
+        self.loop_depth -= 1;
+    }
+
+    /// Inside a `for` / `while` loop of the current function?
+    pub fn in_loop(&self) -> bool {
+        self.loop_depth > 0
+    }
+
+    /// Inside a `for`/`while` body or a comprehension's element: code that runs once per
+    /// iteration.
+    pub fn iterates(&self) -> bool {
+        self.loop_depth > 0 || self.iteration_depth.get() > 0
+    }
+
+    /// The source text of `range` (messages quote short expressions).
+    pub fn text(&self, range: TextRange) -> &'a str {
+        self.source.get(range.to_std_range()).unwrap_or_default()
+    }
+
+    /// Does the block end on a failure: `raise`, or `torch._assert(False, ...)`?
+    pub(crate) fn ends_in_failure(&self, body: &[Stmt]) -> bool {
+        match body.last() {
+            Some(Stmt::Raise(_)) => true,
+            Some(Stmt::Expr(expr)) => match &*expr.value {
+                Expr::Call(call) => {
+                    matches!(call.arguments.args.first(), Some(Expr::BooleanLiteral(b)) if !b.value)
+                        && matches!(
+                            self.qualified(&call.func).as_deref(),
+                            Some("torch._assert" | "torch._check")
+                        )
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// Inside a `try:` whose handlers catch ImportError (an availability probe)?
+    pub fn in_import_probe(&self) -> bool {
+        self.import_probe_depth > 0
+    }
+
+    /// The guard of the `if` statement just visited, remembered for the early-return rule.
+    pub(crate) fn set_last_if_guard(&mut self, guard: Option<GuardIdx>, stmt_if: &ast::StmtIf) {
+        self.last_if_guard = guard;
+        if let Some(g) = guard {
+            self.if_guards.insert(stmt_if.range.start(), g);
+        }
+    }
+
+    pub(crate) fn clear_last_if_guard(&mut self) {
+        self.last_if_guard = None;
+    }
+
+    /// After a statement of a body: `if is_compiling(): return fast` means what follows runs only
+    /// when the test was False (also when that `if` sits in a `with` or `try` body); after a
+    /// `try:` whose body always returns, what follows runs only after an exception.
+    pub(crate) fn after_statement(&mut self, stmt: &Stmt) {
+        if let Stmt::Try(stmt_try) = stmt
+            && always_returns(&stmt_try.body)
+            && stmt_try.finalbody.is_empty()
+        {
+            self.path.push(PathStep::AfterException);
+        }
+        if let Stmt::If(stmt_if) = stmt
+            && stmt_if.elif_else_clauses.is_empty()
+            && block_terminates(&stmt_if.body)
+            && let Some(g) = self.last_if_guard
+        {
+            self.path.push(PathStep::Guard(g, Branch::WhenFalse));
+        }
+        let nested: &[Stmt] = match stmt {
+            Stmt::With(with) => &with.body,
+            Stmt::Try(stmt_try) => &stmt_try.body,
+            _ => &[],
+        };
+        for inner in nested {
+            if let Stmt::If(stmt_if) = inner
+                && stmt_if.elif_else_clauses.is_empty()
+                && matches!(stmt_if.body.last(), Some(Stmt::Return(_) | Stmt::Raise(_)))
+                && let Some(&g) = self.if_guards.get(&stmt_if.range.start())
+            {
+                self.path.push(PathStep::Guard(g, Branch::WhenFalse));
+            }
+        }
+    }
+
+    /// `self.attr = <int>` in a method: the attribute holds a Python int; `self.attr = Cls(...)`:
+    /// it holds an instance of what `Cls` names (so `torch.compile(self.attr)` resolves).
+    pub(crate) fn note_self_assignment(&mut self, target: &Expr, value: &Expr) {
+        let Some((class, attr)) = self.self_attribute(target) else {
+            return;
+        };
+        // `self.matcher = matcher`: a module (or callable) the caller injects, class unseen here.
+        if let Expr::Name(name) = value
+            && self.function_frame().is_some_and(|frame| {
+                frame.param_names.iter().any(|p| p == name.id.as_str())
+                    && !frame.values.contains_key(name.id.as_str())
+            })
+        {
+            self.injected_attrs.insert((class.clone(), attr.clone()));
+        }
+        // `self.config = config` where the parameter is annotated with a project class.
+        if let Expr::Name(name) = value
+            && let Some(class_sym) = self
+                .function_frame()
+                .and_then(|frame| frame.param_classes.get(name.id.as_str()))
+        {
+            let class_sym = class_sym.clone();
+            self.summary
+                .self_attr_types
+                .entry(class)
+                .or_default()
+                .insert(attr, class_sym);
+            return;
+        }
+        if let Expr::Dict(dict) = value {
+            let callees = self.dispatch_callees(dict);
+            if !callees.is_empty() {
+                self.self_dicts.insert((class, attr), callees);
+            }
+            return;
+        }
+        if let Expr::Call(call) = value
+            && let Some(sym) = self.resolve(&call.func)
+        {
+            self.summary
+                .self_attr_types
+                .entry(class)
+                .or_default()
+                .insert(attr, sym);
+            return;
+        }
+        // Only ints: on torch 2.11 a float attribute becomes dynamic after one recompile
+        // (measured: 2 graphs for 12 calls), while an int recompiles on every call.
+        if let Expr::NumberLiteral(number) = value
+            && matches!(number.value, ast::Number::Int(_))
+        {
+            self.int_attributes.entry(class).or_default().insert(attr);
+        }
+    }
+
+    /// `(class, attr)` when `target` is `self.attr` inside a method of `class`.
+    pub fn self_attribute(&self, target: &Expr) -> Option<(String, String)> {
+        let Expr::Attribute(attribute) = target else {
+            return None;
+        };
+        let Expr::Name(base) = &*attribute.value else {
+            return None;
+        };
+        let (self_name, class) = self.method_context()?;
+        (base.id.as_str() == self_name).then(|| (class.to_owned(), attribute.attr.id.to_string()))
+    }
+
+    /// What `self.attr = Cls(...)` in a method of `class` built, as far as the walk has seen.
+    pub fn self_attribute_type(&self, class: &str, attr: &str) -> Option<&Sym> {
+        self.summary.self_attr_types.get(class)?.get(attr)
+    }
+
+    /// Does some method of `class` set `self.attr` to a Python int? (Complete once the file is walked.)
+    pub fn is_int_attribute(&self, class: &str, attr: &str) -> bool {
+        self.int_attributes
+            .get(class)
+            .is_some_and(|attrs| attrs.contains(attr))
+    }
+}
