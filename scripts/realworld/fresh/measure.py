@@ -197,6 +197,11 @@ class SourceMap:
 
 def read_results(draw: Path, lib: dict, strict: bool) -> list[dict]:
     # results/<key>.jsonl, plus results/<key>-<part>.jsonl when a library's cases ran in several parts
+    if lib.get("runtime_truth") is False:
+        # a drawn library that could not be made to run (libs.toml says why): no break lines, no traced
+        # functions; it is still scanned, so its findings still enter the judged sample
+        log(f"{lib['name']}: no runtime truth (libs.toml runtime_truth = false)")
+        return []
     paths = sorted((draw / "results").glob(f"{lib['key']}.jsonl")) + sorted((draw / "results").glob(f"{lib['key']}-*.jsonl"))
     if not paths:
         path = draw / "results" / f"{lib['key']}.jsonl"
@@ -522,13 +527,19 @@ def main() -> None:
     for name in ("truth", "measure"):
         p = sub.add_parser(name)
         p.add_argument("draw", type=Path, help="the draw directory (libs.toml, results/)")
-        p.add_argument("--venv", type=Path, default=DEFAULT_VENV, help="venv the cases ran in (its site-packages)")
+        p.add_argument("--venv", type=Path, help="venv the cases ran in (its site-packages; default: libs.toml's venv, "
+                       f"else {DEFAULT_VENV})")
         if name == "measure":
             p.add_argument("--binary", type=Path, required=True)
             p.add_argument("--total", type=int, default=80, help="findings to sample, equal shares per library")
-            p.add_argument("--seed", default=DEFAULT_SEED)
+            p.add_argument("--seed", help=f"sample seed (default: libs.toml's sample_seed, else {DEFAULT_SEED})")
             p.add_argument("--out", type=Path, help="output directory (default: DRAW/measure-<binary's git describe or name>)")
     args = ap.parse_args()
+    # a draw's libs.toml may name its own venv and sample seed (a later draw runs in another venv)
+    doc = load_draw(args.draw)
+    args.venv = args.venv or Path(doc.get("venv", DEFAULT_VENV))
+    if args.cmd == "measure":
+        args.seed = args.seed or doc.get("sample_seed", DEFAULT_SEED)
     if args.cmd == "truth":
         cmd_truth(args.draw, args.venv)
     else:
