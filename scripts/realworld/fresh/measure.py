@@ -94,7 +94,8 @@ def torch_floor(meta: Path | None) -> str:
     if meta is None or not (meta / "METADATA").exists():
         return "latest"
     for line in (meta / "METADATA").read_text(errors="replace").splitlines():
-        m = re.match(r"Requires-Dist:\s*torch\s*\(?\s*([^;)]*)\)?\s*(;.*)?$", line)
+        # `torch` itself: not `torchvision>=0.5` (which once read as a torch floor of 0.5)
+        m = re.match(r"Requires-Dist:\s*torch(?![\w.-])\s*\(?\s*([^;)]*)\)?\s*(;.*)?$", line)
         if not m:
             continue
         marker = m.group(2) or ""
@@ -316,6 +317,24 @@ def require_show_reached(binary: Path) -> None:
         )
 
 
+def usable_roots(binary: Path, tree: Path, floor: str, roots: list[str]) -> tuple[list[str], list[dict]]:
+    """The roots as decided, less any pattern the scanner refuses because it matches nothing (exit 2,
+    "root pattern `P` matches no ..."): a user would have to drop it too. Each dropped pattern is
+    recorded with the scanner's message, so the figure says what the decided roots could not do."""
+    roots, dropped = list(roots), []
+    while True:
+        cmd = [str(binary), "scan", ".", "--output-format", "json", "--exit-zero", "--torch-version", floor]
+        for pattern in roots:
+            cmd += ["--roots", pattern]
+        proc = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
+        m = re.search(r"root pattern `([^`]+)` matches no", proc.stderr)
+        if proc.returncode != 2 or not m or m.group(1) not in roots:
+            return roots, dropped
+        roots.remove(m.group(1))
+        dropped.append({"pattern": m.group(1), "message": proc.stderr.strip()[-500:]})
+        log(f"root pattern {m.group(1)} matches nothing here: measured without it")
+
+
 def run_scan(binary: Path, tree: Path, floor: str, roots: list[str], extra: list[str]) -> list | dict:
     cmd = [str(binary), "scan", ".", "--output-format", "json", "--exit-zero", "--torch-version", floor, *extra]
     for pattern in roots:
@@ -454,20 +473,21 @@ def cmd_measure(draw: Path, venv: Path, binary: Path, total: int, seed: str, out
         tree = make_tree(lib, site, out / "trees")
         src = SourceMap(tree)
         floor = torch_floor(dist_info(site, lib))
-        with_roots = findings_of(run_scan(binary, tree, floor, lib["roots"], []))
+        roots, dropped_roots = usable_roots(binary, tree, floor, lib["roots"])
+        with_roots = findings_of(run_scan(binary, tree, floor, roots, []))
         without_roots = findings_of(run_scan(binary, tree, floor, [], []))
         (out / f"{lib['key']}.scan-roots.json").write_text(json.dumps(with_roots, indent=1))
         (out / f"{lib['key']}.scan-noroots.json").write_text(json.dumps(without_roots, indent=1))
         hit_r, miss_r = flagged_breaks(t["break_lines"], with_roots, tree, src)
         hit_n, miss_n = flagged_breaks(t["break_lines"], without_roots, tree, src)
-        reached = reached_functions(run_scan(binary, tree, floor, lib["roots"], ["--show-reached"]), tree, src)
+        reached = reached_functions(run_scan(binary, tree, floor, roots, ["--show-reached"]), tree, src)
         reached_noroots = reached_functions(run_scan(binary, tree, floor, [], ["--show-reached"]), tree, src)
         traced = {(f["file"], f["line"]): f for f in t["traced_functions"]}
         traced_reached = [traced[k] for k in sorted(traced) if k in reached]
         traced_missed = [traced[k] for k in sorted(traced) if k not in reached]
         reached_traced = [reached[k] for k in sorted(reached) if k in traced]
         lib_report = {
-            "version": lib["version"], "torch_floor": floor, "roots": lib["roots"],
+            "version": lib["version"], "torch_floor": floor, "roots": lib["roots"], "roots_dropped": dropped_roots,
             "findings_with_roots": len(with_roots), "findings_without_roots": len(without_roots),
             "break_lines": len(t["break_lines"]),
             "recall_with_roots": len(hit_r), "recall_without_roots": len(hit_n),
