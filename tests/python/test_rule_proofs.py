@@ -403,7 +403,7 @@ def test_sy002_numpy_is_traced_without_a_break():
 def test_roots_default_flags_are_not_traced():
     # corpus/roots/profiled.py: called with its input only, the flag-gated reads never run.
     spec = importlib.util.spec_from_file_location(
-        "_graphbreak_roots_profiled", REPO_ROOT / "corpus" / "roots" / "profiled.py"
+        "_graphbreak_roots_profiled", REPO / "corpus" / "roots" / "profiled.py"
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -416,7 +416,7 @@ def test_roots_default_flags_are_not_traced():
 
 def load_roots_fixture(name: str) -> types.ModuleType:
     spec = importlib.util.spec_from_file_location(
-        f"_graphbreak_roots_{name}", REPO_ROOT / "corpus" / "roots" / f"{name}.py"
+        f"_graphbreak_roots_{name}", REPO / "corpus" / "roots" / f"{name}.py"
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
