@@ -406,3 +406,47 @@ fn cache_list_shows_sizes_and_clean_removes_only_what_is_named() {
     assert!(!cache.join("graphbreak/torch-2.11.0").exists());
     assert!(cache.join("graphbreak/not-ours.txt").exists());
 }
+
+/// `graphbreak init`'s template case builds no model until the user fills it in: check cases that
+/// build no nn.Module of the scanned files root nothing, so every forward is a root (as with no
+/// roots) rather than every file passing. Once a case builds a model, only what it reaches counts.
+#[test]
+fn check_cases_that_build_no_model_do_not_silence_the_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    library(dir.path());
+    write(
+        dir.path(),
+        "pyproject.toml",
+        "[project]\nname = \"pkg\"\n\n[tool.graphbreak.check]\ncases = [\"compile_cases.py\"]\n",
+    );
+    write(
+        dir.path(),
+        "compile_cases.py",
+        "import torch\n\ndef case_model():\n    raise NotImplementedError(\"fill in\")\n",
+    );
+    let template = graphbreak(dir.path(), &["scan", "--show-roots", "."]);
+    assert!(
+        stdout(&template).contains("the check cases build no nn.Module of the scanned files"),
+        "{}",
+        text(&template)
+    );
+    let template = graphbreak(dir.path(), &["scan", "."]);
+    assert_eq!(template.status.code(), Some(1), "{}", text(&template));
+    assert!(
+        stdout(&template).contains("pkg/transforms.py"),
+        "{}",
+        text(&template)
+    );
+    // A case that builds ResNet roots ResNet alone: RandomFlip's branch is not reached.
+    write(
+        dir.path(),
+        "compile_cases.py",
+        "import torch\nfrom pkg.models.resnet import ResNet\n\ndef case_model():\n    return ResNet(), (torch.randn(2, 3),)\n",
+    );
+    let real = graphbreak(dir.path(), &["scan", "."]);
+    assert!(
+        !stdout(&real).contains("pkg/transforms.py"),
+        "{}",
+        text(&real)
+    );
+}

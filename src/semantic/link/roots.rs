@@ -103,27 +103,6 @@ impl<'a> Project<'a> {
                 &mut roots,
             );
         }
-        if spec.is_empty() {
-            // No roots configured: every nn.Module's forward may be compiled.
-            for (file_id, file) in self.files.iter().enumerate() {
-                let file_id = file_id as FileId;
-                for (idx, function) in file.functions.iter().enumerate() {
-                    if function.name == "forward"
-                        && let Some(class) = &function.class
-                        && let Some(&class_idx) = file.class_by_name.get(class)
-                        && self.module_classes.contains(&(file_id, class_idx))
-                        && self.module_forward((file_id, class_idx))
-                            == Some((file_id, idx as FuncIdx))
-                    {
-                        add(
-                            (file_id, idx as FuncIdx),
-                            "nn.Module forward (no roots configured)".to_owned(),
-                            &mut roots,
-                        );
-                    }
-                }
-            }
-        }
         for pattern in &spec.patterns {
             for (file_id, file) in self.files.iter().enumerate() {
                 let file_id = file_id as FileId;
@@ -177,6 +156,35 @@ impl<'a> Project<'a> {
                             live.insert(class);
                         }
                         add(forward, reason.clone(), &mut roots);
+                    }
+                }
+            }
+        }
+        // No roots configured — or only check cases, and they build no nn.Module of the scanned
+        // files (a template case, models from another package) while nothing else is compiled:
+        // every nn.Module's forward may be compiled. Rooting nothing would pass every file silently.
+        let cases_build_nothing = spec.patterns.is_empty() && roots.is_empty();
+        if spec.is_empty() || cases_build_nothing {
+            for (file_id, file) in self.files.iter().enumerate() {
+                let file_id = file_id as FileId;
+                for (idx, function) in file.functions.iter().enumerate() {
+                    if function.name == "forward"
+                        && let Some(class) = &function.class
+                        && let Some(&class_idx) = file.class_by_name.get(class)
+                        && self.module_classes.contains(&(file_id, class_idx))
+                        && self.module_forward((file_id, class_idx))
+                            == Some((file_id, idx as FuncIdx))
+                    {
+                        add(
+                            (file_id, idx as FuncIdx),
+                            if spec.is_empty() {
+                                "nn.Module forward (no roots configured)".to_owned()
+                            } else {
+                                "nn.Module forward (the check cases build no nn.Module of the scanned files)"
+                                    .to_owned()
+                            },
+                            &mut roots,
+                        );
                     }
                 }
             }
