@@ -99,10 +99,10 @@ def measure_traced(traced) -> str | None:
     return None
 
 
-def candidates():
-    """Public functions Dynamo's trace rules skip: mapped to the skipped-function variable
-    (`SkipFunctionVariable`; `SkipFilesVariable` before torch 2.3) or, on torches that decide by
-    file, living in a skipped file (`trace_rules.check`; `skipfiles.check` before torch 2.3)."""
+def skip_rules():
+    """Dynamo's trace rules on this torch: the skipped-function variable class
+    (`SkipFunctionVariable`; `SkipFilesVariable` before torch 2.3), `trace_rules.lookup`, and the
+    file-based check (`trace_rules.check` from torch 2.3, `skipfiles.check` before); None where absent."""
     import importlib
 
     from torch._dynamo import trace_rules, variables
@@ -111,13 +111,20 @@ def candidates():
         variables, "SkipFilesVariable", None
     )
     lookup = getattr(trace_rules, "lookup", None)
-    # The file-based check: trace_rules.check (torch >= 2.3), skipfiles.check before.
     by_file = getattr(trace_rules, "check", None)
     if by_file is None:
         try:
             by_file = importlib.import_module("torch._dynamo.skipfiles").check
         except (ImportError, AttributeError):
             by_file = None
+    return skip_class, lookup, by_file
+
+
+def candidates():
+    """Public functions Dynamo's trace rules skip: mapped to the skipped-function variable
+    (`SkipFunctionVariable`; `SkipFilesVariable` before torch 2.3) or, on torches that decide by
+    file, living in a skipped file (`trace_rules.check`; `skipfiles.check` before torch 2.3)."""
+    skip_class, lookup, by_file = skip_rules()
     for name, obj in public_functions():
         try:
             skipped = (lookup is not None and lookup(obj) is skip_class) or (

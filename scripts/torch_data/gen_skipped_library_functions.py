@@ -95,18 +95,9 @@ def _skipped_by_rules():
     `SkipFilesVariable` before torch 2.3), or (torches that decide by file) give no answer and
     the object is a C callable or lives in a skipped file. A Python function the rules inline
     cannot break at its own call, so it is not measured (this keeps the measurement short)."""
-    from torch._dynamo import trace_rules, variables
+    from torch_data.gen_skipped_functions import skip_rules
 
-    skip_class = getattr(variables, "SkipFunctionVariable", None) or getattr(
-        variables, "SkipFilesVariable", None
-    )
-    lookup = getattr(trace_rules, "lookup", None)
-    by_file = getattr(trace_rules, "check", None)
-    if by_file is None:
-        try:
-            by_file = importlib.import_module("torch._dynamo.skipfiles").check
-        except (ImportError, AttributeError):
-            by_file = None
+    skip_class, lookup, by_file = skip_rules()
 
     def skipped(obj) -> bool:
         try:
