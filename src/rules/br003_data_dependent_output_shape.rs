@@ -197,10 +197,7 @@ fn check_subscript(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript) {
     if !semantic.in_function() || subscript.ctx != ast::ExprContext::Load {
         return;
     }
-    // The mask test first: most subscripts index with a constant, a slice or a name.
-    if !is_bool_mask(semantic, &subscript.slice, &subscript.value, 0)
-        || semantic.tensor_kind(&subscript.value) == TensorKind::NotTensor
-    {
+    if !is_masked_tensor_read(semantic, subscript) {
         return;
     }
     checker.report(
@@ -216,6 +213,13 @@ fn check_subscript(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript) {
     );
 }
 
+/// `x[m]` with `m` a boolean tensor mask and `x` possibly a tensor (the mask test first: most
+/// subscripts index with a constant, a slice or a name).
+fn is_masked_tensor_read(semantic: &SemanticModel<'_>, subscript: &ast::ExprSubscript) -> bool {
+    is_bool_mask(semantic, &subscript.slice, &subscript.value, 0)
+        && semantic.tensor_kind(&subscript.value) != TensorKind::NotTensor
+}
+
 /// `x[m] += v`: Python reads `x[m]` (a dynamic-shape read), then stores it back.
 fn check_statement(checker: &mut Checker<'_>, stmt: &Stmt) {
     let Stmt::AugAssign(assign) = stmt else {
@@ -225,10 +229,7 @@ fn check_statement(checker: &mut Checker<'_>, stmt: &Stmt) {
         return;
     };
     let semantic = checker.semantic();
-    if !semantic.in_function()
-        || !is_bool_mask(semantic, &subscript.slice, &subscript.value, 0)
-        || semantic.tensor_kind(&subscript.value) == TensorKind::NotTensor
-    {
+    if !semantic.in_function() || !is_masked_tensor_read(semantic, subscript) {
         return;
     }
     checker.report(
