@@ -47,6 +47,10 @@ import tomllib
 from collections import defaultdict
 from pathlib import Path
 
+# The sample's quotas are scan_libs.py's (one scheme for every judged sample).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from scan_libs import quotas  # noqa: E402
+
 DEFAULT_VENV = Path("/work/venvs/eval")
 DEFAULT_SEED = "graphbreak-fresh-2026-12-01"
 TSV_FIELDS = ["library", "version", "file", "line", "col", "rule", "source", "message", "verdict", "reason"]
@@ -393,21 +397,6 @@ def reached_functions(doc, tree: Path, src: SourceMap) -> dict[tuple[str, int], 
 
 
 # ---------------------------------------------------------------- the sample to judge
-
-
-def quotas(sizes: dict[str, int], total: int) -> dict[str, int]:
-    """Equal shares of `total`; a library with fewer findings than its share gives the rest to the others."""
-    quota = {name: 0 for name in sizes}
-    left = total
-    open_libs = [name for name in sizes if sizes[name] > 0]
-    while left > 0 and open_libs:
-        share = max(1, left // len(open_libs))
-        for name in sorted(open_libs, key=lambda n: sizes[n]):
-            take = min(share, sizes[name] - quota[name], left)
-            quota[name] += take
-            left -= take
-        open_libs = [name for name in open_libs if quota[name] < sizes[name]]
-    return quota
 
 
 def keyed_findings(lib: dict, findings: list[dict], tree: Path, src: SourceMap, seed: str) -> list[tuple[str, dict]]:
