@@ -12,6 +12,7 @@ use super::link::{FuncRef, Project, Target};
 use super::summary::{FileId, FileSummary, IndexArg, IndexDep};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::OnceCell;
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 /// The solved facts.
@@ -25,9 +26,6 @@ pub struct HostIndexFacts<'a> {
     /// call may too.
     module_forward: bool,
 }
-
-/// Rounds of the fixpoint (each follows one more call or return; real chains are 3–5 deep).
-const MAX_ROUNDS: usize = 12;
 
 /// An [`IndexDep`] with its symbol resolved.
 #[derive(Clone)]
@@ -76,6 +74,45 @@ struct Memo<'a> {
     callees: HashMap<(FileId, &'a Sym), Rc<[FuncRef]>>,
 }
 
+/// Which functions (by position in the worklist) read which facts: registered when one of
+/// their dependencies is resolved. A parameter fact is read only by its own function.
+#[derive(Default)]
+struct Dependents {
+    returns: HashMap<FuncRef, Vec<usize>>,
+    module_forward: Vec<usize>,
+}
+
+impl Dependents {
+    fn note(&mut self, reader: usize, dep: &ResolvedDep<'_>) {
+        match dep {
+            ResolvedDep::Returns(targets) => {
+                for target in targets.iter() {
+                    let readers = self.returns.entry(*target).or_default();
+                    if readers.last() != Some(&reader) {
+                        readers.push(reader);
+                    }
+                }
+            }
+            ResolvedDep::InjectedModule => self.module_forward.push(reader),
+            ResolvedDep::Host | ResolvedDep::Param(_) => {}
+        }
+    }
+}
+
+/// The memo and the dependents, with the function being evaluated (it reads what it resolves).
+struct Lookup<'a, 'm> {
+    memo: &'m mut Memo<'a>,
+    dependents: &'m mut Dependents,
+    reader: usize,
+}
+
+/// A fact the evaluation of one function added.
+enum Change {
+    Returns(FuncRef),
+    Param(FuncRef),
+    ModuleForward,
+}
+
 fn lazy_deps(deps: &[IndexDep]) -> Vec<LazyDep<'_>> {
     deps.iter()
         .map(|dep| LazyDep {
@@ -99,46 +136,78 @@ impl HostIndexFacts<'_> {
 impl<'a> Project<'a> {
     pub(crate) fn solve_host_index(&self) -> HostIndexFacts<'a> {
         let functions = self.host_index_functions();
+        let index_of: HashMap<FuncRef, usize> = functions
+            .iter()
+            .enumerate()
+            .map(|(at, function)| (function.func, at))
+            .collect();
         let mut memo = Memo::default();
+        let mut dependents = Dependents::default();
         let mut facts = HostIndexFacts::default();
-        for _ in 0..MAX_ROUNDS {
-            let mut changed = false;
-            for function in &functions {
-                let (file, func) = (function.file, function.func);
-                if !facts.returns.contains(&func)
-                    && self.lazy_deps_hold(&facts, &mut memo, file, func, &function.returns)
-                {
-                    facts.returns.insert(func);
-                    if function.is_forward {
-                        facts.module_forward = true;
-                    }
-                    changed = true;
+        // A worklist instead of full rounds: a function is evaluated again only when a fact one
+        // of its resolved dependencies reads has changed. Every fact only grows, so a dependency
+        // that held keeps holding, and one never resolved (an earlier one held) is never needed.
+        let mut queued = vec![true; functions.len()];
+        let mut worklist: VecDeque<usize> = (0..functions.len()).collect();
+        while let Some(at) = worklist.pop_front() {
+            queued[at] = false;
+            let function = &functions[at];
+            let (file, func) = (function.file, function.func);
+            let mut changed: Vec<Change> = Vec::new();
+            let mut lookup = Lookup {
+                memo: &mut memo,
+                dependents: &mut dependents,
+                reader: at,
+            };
+            if !facts.returns.contains(&func)
+                && self.lazy_deps_hold(&facts, &mut lookup, file, func, &function.returns)
+            {
+                facts.returns.insert(func);
+                changed.push(Change::Returns(func));
+                if function.is_forward && !facts.module_forward {
+                    facts.module_forward = true;
+                    changed.push(Change::ModuleForward);
                 }
-                for call in &function.calls {
-                    let held: Vec<bool> = call
-                        .args
-                        .iter()
-                        .map(|(_, deps)| self.lazy_deps_hold(&facts, &mut memo, file, func, deps))
-                        .collect();
-                    if !held.contains(&true) {
-                        continue;
-                    }
-                    let callees = call
-                        .callees
-                        .get_or_init(|| self.index_call_callees(&mut memo, file, call));
-                    for (callee, params) in callees {
-                        for (param, _) in params.iter().zip(&held).filter(|(_, held)| **held) {
-                            if let Some(name) = param
-                                && facts.params.insert((*callee, name))
-                            {
-                                changed = true;
-                            }
+            }
+            for call in &function.calls {
+                let held: Vec<bool> = call
+                    .args
+                    .iter()
+                    .map(|(_, deps)| self.lazy_deps_hold(&facts, &mut lookup, file, func, deps))
+                    .collect();
+                if !held.contains(&true) {
+                    continue;
+                }
+                let callees = call
+                    .callees
+                    .get_or_init(|| self.index_call_callees(&mut *lookup.memo, file, call));
+                for (callee, params) in callees {
+                    for (param, _) in params.iter().zip(&held).filter(|(_, held)| **held) {
+                        if let Some(name) = param
+                            && facts.params.insert((*callee, name))
+                        {
+                            changed.push(Change::Param(*callee));
                         }
                     }
                 }
             }
-            if !changed {
-                break;
+            for change in changed {
+                let readers: &[usize] = match change {
+                    Change::Returns(target) => dependents
+                        .returns
+                        .get(&target)
+                        .map_or(&[][..], Vec::as_slice),
+                    Change::Param(callee) => {
+                        index_of.get(&callee).map_or(&[][..], std::slice::from_ref)
+                    }
+                    Change::ModuleForward => &dependents.module_forward,
+                };
+                for &reader in readers {
+                    if !queued[reader] {
+                        queued[reader] = true;
+                        worklist.push_back(reader);
+                    }
+                }
             }
         }
         facts
@@ -159,21 +228,27 @@ impl<'a> Project<'a> {
     fn lazy_deps_hold(
         &self,
         facts: &HostIndexFacts<'a>,
-        memo: &mut Memo<'a>,
+        lookup: &mut Lookup<'a, '_>,
         file: FileId,
         func: FuncRef,
         deps: &[LazyDep<'a>],
     ) -> bool {
         deps.iter().any(|lazy| {
-            let resolved = lazy.resolved.get_or_init(|| match lazy.dep {
-                IndexDep::Returns(sym) | IndexDep::Injected(sym) => {
-                    let injected = matches!(lazy.dep, IndexDep::Injected(_));
-                    memo.deps
-                        .entry((file, sym, injected))
-                        .or_insert_with(|| self.resolve_index_dep(file, lazy.dep))
-                        .clone()
-                }
-                dep => self.resolve_index_dep(file, dep),
+            let resolved = lazy.resolved.get_or_init(|| {
+                let resolved = match lazy.dep {
+                    IndexDep::Returns(sym) | IndexDep::Injected(sym) => {
+                        let injected = matches!(lazy.dep, IndexDep::Injected(_));
+                        lookup
+                            .memo
+                            .deps
+                            .entry((file, sym, injected))
+                            .or_insert_with(|| self.resolve_index_dep(file, lazy.dep))
+                            .clone()
+                    }
+                    dep => self.resolve_index_dep(file, dep),
+                };
+                lookup.dependents.note(lookup.reader, &resolved);
+                resolved
             });
             facts.holds(func, resolved)
         })
