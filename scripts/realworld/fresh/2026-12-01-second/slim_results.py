@@ -1,26 +1,8 @@
-#!/usr/bin/env python3
-"""Keep only what measure.py reads from the recorded check results (the full records are ~100 MB:
-trace maps of torch's own files, the in-process cross-check): per case its id, status, break count,
-error, runtime events, and the traced lines of the drawn library's own files. The report.json copies
-repeat the jsonl records and are dropped. Run once after run.sh; truth.json must not change."""
-import json, sys, tomllib
+"""Slim this draw's results through the shared script (../slim_results.py)."""
+import runpy
+import sys
 from pathlib import Path
 
-draw = Path(__file__).resolve().parent
-cfg = tomllib.loads((draw / "libs.toml").read_text())
-site = next(Path(cfg["venv"]).glob("lib/python3*/site-packages"))
-packages = [str(site / lib["package"]) for lib in cfg["lib"]]
-KEEP = ("case", "status", "graph_break_count", "error", "runtime_events")
-for path in sorted((draw / "results").glob("*.report.json")):
-    path.unlink()
-for path in sorted((draw / "results").glob("*.jsonl")):
-    out = []
-    for line in path.read_text().splitlines():
-        if not line.strip():
-            continue
-        r = json.loads(line)
-        slim = {k: r[k] for k in KEEP if k in r}
-        if r.get("traced") is not None:
-            slim["traced"] = {f: l for f, l in r["traced"].items() if any(f.startswith(p + "/") for p in packages)}
-        out.append(json.dumps(slim, sort_keys=True))
-    path.write_text("\n".join(out) + "\n")
+here = Path(__file__).resolve().parent
+sys.argv = [str(here.parent / "slim_results.py"), str(here)]
+runpy.run_path(sys.argv[0], run_name="__main__")
