@@ -48,3 +48,31 @@ def test_a_break_inside_a_loop_is_an_event_on_every_torch(tmp_path):
     assert line in result["traced"][CROSS_CHECK]
     events = [(e["kind"], e["filename"], e["line"]) for e in result["runtime_events"]]
     assert ("break", CROSS_CHECK, line) in events, result["runtime_events"]
+
+
+def test_build_inputs_survive_a_module_whose_getattr_raises(tmp_path):
+    """A library's placeholder module for an optional add-on raises ImportError on any attribute read,
+    `__file__` included; the modules imported beside it are still recorded, and stop() does not raise."""
+    import types
+
+    from graphbreak_harness.trace_map import BuildInputs
+
+    real = tmp_path / "real_module_for_build_inputs.py"
+    real.write_text("VALUE = 1\n")
+
+    class Placeholder(types.ModuleType):
+        def __getattr__(self, name):
+            raise ImportError("optional add-on %r is not installed" % name)
+
+    inputs = BuildInputs()
+    inputs.start()
+    try:
+        sys.modules["placeholder_addon_for_build_inputs"] = Placeholder("placeholder_addon_for_build_inputs")
+        sys.path.insert(0, str(tmp_path))
+        __import__("real_module_for_build_inputs")
+    finally:
+        sys.path.remove(str(tmp_path))
+        inputs.stop()
+        sys.modules.pop("placeholder_addon_for_build_inputs", None)
+        sys.modules.pop("real_module_for_build_inputs", None)
+    assert os.path.abspath(str(real)) in inputs.imported

@@ -233,7 +233,12 @@ class BuildInputs:
         self.active = False
         self.watch_calls(False)
         for name in set(sys.modules) - (self.modules_before or set()):
-            filename = getattr(sys.modules.get(name), "__file__", None)
+            try:
+                filename = getattr(sys.modules.get(name), "__file__", None)
+            except Exception:  # noqa: BLE001
+                # A lazy placeholder module (an optional add-on a library stubs out) may raise anything from
+                # its module `__getattr__`, ImportError included: it has no file to hash, and the case ran.
+                continue
             if isinstance(filename, str) and filename:
                 self.imported.add(os.path.abspath(filename))
 
