@@ -124,6 +124,8 @@ pub struct SemanticModel<'a> {
     last_if_guard: Option<GuardIdx>,
     /// `for`/`while` loops around the code, in the current function.
     loop_depth: u32,
+    /// `try:` bodies around the code, in the current function (Dynamo cannot resume inside one).
+    try_body_depth: u32,
     /// Attributes probed by an enclosing `hasattr(...) and ...` or conditional expression.
     probes: Vec<String>,
     /// `(class, attr)` pairs some method initializes to a Python int (`self.calls = 0`).
@@ -167,6 +169,7 @@ pub struct FunctionScope {
     feature_probe_depth: u32,
     import_probe_depth: u32,
     loop_depth: u32,
+    try_body_depth: u32,
     /// Host-index bindings (`index_loops`) before the function: its own go when it ends.
     index_bindings: usize,
 }
@@ -205,6 +208,7 @@ impl<'a> SemanticModel<'a> {
             import_probe_depth: 0,
             last_if_guard: None,
             loop_depth: 0,
+            try_body_depth: 0,
             probes: Vec::new(),
             version_asserts: Vec::new(),
             int_attributes: HashMap::new(),
