@@ -789,7 +789,8 @@ fn with_roots_caller_context_decides_callee_branches() {
     // corpus/roots/context.py: every traced call passes `pool_type="avg"` and `child=False`, and
     // calls `self.unmerge()` only under `if self.merged:`; the other branches are not traced.
     // Constants passed along a chain of calls unchanged (`duplicate=False`, `on_zero="zero"`)
-    // decide the branches at its end the same way.
+    // decide the branches at its end the same way; so does a shape dimension (`x.shape[-1]`),
+    // an int that is never `None` and is taken as non-zero, for a conditional expression.
     let root_dir = root().join("corpus/roots");
     let quiet = graphbreak(
         &root_dir,
@@ -812,6 +813,8 @@ fn with_roots_caller_context_decides_callee_branches() {
         // Constants forwarded along a chain of calls decide the branch at its end.
         "return copy.deepcopy(x.detach()) if duplicate else x",
         "if on_zero == \"warn\" and torch.any(x == 0):",
+        // Without a dimension passed, the conditional expression reads the tensor.
+        "width = int(x.sum().item()) if not length else length",
     ] {
         assert!(
             text.contains(&format!("context.py:{}:", row_of(needle))),

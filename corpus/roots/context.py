@@ -11,7 +11,9 @@ callee's branch that no traced call's arguments or guards can take is never trac
 - constants passed along a chain of calls unchanged: `members(x, duplicate=False)` forwards
   `duplicate` to `_share`, whose `deepcopy(...) if duplicate else ...` is then never traced, and
   `scaled(x, on_zero="zero")` → `_ratio` → `_divide`, whose `on_zero == "warn"` test is then
-  never true.
+  never true;
+- `padded(x, x.shape[-1])`: one dimension of a shape is an int, never `None`, and (assumed)
+  non-zero, so `x.sum().item() if not length else length` never reads the tensor.
 
 Nothing here may be reported with that root; the compiled call has 0 graph breaks.
 `context.LooseNet` calls the same helpers without the guard and with other constants: there the
@@ -73,6 +75,10 @@ class Mergeable(nn.Module):
             warnings.warn("zero in the denominator")
         return x / (x.abs() + 1)
 
+    def padded(self, x, length=None):
+        width = int(x.sum().item()) if not length else length
+        return x[..., :width]
+
 
 class ContextNet(Mergeable):
     def forward(self, x):
@@ -82,6 +88,7 @@ class ContextNet(Mergeable):
         x = self.visit(x, child=False)
         x = self.members(x, duplicate=False)
         x = self.scaled(x, on_zero="zero")
+        x = self.padded(x, x.shape[-1])
         return self.pool(x, pool_type="avg")
 
 
@@ -92,4 +99,5 @@ class LooseNet(Mergeable):
         x = self.visit(x, child=True)
         x = self.members(x)
         x = self.scaled(x)
+        x = self.padded(x)
         return self.pool(x, pool_type="sum")

@@ -85,6 +85,8 @@ fn check_import(checker: &mut Checker<'_>, range: TextRange, module: &str) {
     );
     checker.report(
         &ImportProbeInRegion::META,
-        Finding::new(range, message).with_hazard(Hazard::GraphBreak),
+        Finding::new(range, message)
+            .with_hazard(Hazard::GraphBreak)
+            .breaking_only_on_failure(),
     );
 }

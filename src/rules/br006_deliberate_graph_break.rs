@@ -122,6 +122,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             hazard: Hazard::GraphBreak,
             holds_below: None,
             host_index: None,
+            conditional_block: None,
         };
         if project.is_traced(file, &candidate) {
             out.push(candidate);

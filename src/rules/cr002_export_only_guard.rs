@@ -118,6 +118,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             hazard: hazard.hazard,
             holds_below: None,
             host_index: None,
+            conditional_block: None,
         });
     }
     out

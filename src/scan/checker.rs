@@ -34,6 +34,9 @@ pub struct Finding {
     pub holds_below: Option<crate::config::TorchVersion>,
     /// The finding holds only when one of these is a host value once the project is linked.
     pub host_index: Option<Box<[IndexDep]>>,
+    /// The break happens only when something fails at run time (a failed import probe): it is
+    /// not a certain break, so it does not make a loop or `try` frame skip for certain.
+    pub breaks_only_on_failure: bool,
 }
 
 impl Finding {
@@ -46,7 +49,14 @@ impl Finding {
             requires: None,
             holds_below: None,
             host_index: None,
+            breaks_only_on_failure: false,
         }
+    }
+
+    /// The break happens only when the code fails at run time (see the field).
+    pub fn breaking_only_on_failure(mut self) -> Finding {
+        self.breaks_only_on_failure = true;
+        self
     }
 
     /// Holds only when one of `deps` turns out to be a host value once the project is linked
@@ -86,6 +96,8 @@ pub struct Checker<'a> {
     too_deep: bool,
     /// The statement being visited (rows are computed only when a finding is reported).
     statement: Option<&'a Stmt>,
+    /// The conditional blocks around the code being visited, innermost last (their ranges).
+    conditional_blocks: Vec<TextRange>,
 }
 
 pub fn analyze_path(path: &Path, ctx: &FileContext<'_>) -> FileSummary {
@@ -141,6 +153,7 @@ fn file_diagnostic(
         hazard: Hazard::NoBreak,
         holds_below: None,
         host_index: None,
+        conditional_block: None,
     }
 }
 
@@ -197,6 +210,7 @@ pub fn analyze_source(
         depth: 0,
         too_deep: false,
         statement: None,
+        conditional_blocks: Vec::new(),
     };
     checker.semantic.collect_module_bindings(&module.body);
     checker.visit_body(&module.body);
@@ -241,9 +255,25 @@ impl<'a> Checker<'a> {
         if meta.scope == Scope::CompiledRegion && func.is_none() {
             return;
         }
+        // A break Dynamo cannot resume from (inside a loop or a `try` body) skips the whole frame:
+        // the function runs eagerly and its later hazards are never traced (`scan/merge.rs`).
+        let skips_frame = match finding.breaks_only_on_failure {
+            true => None,
+            false => self.semantic.break_skips_frame(),
+        };
+        let (hazard, message) = match (finding.hazard, skips_frame) {
+            (Hazard::GraphBreak, Some(block)) => (
+                Hazard::FrameSkip,
+                format!(
+                    "{} (inside a {block}, where Dynamo cannot resume after a break: it skips the whole frame and runs this function eagerly)",
+                    finding.message
+                ),
+            ),
+            (hazard, _) => (hazard, finding.message),
+        };
         let candidate = Candidate {
             code: meta.code,
-            message: finding.message,
+            message,
             location: self.semantic.location(finding.range.start().into()),
             end_location: self.semantic.location(finding.range.end().into()),
             statement_rows: self.statement.map_or_else(
@@ -257,7 +287,7 @@ impl<'a> Checker<'a> {
             func,
             path: self.semantic.path().to_vec(),
             scope: meta.scope,
-            hazard: finding.hazard,
+            hazard,
             holds_below: finding.holds_below.map(|below| VersionBound {
                 below,
                 asserted: self
@@ -265,6 +295,10 @@ impl<'a> Checker<'a> {
                     .version_flags_asserted_before(finding.range.start().into()),
             }),
             host_index: finding.host_index,
+            conditional_block: self
+                .conditional_blocks
+                .last()
+                .map(|range| (self.row(range.start()), self.row(range.end()))),
         };
         match finding.requires {
             Some(requirement) => self.pending.push((candidate, requirement)),
@@ -423,8 +457,19 @@ impl<'a> Checker<'a> {
         if self.semantic.warns_of_misuse(body) {
             self.semantic.push_step(PathStep::MisuseOnly);
         }
-        self.visit_body(body);
+        self.visit_conditional(body_range(body), |checker| checker.visit_body(body));
         self.semantic.restore(mark);
+    }
+
+    /// Visits code that runs only on some paths (a branch), so that a frame skip inside it does
+    /// not hide the code after it (`scan/merge.rs`).
+    fn visit_conditional(&mut self, range: Option<TextRange>, visit: impl FnOnce(&mut Self)) {
+        let Some(range) = range else {
+            return visit(self);
+        };
+        self.conditional_blocks.push(range);
+        visit(self);
+        self.conditional_blocks.pop();
     }
 
     fn visit_try(&mut self, stmt_try: &'a ast::StmtTry) {
@@ -680,10 +725,14 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 let mark = self.semantic.mark();
                 self.semantic.push_probes(&if_expr.test);
                 self.semantic.enter_guard(&if_expr.test, Branch::WhenTrue);
-                self.visit_expr(&if_expr.body);
+                self.visit_conditional(Some(if_expr.body.range()), |checker| {
+                    checker.visit_expr(&if_expr.body);
+                });
                 self.semantic.restore(mark);
                 self.semantic.enter_guard(&if_expr.test, Branch::WhenFalse);
-                self.visit_expr(&if_expr.orelse);
+                self.visit_conditional(Some(if_expr.orelse.range()), |checker| {
+                    checker.visit_expr(&if_expr.orelse);
+                });
                 self.semantic.restore(mark);
                 self.depth -= 1;
                 return;
@@ -736,4 +785,9 @@ impl<'a> Visitor<'a> for Checker<'a> {
 
     // Annotations never run under Dynamo and cannot hold hazards.
     fn visit_annotation(&mut self, _expr: &'a Expr) {}
+}
+
+/// The range a block of statements spans (`None` for an empty one).
+fn body_range(body: &[Stmt]) -> Option<TextRange> {
+    Some(TextRange::new(body.first()?.start(), body.last()?.end()))
 }

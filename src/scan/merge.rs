@@ -13,11 +13,15 @@
 //! are another cause and stand alone.
 //!
 //! Before that, per function: a hazard that makes Dynamo give up on the whole frame
-//! (`Hazard::FrameSkip`: a data-dependent jump inside a loop, `.data_ptr()`) means the frame runs
-//! eagerly, so the later frame-skipping hazards of that function are not separate causes (torch
-//! 2.11: a function with two such loops gives 0 graphs and no break reasons; a graph break, by
-//! contrast, resumes in a new frame and the later breaks are real, so they stay). The first one
-//! names the later ones' lines instead.
+//! (`Hazard::FrameSkip`: any break inside a loop or a `try` body, `.data_ptr()`, an RNN module)
+//! means the frame runs eagerly, so the later breaks, skips and crashes of that function are never
+//! traced and are not separate causes (torch 2.2–2.11: a function with a break in a loop and
+//! another after it gives 0 graphs and no break reasons; a graph break outside those blocks, by
+//! contrast, resumes in a new frame and the later breaks are real, so they stay). Only findings
+//! that run after the skip on every path fold — inside its innermost conditional block (an `if`
+//! branch, a side of a conditional expression), or anywhere later when it has none; a break
+//! after an `if` whose branch holds the skip is real when the branch is not taken. Syncs stay
+//! (the eager frame still syncs). The first one names the later ones' lines instead.
 
 use crate::diagnostics::{Diagnostic, Noqa};
 use crate::rules::{self, Family};
@@ -115,30 +119,38 @@ pub fn merge_per_statement(
         .collect()
 }
 
-/// Per function, keeps the first frame-skipping finding (by location) and folds the later ones
-/// into its message; every other finding passes unchanged. Returns each kept finding with its
-/// message.
+/// Per function, keeps the first frame-skipping finding (by location) and folds into its message
+/// the later findings of that function that are about tracing (a break, a frame skip, a crash)
+/// that run only after it did (inside its innermost conditional block, or anywhere after it when
+/// it is on every path through the function);
+/// every other finding passes unchanged (a sync still happens in the eager frame). Returns each
+/// kept finding with its message.
 pub fn fold_frame_skips(mut candidates: Vec<&Candidate>) -> Vec<(&Candidate, String)> {
     candidates.sort_by_key(|c| (c.location, c.code));
-    let mut first_of_frame: HashMap<u32, usize> = HashMap::new();
+    let mut skips_of_frame: HashMap<u32, Vec<usize>> = HashMap::new();
     let mut later: HashMap<usize, Vec<u32>> = HashMap::new();
-    let mut kept = Vec::with_capacity(candidates.len());
+    let mut kept: Vec<&Candidate> = Vec::with_capacity(candidates.len());
     for candidate in candidates {
-        if candidate.hazard == Hazard::FrameSkip
-            && let Some(func) = candidate.func
+        let Some(func) = candidate.func else {
+            kept.push(candidate);
+            continue;
+        };
+        if candidate.hazard != Hazard::NoBreak
+            && let Some(skips) = skips_of_frame.get(&func)
+            && let Some(&first) = skips.iter().find(|&&index| {
+                let skip = kept[index];
+                // The skipping statement's own findings stay (they merge per statement).
+                skip.statement_rows != candidate.statement_rows
+                    && skip.conditional_block.is_none_or(|(first, last)| {
+                        (first..=last).contains(&candidate.location.row)
+                    })
+            })
         {
-            // The first one's own statement stays (its findings merge per statement).
-            if let Some(&first) = first_of_frame.get(&func)
-                && kept_rows(&kept, first) != candidate.statement_rows
-            {
-                later.entry(first).or_default().push(candidate.location.row);
-                continue;
-            }
-            if first_of_frame.contains_key(&func) {
-                kept.push(candidate);
-                continue;
-            }
-            first_of_frame.insert(func, kept.len());
+            later.entry(first).or_default().push(candidate.location.row);
+            continue;
+        }
+        if candidate.hazard == Hazard::FrameSkip {
+            skips_of_frame.entry(func).or_default().push(kept.len());
         }
         kept.push(candidate);
     }
@@ -151,7 +163,7 @@ pub fn fold_frame_skips(mut candidates: Vec<&Candidate>) -> Vec<(&Candidate, Str
                     rows.dedup();
                     let rows: Vec<String> = rows.iter().map(u32::to_string).collect();
                     format!(
-                        "{} (this frame then runs eagerly, so the later frame-skipping hazards on line{} {} are not separate causes)",
+                        "{} (the frame runs eagerly, so its later hazards on line{} {} are never traced: not separate causes)",
                         candidate.message,
                         if rows.len() == 1 { "" } else { "s" },
                         rows.join(", ")
@@ -162,8 +174,4 @@ pub fn fold_frame_skips(mut candidates: Vec<&Candidate>) -> Vec<(&Candidate, Str
             (candidate, message)
         })
         .collect()
-}
-
-fn kept_rows(kept: &[&Candidate], index: usize) -> (u32, u32) {
-    kept[index].statement_rows
 }

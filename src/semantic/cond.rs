@@ -244,7 +244,12 @@ impl Cond {
                 if (assume.flag_at_default)(name) {
                     Truth::False
                 } else {
-                    Truth::Unknown
+                    // The atom reads both `if p:` and `p is not None`: decided only by a value
+                    // for which the two agree.
+                    match (assume.param_value)(name) {
+                        Some(value) => value.flag_truth().map_or(Truth::Unknown, Truth::from_bool),
+                        None => Truth::Unknown,
+                    }
                 }
             }
             Cond::Atom(Atom::ParamIsSize(name, _)) => {
@@ -255,7 +260,7 @@ impl Cond {
                 }
             }
             Cond::Atom(Atom::ParamTest(name, test)) => match (assume.param_value)(name) {
-                Some(value) => Truth::from_bool(test.holds(&value)),
+                Some(value) => test.holds(&value).map_or(Truth::Unknown, Truth::from_bool),
                 None => Truth::Unknown,
             },
             Cond::Atom(Atom::SelfAttr {

@@ -26,6 +26,10 @@ pub enum ConstValue {
     Bool(bool),
     Int(i64),
     Str(String),
+    /// One dimension of a tensor's shape passed as an argument (`x.shape[1]`, `x.size(-1)`): an
+    /// int, never `None`; its value is unknown, and it is assumed non-zero (an empty dimension is
+    /// not an input users compile for), so `if not n:` / `n or default` take the non-empty side.
+    Dim,
 }
 
 impl ConstValue {
@@ -57,6 +61,19 @@ impl ConstValue {
             ConstValue::Bool(value) => *value,
             ConstValue::Int(value) => *value != 0,
             ConstValue::Str(value) => !value.is_empty(),
+            ConstValue::Dim => true,
+        }
+    }
+
+    /// The value a falsy-default flag test (`if p:` and `p is not None` alike) reads, when the
+    /// two agree on it (`0` and `""` are not `None` but falsy: undecided).
+    pub fn flag_truth(&self) -> Option<bool> {
+        match self {
+            ConstValue::None => Some(false),
+            ConstValue::Bool(value) => Some(*value),
+            ConstValue::Int(value) => (*value != 0).then_some(true),
+            ConstValue::Str(value) => (!value.is_empty()).then_some(true),
+            ConstValue::Dim => Some(true),
         }
     }
 
@@ -84,10 +101,17 @@ pub enum ParamTest {
 }
 
 impl ParamTest {
-    pub fn holds(&self, value: &ConstValue) -> bool {
-        match self {
-            ParamTest::Truthy => value.truthy(),
-            ParamTest::Equals(constant) => value.py_eq(constant),
+    /// Whether the test holds for `value`; `None` when it depends on a value only known at run
+    /// time (a dimension compared with a number).
+    pub fn holds(&self, value: &ConstValue) -> Option<bool> {
+        match (self, value) {
+            (ParamTest::Truthy, value) => Some(value.truthy()),
+            (ParamTest::Equals(ConstValue::Dim), _) => None,
+            (ParamTest::Equals(constant), ConstValue::Dim) => match constant {
+                ConstValue::None | ConstValue::Str(_) => Some(false),
+                _ => None,
+            },
+            (ParamTest::Equals(constant), value) => Some(value.py_eq(constant)),
         }
     }
 }

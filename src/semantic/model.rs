@@ -124,6 +124,8 @@ pub struct SemanticModel<'a> {
     last_if_guard: Option<GuardIdx>,
     /// `for`/`while` loops around the code, in the current function.
     loop_depth: u32,
+    /// `try:` bodies around the code, in the current function (Dynamo cannot resume inside one).
+    try_body_depth: u32,
     /// Attributes probed by an enclosing `hasattr(...) and ...` or conditional expression.
     probes: Vec<String>,
     /// `(class, attr)` pairs some method initializes to a Python int (`self.calls = 0`).
@@ -167,6 +169,7 @@ pub struct FunctionScope {
     feature_probe_depth: u32,
     import_probe_depth: u32,
     loop_depth: u32,
+    try_body_depth: u32,
     /// Host-index bindings (`index_loops`) before the function: its own go when it ends.
     index_bindings: usize,
 }
@@ -205,6 +208,7 @@ impl<'a> SemanticModel<'a> {
             import_probe_depth: 0,
             last_if_guard: None,
             loop_depth: 0,
+            try_body_depth: 0,
             probes: Vec::new(),
             version_asserts: Vec::new(),
             int_attributes: HashMap::new(),
@@ -262,6 +266,29 @@ impl<'a> SemanticModel<'a> {
     }
 }
 
+/// What an argument passes, as far as caller context needs: a literal constant, or one
+/// dimension of a shape (`x.shape[1]`, `x.size(1)`: an int, never `None`).
+fn argument_value(value: &Expr) -> Option<ConstValue> {
+    ConstValue::of(value).or_else(|| is_dimension(value).then_some(ConstValue::Dim))
+}
+
+/// `x.shape[i]` / `x.size(i)` with a literal index: one dimension of a torch.Size.
+fn is_dimension(value: &Expr) -> bool {
+    let literal_index = |index: &Expr| matches!(ConstValue::of(index), Some(ConstValue::Int(_)));
+    match value {
+        Expr::Subscript(subscript) => {
+            matches!(&*subscript.value, Expr::Attribute(a) if a.attr.id.as_str() == "shape")
+                && literal_index(&subscript.slice)
+        }
+        Expr::Call(call) => {
+            matches!(&*call.func, Expr::Attribute(a) if a.attr.id.as_str() == "size")
+                && call.arguments.keywords.is_empty()
+                && matches!(&*call.arguments.args, [index] if literal_index(index))
+        }
+        _ => false,
+    }
+}
+
 /// The shape of a call's arguments (for default-flag pinning).
 fn call_args(arguments: &ast::Arguments) -> CallArgs {
     let spread_name = |value: &Expr| match value {
@@ -293,7 +320,7 @@ fn call_args(arguments: &ast::Arguments) -> CallArgs {
                     sizes.push(positional.len() as u32);
                 }
                 positional.push(bare_name(other));
-                positional_consts.push(ConstValue::of(other));
+                positional_consts.push(argument_value(other));
             }
         }
     }
@@ -307,7 +334,7 @@ fn call_args(arguments: &ast::Arguments) -> CallArgs {
                     size_keywords.push(name.id.to_string());
                 }
                 keywords.push((name.id.to_string(), bare_name(&keyword.value)));
-                keyword_consts.push(ConstValue::of(&keyword.value));
+                keyword_consts.push(argument_value(&keyword.value));
             }
             None => args.double_star = Some(spread_name(&keyword.value)),
         }

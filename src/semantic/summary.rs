@@ -289,6 +289,10 @@ pub struct Candidate {
     /// The finding holds only when one of these is a host value once the project is linked
     /// (a host index that reaches this code through a parameter or a call).
     pub host_index: Option<Box<[IndexDep]>>,
+    /// Rows (first, last) of the innermost conditional block around the finding in its function
+    /// (an `if`/`elif`/`else` body, a `match` case, a side of a conditional expression): code
+    /// after that block runs without it. `None`: on every path through the function.
+    pub conditional_block: Option<(u32, u32)>,
 }
 
 /// A torch version a finding needs to stay below, and the version flags its own function

@@ -119,3 +119,52 @@ def cases():
         return result
     result["scipy_matcher"] = (HungarianMatcher(), (torch.rand(3, 3),), {"GB0007"})
     return result
+
+
+# A break Dynamo cannot resume from — inside a loop body or a `try` body — makes it skip the
+# whole frame (torch 2.2–2.11: 0 graphs, no break reasons): the first one is the finding, and the
+# later breaks of the frame are never traced, so they are folded into it (`scan/merge.rs`).
+class NoisyRefine(nn.Module):
+    def forward(self, x):
+        for step in range(2):
+            print("refine step", step)  # expect: BR004
+            x = x * 0.5
+        logger.info("refined %s", tuple(x.shape))
+        return x
+
+
+@torch.compile
+def guarded_report(x: torch.Tensor) -> torch.Tensor:
+    try:
+        print("norm", x.shape)  # expect: BR004
+    except ValueError:
+        pass
+    y = x + 1
+    logger.info("done")
+    return y
+
+
+class MaybeNoisyRefine(nn.Module):
+    """The loop runs only when `verbose`: the break after it is real on the other path."""
+
+    def __init__(self, verbose=False):
+        super().__init__()
+        self.verbose = verbose
+
+    def forward(self, x):
+        if self.verbose:
+            for step in range(2):
+                print("refine step", step)  # expect: BR004
+        x = x * 0.5
+        logger.info("refined %s", tuple(x.shape))  # expect: BR004
+        return x
+
+
+def frame_skip_cases():
+    """name -> (callable, args, whether Dynamo skips the whole frame)."""
+    x = torch.randn(4, 8)
+    return {
+        "print_in_loop_then_logger": (NoisyRefine(), (x,), True),
+        "print_in_try_then_logger": (guarded_report, (x,), True),
+        "loop_not_taken_then_logger": (MaybeNoisyRefine(), (x,), False),
+    }

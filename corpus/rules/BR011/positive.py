@@ -40,6 +40,23 @@ class PlainRnn(nn.Module):
         return self.cell(x)[0] + 1  # expect: BR011
 
 
+class GuardedFlatten(nn.Module):
+    """Reading the module in a `try` (a method call): Dynamo gives up on the frame there, so the
+    call after it is never traced — one finding, naming the later line."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(4, 8, batch_first=True)
+
+    def forward(self, x):
+        try:
+            self.rnn.flatten_parameters()  # expect: BR011
+        except RuntimeError:
+            pass
+        out, _ = self.rnn(x)
+        return out
+
+
 def cases():
     """name -> (callable, args, expected GB codes)."""
     x = torch.randn(2, 3, 4)
@@ -47,4 +64,5 @@ def cases():
         "lstm": (LstmEncoder(), (x,), {"GB0014"}),
         "gru_init_after_forward": (GruDecoder(), (x,), {"GB0014"}),
         "rnn": (PlainRnn(), (x,), {"GB0014"}),
+        "method_in_try": (GuardedFlatten(), (x,), {"GB0014"}),
     }

@@ -182,3 +182,21 @@ def cases():
         "item_of_joined_scale": (JoinedScale(), (scores,)),
         "cpu_of_joined_offset": (JoinedOffsetCopy(), (torch.rand(3, 4),)),
     }
+
+
+class PerClassCounts(nn.Module):
+    """`.item()` in a loop body: Dynamo skips the whole frame at it (0 graphs), so the tensor
+    branch after the loop is never traced — one finding, not two."""
+
+    def forward(self, labels):
+        counts = []
+        for label in range(3):
+            counts.append((labels == label).sum().item())  # expect: SY002
+        if labels.sum() > 0:
+            labels = labels + 1
+        return labels * len(counts)
+
+
+def frame_skip_cases():
+    """name -> (callable, args, whether Dynamo skips the whole frame)."""
+    return {"item_in_loop_then_branch": (PerClassCounts(), (torch.arange(6) % 3,), True)}

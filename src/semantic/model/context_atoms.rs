@@ -125,6 +125,13 @@ impl<'a> SemanticModel<'a> {
                     params.push(param);
                 }
             }
+            // A falsy-default flag's truth is also decided by a value every traced call passes
+            // (a shape dimension: never `None`, taken as non-zero).
+            Atom::FlagParam(name) => {
+                if let Some(param) = self.unchanged_param(name) {
+                    params.push(param);
+                }
+            }
             Atom::SelfAttr { at_entry: true, .. } => self_attrs = true,
             _ => {}
         });

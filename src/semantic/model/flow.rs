@@ -440,6 +440,8 @@ mod tests {
 
     #[test]
     fn loops_see_what_a_previous_iteration_assigned() {
+        // Each case in its own frame: after a break inside a loop Dynamo gives up on the whole
+        // frame, and scan folds that frame's later breaks into the first (`scan/merge.rs`).
         let source = r#"
     def forward(self, x, ms):
         m = torch.ones(3)
@@ -447,6 +449,11 @@ mod tests {
             if m.any():
                 pass
             m = x > 0
+        return x
+
+
+class W(nn.Module):
+    def forward(self, x, ms):
         w = torch.ones(3)
         while w.any():
             w = x > 0
@@ -455,6 +462,11 @@ mod tests {
             pass
         if t.any():
             pass
+        return x
+
+
+class C(nn.Module):
+    def forward(self, x):
         c = torch.ones(3)
         for _ in range(3):
             c = x > 0
@@ -466,8 +478,6 @@ mod tests {
         return x
 
 
-# Its own frame: after the first loop branch above, Dynamo gives up on that `forward`, and scan
-# folds that frame's later loop branches into the first (`scan/merge.rs`).
 class N(nn.Module):
     def forward(self, x):
         for _ in range(3):
@@ -478,7 +488,13 @@ class N(nn.Module):
 "#;
         assert_eq!(
             host_claims(source),
-            [(5, false), (9, false), (14, false), (22, false), (33, true)]
+            [
+                (5, false),
+                (14, false),
+                (19, false),
+                (32, false),
+                (41, true)
+            ]
         );
     }
 

@@ -238,6 +238,7 @@ impl<'a> SemanticModel<'a> {
             feature_probe_depth: std::mem::replace(&mut self.feature_probe_depth, 0),
             import_probe_depth: std::mem::replace(&mut self.import_probe_depth, 0),
             loop_depth: std::mem::replace(&mut self.loop_depth, 0),
+            try_body_depth: std::mem::replace(&mut self.try_body_depth, 0),
             index_bindings: self.index_loops.borrow().len(),
         };
         self.collect_nested_defs(&def.body);
@@ -251,6 +252,7 @@ impl<'a> SemanticModel<'a> {
         self.feature_probe_depth = scope.feature_probe_depth;
         self.import_probe_depth = scope.import_probe_depth;
         self.loop_depth = scope.loop_depth;
+        self.try_body_depth = scope.try_body_depth;
         self.index_loops.borrow_mut().truncate(scope.index_bindings);
         self.version_asserts.truncate(scope.version_asserts);
         let predicate = self.predicate_of_body(&def.body);

@@ -1,0 +1,75 @@
+"""Proofs under real Dynamo of the frame skips scan folds (`src/scan/merge.rs`): a break Dynamo
+cannot resume from — inside a `for`/`while` body or a `try` body, or reading an RNN module —
+makes it skip the whole frame, so the later hazards of that function are never traced.
+
+Version-independent on purpose (no GB registry): run it under each torch of the matrix
+(2.2, 2.5, 2.8 and 2.11 measured: the same outcome on each, Python 3.11)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+import types
+
+import pytest
+import torch
+import torch._dynamo
+
+from conftest import load_corpus as shared_load_corpus
+
+
+def load_corpus(code: str, name: str) -> types.ModuleType:
+    return shared_load_corpus(code, name, namespace="frame_skip")
+
+
+def unwrap(fn):
+    return getattr(fn, "_torchdynamo_orig_callable", fn)
+
+
+def explain(fn, args):
+    torch._dynamo.reset()
+    with torch._dynamo.config.patch(suppress_errors=False), contextlib.redirect_stdout(io.StringIO()):
+        explanation = torch._dynamo.explain(unwrap(fn))(*args)
+    torch._dynamo.reset()
+    return explanation
+
+
+def frame_skip_params():
+    for code in ("BR004", "SY002"):
+        for case, entry in load_corpus(code, "positive").frame_skip_cases().items():
+            yield pytest.param(code, case, entry, id=f"{code}-{case}")
+
+
+@pytest.mark.parametrize("code,case,entry", frame_skip_params())
+def test_a_break_in_a_loop_or_try_skips_the_frame_and_later_breaks_are_never_traced(code, case, entry):
+    fn, args, skips = entry
+    explanation = explain(fn, args)
+    reasons = [r.reason for r in explanation.break_reasons]
+    if skips:
+        # No graph and no break reason: the first break gave up on the frame, the later ones
+        # (a logger call, a tensor branch after the loop) were never reached while tracing.
+        assert explanation.graph_count == 0 and not reasons, (case, explanation)
+    else:
+        # The contrast: the loop is not taken, so the break after it is traced and real.
+        assert reasons, (case, explanation)
+    # Eager semantics are kept either way.
+    torch.testing.assert_close(torch.compile(unwrap(fn), backend="eager")(*args), unwrap(fn)(*args))
+
+
+def test_an_rnn_method_in_a_try_skips_the_frame_so_the_later_call_is_never_traced():
+    fn, args, _ = load_corpus("BR011", "positive").cases()["method_in_try"]
+    explanation = explain(fn, args)
+    assert explanation.graph_count == 0 and not explanation.break_reasons, explanation
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="PEP 709 inlines comprehensions on 3.12+")
+def test_a_break_in_a_comprehension_resumes():
+    # Why scan does not count a comprehension as a loop: on Python 3.11 its break resumes.
+    def per_row_values(x):
+        y = x * 2
+        values = [t.item() for t in x]
+        return y * len(values)
+
+    explanation = explain(per_row_values, (torch.ones(3),))
+    assert explanation.graph_count >= 1 and explanation.break_reasons, explanation
