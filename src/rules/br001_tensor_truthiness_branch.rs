@@ -20,6 +20,14 @@ declare_rule! {
     /// loop it is worse: Dynamo cannot resume in the middle of a loop, so it skips the whole frame
     /// and the function runs eagerly (measured on torch 2.2 and 2.11: 0 graphs).
     ///
+    /// A module attribute is a tensor when every assignment of it in the class (or a base class
+    /// of the same file) gives it one: `self.register_buffer("ready", torch.tensor(False))`,
+    /// `self.w = nn.Parameter(...)`, `self.w = torch.zeros(1)`. Dynamo treats buffers,
+    /// parameters and plain tensor attributes as graph tensors, so `if self.ready:` and `if
+    /// self.training and self.w > 0:` break like any other tensor test (measured on torch 2.2,
+    /// 2.5, 2.8 and 2.11, eval and train mode). An attribute also assigned anything else
+    /// (`self.w = 0.0` in another method, `register_buffer("w", None)`) is not assumed a tensor.
+    ///
     /// Shape tests (`x.shape[0] > 1`, `x.dim() == 4`), `is None`, `isinstance`, `len()` and
     /// `self.training` are host values and are not flagged.
     ///

@@ -32,6 +32,7 @@ use typeflow::dotted_text;
 mod host_index;
 mod names;
 mod statements;
+mod tensor_attrs;
 mod versions;
 mod warnings;
 use crate::config::TorchVersion;
@@ -149,6 +150,8 @@ pub struct SemanticModel<'a> {
     index_budget: std::cell::Cell<u32>,
     /// `(class, attr)` set from a constructor parameter (`self.matcher = matcher`).
     injected_attrs: HashSet<(String, String)>,
+    /// `(class, attr)` → what the assignments seen so far put in `self.attr` (`model/tensor_attrs.rs`).
+    tensor_attrs: FxMap<(String, String), tensor_attrs::AttrHolds>,
     summary: FileSummary,
 }
 
@@ -217,6 +220,7 @@ impl<'a> SemanticModel<'a> {
             index_nesting: std::cell::Cell::new(0),
             index_budget: std::cell::Cell::new(0),
             injected_attrs: HashSet::new(),
+            tensor_attrs: FxMap::default(),
             summary,
         }
     }
