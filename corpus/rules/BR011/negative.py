@@ -14,7 +14,8 @@ class CellLoop(nn.Module):
         self.cell = nn.LSTMCell(4, 8)
 
     def forward(self, x):
-        h = c = x.new_zeros(x.shape[0], 8)
+        # An attribute of a cell: an ordinary module, wrapped and traced.
+        h = c = x.new_zeros(x.shape[0], self.cell.hidden_size)
         for t in range(x.shape[1]):
             h, c = self.cell(x[:, t], (h, c))
         return h
