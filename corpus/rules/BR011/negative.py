@@ -14,8 +14,7 @@ class CellLoop(nn.Module):
         self.cell = nn.LSTMCell(4, 8)
 
     def forward(self, x):
-        # An attribute of a cell: an ordinary module, wrapped and traced.
-        h = c = x.new_zeros(x.shape[0], self.cell.hidden_size)
+        h = c = x.new_zeros(x.shape[0], 8)
         for t in range(x.shape[1]):
             h, c = self.cell(x[:, t], (h, c))
         return h

@@ -40,29 +40,6 @@ class PlainRnn(nn.Module):
         return self.cell(x)[0] + 1  # expect: BR011
 
 
-class CompactedGru(nn.Module):
-    # Any read of the recurrent submodule makes Dynamo wrap it: a method call before the call.
-    def __init__(self):
-        super().__init__()
-        self.rnn = nn.GRU(4, 8, batch_first=True)
-        self.scale = nn.Linear(4, 4)
-
-    def forward(self, x):
-        x = self.scale(x)
-        self.rnn.flatten_parameters()  # expect: BR011
-        return x * 2
-
-
-class HiddenSizeRead(nn.Module):
-    # ... and an attribute read.
-    def __init__(self):
-        super().__init__()
-        self.lstm = nn.LSTM(4, 8, batch_first=True)
-
-    def forward(self, x):
-        return x.new_zeros(x.shape[0], self.lstm.hidden_size) + x.sum()  # expect: BR011
-
-
 def cases():
     """name -> (callable, args, expected GB codes)."""
     x = torch.randn(2, 3, 4)
@@ -70,6 +47,4 @@ def cases():
         "lstm": (LstmEncoder(), (x,), {"GB0014"}),
         "gru_init_after_forward": (GruDecoder(), (x,), {"GB0014"}),
         "rnn": (PlainRnn(), (x,), {"GB0014"}),
-        "method_of_rnn_submodule": (CompactedGru(), (x,), {"GB0014"}),
-        "attribute_of_rnn_submodule": (HiddenSizeRead(), (x,), {"GB0014"}),
     }
