@@ -317,6 +317,7 @@ impl<'a> SemanticModel<'a> {
     /// it holds an instance of what `Cls` names (so `torch.compile(self.attr)` resolves).
     pub(crate) fn note_self_assignment(&mut self, target: &Expr, value: &Expr) {
         self.note_tensor_attribute_assignment(target, value);
+        self.note_cached_attribute_assignment(target, value);
         let Some((class, attr)) = self.self_attribute(target) else {
             return;
         };

@@ -135,7 +135,7 @@ impl<'a> SemanticModel<'a> {
     }
 
     /// The first base of `class` that is a class of this file.
-    fn local_base_class(&self, class: &str) -> Option<String> {
+    pub(super) fn local_base_class(&self, class: &str) -> Option<String> {
         let idx = *self.summary.class_by_name.get(class)?;
         let info = self.summary.classes.get(idx as usize)?;
         info.bases.iter().find_map(|base| match base {
