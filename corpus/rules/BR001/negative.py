@@ -151,6 +151,16 @@ class ScalarOverridesTensorAttribute(nn.Module):
         return x
 
 
+class ConstantMessageAsserts(nn.Module):
+    """Tensor asserts with no message or a constant one: Dynamo emits torch._assert_async."""
+
+    def forward(self, x):
+        total = x.abs().sum()
+        assert total >= 0
+        assert total >= 0, "negative norm"
+        return x + 1
+
+
 def train_step(model, x, y, optimizer, best_loss):
     # Training loop code: eager, so tensor branches here are fine for compile.
     loss = torch.nn.functional.mse_loss(model(x), y)
@@ -176,4 +186,5 @@ def cases():
         "failure_path_only": (FailurePathOnly(), (torch.randn(2, 4),)),
         "torch_host_predicates": (TorchHostPredicates(), (torch.randn(4),)),
         "scalar_overrides_tensor_attribute": (ScalarOverridesTensorAttribute(), (torch.randn(4),)),
+        "constant_message_asserts": (ConstantMessageAsserts(), (torch.randn(4),)),
     }

@@ -213,6 +213,15 @@ class ThresholdGate(StatsFromBase):
         return x
 
 
+class BalancedMask(nn.Module):
+    """An assert on a tensor with an f-string message: not rewritten to torch._assert_async."""
+
+    def forward(self, x):
+        counts = (x > 0).sum(dim=1)
+        assert counts.max() >= counts.min(), f"{counts.max()} < {counts.min()}"  # expect: BR001
+        return x * 2
+
+
 def loop_cases():
     """Branches inside loop bodies: the whole frame runs eagerly."""
     x = torch.randn(4, 8) * 4
@@ -242,4 +251,5 @@ def cases():
         "registered_bool_buffer": (LazyInitFlag(), (x,)),
         "parameter_weight_in_training": (WeightedAuxLoss().train(), (x,)),
         "tensor_attribute_of_base_class": (ThresholdGate(), (x,)),
+        "assert_with_formatted_message": (BalancedMask(), (x,)),
     }
