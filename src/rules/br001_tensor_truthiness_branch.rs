@@ -2,7 +2,7 @@ use crate::rules::declare_rule;
 use crate::scan::checker::{Checker, Finding};
 use crate::semantic::summary::Hazard;
 use crate::semantic::tensor::TensorKind;
-use ruff_python_ast::Expr;
+use ruff_python_ast::{Expr, Stmt};
 use ruff_text_size::Ranged;
 
 declare_rule! {
@@ -19,6 +19,19 @@ declare_rule! {
     /// costs an extra graph and a round trip every step. Inside the body of a `for` / `while`
     /// loop it is worse: Dynamo cannot resume in the middle of a loop, so it skips the whole frame
     /// and the function runs eagerly (measured on torch 2.2 and 2.11: 0 graphs).
+    ///
+    /// A module attribute is a tensor when every assignment of it in the class (or a base class
+    /// of the same file) gives it one: `self.register_buffer("ready", torch.tensor(False))`,
+    /// `self.w = nn.Parameter(...)`, `self.w = torch.zeros(1)`. Dynamo treats buffers,
+    /// parameters and plain tensor attributes as graph tensors, so `if self.ready:` and `if
+    /// self.training and self.w > 0:` break like any other tensor test (measured on torch 2.2,
+    /// 2.5, 2.8 and 2.11, eval and train mode). An attribute also assigned anything else
+    /// (`self.w = 0.0` in another method, `register_buffer("w", None)`) is not assumed a tensor.
+    ///
+    /// `assert` on a tensor value is flagged only when its message is computed (an f-string, a
+    /// `%` format): Dynamo rewrites an assert with no message or a constant string message into
+    /// `torch._assert_async` and keeps tracing, but any other message makes the test a
+    /// data-dependent jump like an `if` (measured on torch 2.2, 2.5, 2.8 and 2.11).
     ///
     /// Shape tests (`x.shape[0] > 1`, `x.dim() == 4`), `is None`, `isinstance`, `len()` and
     /// `self.training` are host values and are not flagged.
@@ -46,7 +59,7 @@ declare_rule! {
         torch_versions: ">=2.0",
         fix_available: false,
         summary: "Python if/while on a tensor value: data-dependent graph break and device sync",
-        hooks: { truth_test: check_operand },
+        hooks: { truth_test: check_operand, statement: check_assert },
     }
 }
 
@@ -84,5 +97,40 @@ fn check_operand(checker: &mut Checker<'_>, operand: &Expr) {
     checker.report(
         &TensorTruthinessBranch::META,
         Finding::new(operand.range(), message).with_hazard(hazard),
+    );
+}
+
+/// `assert t.max() == t.min(), f"{t.max()}"`: Dynamo rewrites a tensor assert into
+/// `torch._assert_async` only when the message is absent or a constant string
+/// (`_detect_and_normalize_assert_statement`); with a computed message the test is an ordinary
+/// data-dependent jump.
+fn check_assert(checker: &mut Checker<'_>, stmt: &Stmt) {
+    let Stmt::Assert(assert) = stmt else {
+        return;
+    };
+    let Some(message) = &assert.msg else {
+        return;
+    };
+    if matches!(&**message, Expr::StringLiteral(_)) {
+        return;
+    }
+    let semantic = checker.semantic();
+    if !semantic.in_function() || semantic.tensor_kind(&assert.test) != TensorKind::Tensor {
+        return;
+    }
+    let (message, hazard) = if semantic.in_loop() {
+        (
+            "assert on a tensor value with a computed message, inside a loop: Dynamo rewrites only asserts with no message or a constant one into torch._assert_async; this one is a data-dependent jump it cannot resume from mid-loop, so it skips the whole frame",
+            Hazard::FrameSkip,
+        )
+    } else {
+        (
+            "assert on a tensor value with a computed message: Dynamo rewrites only asserts with no message or a constant one into torch._assert_async; this one is a data-dependent jump, so the graph breaks here (use a constant message, or torch._assert_async)",
+            Hazard::GraphBreak,
+        )
+    };
+    checker.report(
+        &TensorTruthinessBranch::META,
+        Finding::new(assert.test.range(), message.to_owned()).with_hazard(hazard),
     );
 }

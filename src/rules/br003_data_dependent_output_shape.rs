@@ -22,7 +22,9 @@ declare_rule! {
     /// A boolean mask is recognised only where it is known to be a boolean tensor: a comparison
     /// with a tensor operand (`scores > 0.5` where `scores` is a tensor, or a comparison on the
     /// indexed tensor itself: `boxes[boxes[:, 2] > 0]`), `isnan`/`isfinite`/`logical_*`/`.bool()`
-    /// of a tensor, `~m`, `m1 & m2`, or a local assigned from one of those (through further
+    /// of a tensor, `.to(torch.bool)`, a factory that builds a boolean tensor
+    /// (`torch.zeros(n, dtype=torch.bool)`, `torch.full(shape, False)`: torch infers `torch.bool`
+    /// from a bool fill value), `~m`, `m1 & m2`, or a local assigned from one of those (through further
     /// locals: `c = c1 & c2` with `c1 = ~torch.isclose(...)`). `x[m] = v` (an assignment through
     /// a mask) is not flagged: Dynamo traces it as a masked fill. An augmented assignment through
     /// a mask (`x[m] += v`) is: it reads `x[m]` first, and that read is the dynamic-shape op
@@ -274,6 +276,13 @@ fn is_bool_mask(semantic: &SemanticModel<'_>, index: &Expr, indexed: &Expr, dept
                 })
         }
         Expr::Call(call) => match &*call.func {
+            // `x.to(torch.bool)` / `x.to(dtype=torch.bool)`.
+            Expr::Attribute(attribute) if attribute.attr.id.as_str() == "to" => {
+                call.arguments
+                    .find_argument_value("dtype", 0)
+                    .is_some_and(|dtype| is_bool_dtype(semantic, dtype))
+                    && semantic.receiver_may_be_tensor(&attribute.value, 0)
+            }
             Expr::Attribute(attribute) if semantic.qualified(&call.func).is_none() => {
                 matches!(
                     attribute.attr.id.as_str(),
@@ -296,6 +305,7 @@ fn is_bool_mask(semantic: &SemanticModel<'_>, index: &Expr, indexed: &Expr, dept
                         | "isclose"
                 ) && semantic.tensor_kind(&attribute.value) == TensorKind::Tensor
             }
+            _ if is_bool_factory(semantic, call) => true,
             _ => semantic.qualified(&call.func).is_some_and(|q| {
                 matches!(
                     q.as_str(),
@@ -341,6 +351,35 @@ fn is_bool_mask(semantic: &SemanticModel<'_>, index: &Expr, indexed: &Expr, dept
             .is_some_and(|value| is_bool_mask(semantic, value, indexed, depth + 1)),
         _ => false,
     }
+}
+
+/// A tensor factory that builds a boolean tensor: `torch.zeros(n, dtype=torch.bool)`,
+/// `torch.ones_like(x, dtype=torch.bool)`, or `torch.full(shape, True)` / `torch.full_like(x,
+/// False)` (torch infers `torch.bool` from a bool fill value).
+fn is_bool_factory(semantic: &SemanticModel<'_>, call: &ast::ExprCall) -> bool {
+    let Some(qualified) = semantic.qualified(&call.func) else {
+        return false;
+    };
+    let fill_position = match qualified.as_str() {
+        "torch.full" | "torch.full_like" => Some(1),
+        "torch.zeros" | "torch.ones" | "torch.empty" | "torch.zeros_like" | "torch.ones_like"
+        | "torch.empty_like" | "torch.tensor" | "torch.as_tensor" => None,
+        _ => return false,
+    };
+    if let Some(dtype) = call.arguments.find_keyword("dtype") {
+        return is_bool_dtype(semantic, &dtype.value);
+    }
+    fill_position.is_some_and(|position| {
+        matches!(
+            call.arguments.find_argument_value("fill_value", position),
+            Some(Expr::BooleanLiteral(_))
+        )
+    })
+}
+
+/// `torch.bool` (however imported).
+fn is_bool_dtype(semantic: &SemanticModel<'_>, dtype: &Expr) -> bool {
+    semantic.qualified(dtype).is_some_and(|q| q == "torch.bool")
 }
 
 /// The array an expression reads from: `boxes` for `boxes`, `boxes[:, 2]` and `boxes.abs()`;

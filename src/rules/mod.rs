@@ -23,6 +23,7 @@ pub mod br009_parameter_created_in_region;
 pub mod br010_skipped_function_call;
 pub mod br011_unwrapped_module_call;
 pub mod br012_zero_dim_tensor_index;
+pub mod br013_cached_wrapper_call;
 pub mod br020_class_statement_in_region;
 pub mod cf001_suppress_errors;
 pub mod cf002_dead_compile_gate;
@@ -204,6 +205,7 @@ pub const ALL: &[&RuleMeta] = &[
     &br010_skipped_function_call::SkippedFunctionCall::META,
     &br011_unwrapped_module_call::UnwrappedModuleCall::META,
     &br012_zero_dim_tensor_index::ZeroDimTensorIndex::META,
+    &br013_cached_wrapper_call::CachedWrapperCall::META,
     &sy001_blocking_host_to_device::BlockingHostToDevice::META,
     &sy002_device_to_host_read::DeviceToHostRead::META,
     &sy003_host_index_on_device_tensor::HostIndexOnDeviceTensor::META,

@@ -16,6 +16,7 @@ use facts::Follow;
 use flow::LocalFacts;
 pub(crate) use flow::path_ends;
 
+mod cached_attrs;
 mod calls;
 mod context_atoms;
 mod dispatch;
@@ -32,6 +33,7 @@ use typeflow::dotted_text;
 mod host_index;
 mod names;
 mod statements;
+mod tensor_attrs;
 mod versions;
 mod warnings;
 use crate::config::TorchVersion;
@@ -151,6 +153,11 @@ pub struct SemanticModel<'a> {
     index_budget: std::cell::Cell<u32>,
     /// `(class, attr)` set from a constructor parameter (`self.matcher = matcher`).
     injected_attrs: HashSet<(String, String)>,
+    /// `(class, attr)` → what the assignments seen so far put in `self.attr` (`model/tensor_attrs.rs`).
+    tensor_attrs: FxMap<(String, String), tensor_attrs::AttrHolds>,
+    /// `(class, attr)` → every assignment seen so far stores a `functools` cache wrapper
+    /// (`model/cached_attrs.rs`).
+    cached_attrs: FxMap<(String, String), bool>,
     summary: FileSummary,
 }
 
@@ -221,6 +228,8 @@ impl<'a> SemanticModel<'a> {
             index_nesting: std::cell::Cell::new(0),
             index_budget: std::cell::Cell::new(0),
             injected_attrs: HashSet::new(),
+            tensor_attrs: FxMap::default(),
+            cached_attrs: FxMap::default(),
             summary,
         }
     }

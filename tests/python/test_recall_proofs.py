@@ -473,3 +473,20 @@ def test_sy002_float_of_inline_tensor_breaks(case):
 def test_sy002_scale_math_on_the_host_is_folded():
     fn, args = corpus_cases("SY002", "negative")["scale_math_on_the_host"]
     assert break_codes(fn, args) == []
+
+
+# --------------------------------------------------------------------------------------------
+# BR013 cached-wrapper-call
+
+
+@pytest.mark.parametrize("case", params("BR013", "positive"))
+def test_br013_call_through_a_cache_wrapper_attribute_breaks(case):
+    fn, args, expected = corpus_cases("BR013", "positive")[case]
+    codes = break_codes(fn, args)
+    assert codes and set(codes) == expected, codes
+
+
+@pytest.mark.parametrize("case", params("BR013", "negative"))
+def test_br013_decorated_cached_functions_trace(case):
+    fn, args = corpus_cases("BR013", "negative")[case]
+    assert break_codes(fn, args) == []

@@ -128,6 +128,39 @@ class TorchHostPredicates(nn.Module):
         return x
 
 
+class ScalarOverridesTensorAttribute(nn.Module):
+    """`self.limit` starts as a tensor but another method stores a Python float in it: unknown, so
+    not reported (at runtime it is the float: a constant to Dynamo, no break)."""
+
+    def __init__(self):
+        super().__init__()
+        self.limit = torch.ones(1)
+        self.register_buffer("offset", None)
+        self.set_limit(2.0)
+
+    def set_limit(self, value):
+        self.limit = value
+
+    def forward(self, x):
+        if self.limit > 1:
+            x = x * 2
+        if self.offset is not None:
+            x = x + self.offset
+        if self.training and self.limit > 0:
+            x = x - 1
+        return x
+
+
+class ConstantMessageAsserts(nn.Module):
+    """Tensor asserts with no message or a constant one: Dynamo emits torch._assert_async."""
+
+    def forward(self, x):
+        total = x.abs().sum()
+        assert total >= 0
+        assert total >= 0, "negative norm"
+        return x + 1
+
+
 def train_step(model, x, y, optimizer, best_loss):
     # Training loop code: eager, so tensor branches here are fine for compile.
     loss = torch.nn.functional.mse_loss(model(x), y)
@@ -152,4 +185,6 @@ def cases():
         "fallback_after_failure": (FallbackAfterFailure(), (torch.randn(4),)),
         "failure_path_only": (FailurePathOnly(), (torch.randn(2, 4),)),
         "torch_host_predicates": (TorchHostPredicates(), (torch.randn(4),)),
+        "scalar_overrides_tensor_attribute": (ScalarOverridesTensorAttribute(), (torch.randn(4),)),
+        "constant_message_asserts": (ConstantMessageAsserts(), (torch.randn(4),)),
     }

@@ -170,6 +170,58 @@ class TwoRefineLoops(nn.Module):
         return x
 
 
+class LazyInitFlag(nn.Module):
+    """A bool flag registered as a buffer: a tensor under Dynamo (torch 2.2-2.11, eval and train)."""
+
+    def __init__(self, lazy=True):
+        super().__init__()
+        self.register_buffer("ready", torch.tensor(not lazy))
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x):
+        if self.ready:  # expect: BR001
+            x = x * 2
+        return self.proj(x)
+
+
+class WeightedAuxLoss(nn.Module):
+    """A loss weight held in a parameter, compared under `self.training` (breaks in train mode)."""
+
+    def __init__(self):
+        super().__init__()
+        self.aux_weight = nn.Parameter(torch.tensor(0.5))
+
+    def forward(self, x):
+        loss = x.pow(2).mean()
+        if self.training and self.aux_weight > 0:  # expect: BR001
+            loss = loss + self.aux_weight * x.abs().mean()
+        return loss
+
+
+class StatsFromBase(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.threshold = torch.zeros(1)
+
+
+class ThresholdGate(StatsFromBase):
+    """A plain tensor attribute set by a base class of the same file."""
+
+    def forward(self, x):
+        if self.threshold.sum() >= 0:  # expect: BR001
+            x = x + 1
+        return x
+
+
+class BalancedMask(nn.Module):
+    """An assert on a tensor with an f-string message: not rewritten to torch._assert_async."""
+
+    def forward(self, x):
+        counts = (x > 0).sum(dim=1)
+        assert counts.max() >= counts.min(), f"{counts.max()} < {counts.min()}"  # expect: BR001
+        return x * 2
+
+
 def loop_cases():
     """Branches inside loop bodies: the whole frame runs eagerly."""
     x = torch.randn(4, 8) * 4
@@ -196,4 +248,8 @@ def cases():
         "mask_overridden_on_one_branch": (OverriddenMask(), (x,)),
         "layerdrop_host_values_on_every_path": (TrainingLayerDrop(), (x,)),
         "branch_under_evaluated_predicate": (CompiledOnlyCheck(), (x,)),
+        "registered_bool_buffer": (LazyInitFlag(), (x,)),
+        "parameter_weight_in_training": (WeightedAuxLoss().train(), (x,)),
+        "tensor_attribute_of_base_class": (ThresholdGate(), (x,)),
+        "assert_with_formatted_message": (BalancedMask(), (x,)),
     }

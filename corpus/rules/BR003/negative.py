@@ -104,6 +104,15 @@ class SparseMoeBlock(nn.Module):
         return self.experts(x, weights)
 
 
+class FactoryIndices(nn.Module):
+    """Factories of integer (not bool) tensors used as indices: gathers of static shape."""
+
+    def forward(self, x):
+        first = torch.zeros(2, dtype=torch.long, device=x.device)
+        ones = torch.full((2,), 1, device=x.device)
+        return x[first] + x[ones]
+
+
 def cases():
     x = torch.randn(4, 3)
     labels = torch.tensor([0, 2, 1, 3])
@@ -114,4 +123,5 @@ def cases():
         "repeat_interleave_int": (repeat_static, (torch.randn(3),)),
         "eager_only_unique": (eager_only_unique, (torch.randn(3),)),
         "forward_replaced_by_a_dispatcher": (SparseMoeBlock(), (torch.randn(5, 8),)),
+        "integer_factory_indices": (FactoryIndices(), (x,)),
     }

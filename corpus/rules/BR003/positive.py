@@ -111,6 +111,24 @@ def stable_ratio(num, den):
     return out
 
 
+class DropTokens(nn.Module):
+    """A mask built by a factory with a bool fill value (torch infers torch.bool), filled in by
+    index, then inverted to keep the other columns."""
+
+    def forward(self, x, drop):
+        removed = torch.full((x.shape[1],), False, device=x.device)
+        removed[drop] = True
+        return x[:, ~removed]  # expect: BR003
+
+
+@torch.compile
+def select_flagged(x, flags):
+    # A bool dtype given to a factory, and `.to(torch.bool)` of a parameter.
+    keep = torch.zeros(x.shape[0], dtype=torch.bool, device=x.device)
+    keep[0] = True
+    return x[keep] + x[flags.to(torch.bool)].sum()  # expect: BR003
+
+
 def cases():
     """Entry points for the proofs: name -> (callable as written, example args)."""
     boxes = torch.rand(6, 4) * 10
@@ -129,6 +147,11 @@ def cases():
             (torch.randn(2, 6, 3), torch.tensor([[0, -1, 1], [-1, 1, 0]]), torch.randn(3)),
         ),
         "mask_through_two_locals": (stable_ratio, (torch.randn(5), torch.tensor([1.0, 0.0, 2.0, 3.0, 0.0]))),
+        "mask_from_bool_fill_factory": (DropTokens(), (torch.randn(2, 5), torch.tensor([1, 3]))),
+        "mask_from_bool_dtype_factory_and_to_bool": (
+            select_flagged,
+            (torch.randn(4, 3), torch.tensor([1, 0, 1, 0])),
+        ),
     }
     try:
         import torchvision  # noqa: F401

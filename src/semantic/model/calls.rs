@@ -6,6 +6,7 @@ use super::*;
 impl<'a> SemanticModel<'a> {
     /// Call-graph edges and `torch.compile(x)` / `x.compile()` targets.
     pub(crate) fn record_call(&mut self, call: &'a ast::ExprCall, callee: Option<&Sym>) {
+        self.note_tensor_attribute_registration(call);
         let func = self.current_function();
         if self.ctx.type_flow {
             self.flow_call(call, 0);

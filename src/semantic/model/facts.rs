@@ -38,8 +38,10 @@ impl<'a> SemanticModel<'a> {
                     .contains(attribute.attr.id.as_str())
                 {
                     TensorKind::NotTensor
-                } else if TORCH.tensor_attributes.contains(attribute.attr.id.as_str())
-                    && self.tensor_kind_depth(&attribute.value, depth + 1) == TensorKind::Tensor
+                } else if (TORCH.tensor_attributes.contains(attribute.attr.id.as_str())
+                    && self.tensor_kind_depth(&attribute.value, depth + 1) == TensorKind::Tensor)
+                    // `self.ready` for a registered buffer, a parameter, a tensor attribute.
+                    || self.is_tensor_self_attribute(attribute)
                 {
                     TensorKind::Tensor
                 } else {

@@ -333,6 +333,8 @@ impl<'a> SemanticModel<'a> {
     /// `self.attr = <int>` in a method: the attribute holds a Python int; `self.attr = Cls(...)`:
     /// it holds an instance of what `Cls` names (so `torch.compile(self.attr)` resolves).
     pub(crate) fn note_self_assignment(&mut self, target: &Expr, value: &Expr) {
+        self.note_tensor_attribute_assignment(target, value);
+        self.note_cached_attribute_assignment(target, value);
         let Some((class, attr)) = self.self_attribute(target) else {
             return;
         };
