@@ -19,6 +19,8 @@ pub(crate) use flow::path_ends;
 mod calls;
 mod context_atoms;
 mod dispatch;
+mod dunder;
+pub(crate) use dunder::comparison_dunders;
 mod effects;
 mod eval;
 mod facts;
