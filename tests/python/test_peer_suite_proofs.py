@@ -211,3 +211,26 @@ def test_syntax_on_a_class_without_dunders_calls_nothing():
     module = sys.modules["_graphbreak_peer_BR006.negative"]
     fn = getattr(module.plain_syntax, "_torchdynamo_orig_callable", module.plain_syntax)
     assert fullgraph_error(fn, (torch.randn(3),)) is None
+
+
+# --------------------------------------------------------------------------------------------
+# BR021 check-message-not-extractable (torch 2.11: GB0288)
+
+
+@pytest.mark.skipif(TORCH_VERSION < (2, 11), reason="GB0288's message check is new in torch 2.11")
+@pytest.mark.parametrize("case", list(corpus_cases("BR021", "positive")))
+def test_br021_positive_message_stops_dynamo(case):
+    fn, args = corpus_cases("BR021", "positive")[case]
+    fn = getattr(fn, "_torchdynamo_orig_callable", fn)
+    exc = fullgraph_error(fn, args)
+    assert exc is not None and "Can't extract message from torch._check()" in str(exc), exc
+    graphs, reasons = compile_once(fn, args)
+    assert any("Can't extract message" in r for r in reasons), reasons
+
+
+@pytest.mark.skipif(TORCH_VERSION < (2, 11), reason="GB0288's message check is new in torch 2.11")
+@pytest.mark.parametrize("case", list(corpus_cases("BR021", "negative")))
+def test_br021_negative_message_is_kept(case):
+    fn, args = corpus_cases("BR021", "negative")[case]
+    fn = getattr(fn, "_torchdynamo_orig_callable", fn)
+    assert fullgraph_error(fn, args) is None
