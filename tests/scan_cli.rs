@@ -932,3 +932,19 @@ fn a_local_last_assigned_none_in_one_branch_is_not_known_none() {
         stdout(&output)
     );
 }
+
+#[test]
+fn torch_compile_called_without_a_model_roots_what_its_decorator_is_applied_to() {
+    let dir = tempfile::tempdir().unwrap();
+    // `torch.compile(backend=...)` returns a decorator; `(fn)` compiles `fn`. `other` is never
+    // compiled: its break is not reported.
+    write(
+        dir.path(),
+        "app.py",
+        "import torch\n\ndef fn(x):\n    torch._dynamo.graph_break()\n    return x + 1\n\ndef other(x):\n    torch._dynamo.graph_break()\n    return x\n\nopt_fn = torch.compile(backend=\"eager\")(fn)\n",
+    );
+    let output = graphbreak(dir.path(), &["scan", "."]);
+    let text = stdout(&output);
+    assert!(text.contains("app.py:4:"), "{text}");
+    assert!(!text.contains("app.py:8:"), "{text}");
+}

@@ -81,6 +81,14 @@ class _Self:
             RAISED.append(exc)
 
     def _swallow(self, *args, **kwargs):
+        # callable form, assertRaises(Exc, fn, *args): run fn now, keep what it raises
+        if len(args) >= 2 and callable(args[1]):
+            try:
+                args[1](*args[2:], **kwargs)
+            except Exception as exc:
+                RAISED.append(exc)
+            return None
+
         @contextlib.contextmanager
         def ctx():
             try:
@@ -303,8 +311,9 @@ def write_cases(path: Path, observed, torch_version: str, pinned: str | None):
         "# function's `def` line; function_lines: its span; gb: Dynamo's GB code on this torch.",
         f'torch = "{torch_version}"',
     ]
-    if pinned:
-        out.append(f'pytorch_commit = "{pinned}"')
+    # the test files may come from different commits (what the code index held for each)
+    for source, commit in sorted(pinned.items()):
+        out.append(f'pytorch_commit."{source}" = "{commit}"')
     out.append("")
     for o in observed:
         out += [
@@ -329,7 +338,10 @@ def main() -> int:
     ap.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
     ap.add_argument("--write-cases", action="store_true", help="rewrite --cases from what breaks")
     ap.add_argument("--sources", nargs="*", help="test files for --write-cases (default: %(default)s)")
-    ap.add_argument("--pytorch-commit", help="recorded in cases.toml with --write-cases")
+    ap.add_argument(
+        "--pytorch-commit", action="append", default=[], metavar="SOURCE=SHA",
+        help="commit each test file was taken from, recorded in cases.toml with --write-cases",
+    )
     ap.add_argument("--json", type=Path, help="also write the full result here")
     ap.add_argument("--worker", nargs="*", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -383,7 +395,13 @@ def main() -> int:
             })
     if args.write_cases:
         obs = sorted(observed.values(), key=lambda o: (o["source"], o["orig_line"]))
-        write_cases(args.cases, obs, torch_version, args.pytorch_commit)
+        pinned = {}
+        for item in args.pytorch_commit:
+            source, sep, commit = item.partition("=")
+            if not sep or not commit:
+                sys.exit(f"error: --pytorch-commit {item!r}: expected SOURCE=SHA")
+            pinned[source] = commit
+        write_cases(args.cases, obs, torch_version, pinned)
         print(f"wrote {len(obs)} cases to {args.cases} (torch {torch_version})")
         return 0
 
@@ -418,6 +436,13 @@ def main() -> int:
     print(f"torch {torch_version}; graphbreak {args.binary}")
     print(f"cases listed {len(cases)}; breaking on this torch {total}; dropped {len(dropped)}")
     print(f"flagged {len(flagged)} / {total} breaking lines ({pct:.0f}%)")
+    per_source = defaultdict(lambda: [0, 0])
+    for o in flagged:
+        per_source[o["source"]][0] += 1
+    for o in unflagged:
+        per_source[o["source"]][1] += 1
+    for source, (f_, u) in sorted(per_source.items()):
+        print(f"  {source}: {f_} / {f_ + u} ({100.0 * f_ / (f_ + u):.0f}%)")
     print("\nper GB code (flagged / total):")
     for gb, (f_, u) in sorted(per_gb.items()):
         print(f"  {gb}: {f_}/{f_ + u}")
@@ -436,7 +461,7 @@ def main() -> int:
     if args.json:
         args.json.write_text(json.dumps({
             "torch": torch_version, "flagged": len(flagged), "total": total,
-            "per_gb": per_gb, "flagged_cases": flagged, "unflagged": unflagged,
+            "per_gb": per_gb, "per_source": per_source, "flagged_cases": flagged, "unflagged": unflagged,
             "dropped": dropped, "extra": extra,
         }, indent=1, default=str))
     return 0

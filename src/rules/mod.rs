@@ -25,6 +25,7 @@ pub mod br011_unwrapped_module_call;
 pub mod br012_zero_dim_tensor_index;
 pub mod br013_cached_wrapper_call;
 pub mod br020_class_statement_in_region;
+pub mod br021_check_message_not_extractable;
 pub mod cf001_suppress_errors;
 pub mod cf002_dead_compile_gate;
 pub mod cr001_shape_as_tensor_stack;
@@ -216,6 +217,7 @@ pub const ALL: &[&RuleMeta] = &[
     &cf002_dead_compile_gate::DeadCompileGate::META,
     &ts001_patched_torch_compile::PatchedTorchCompile::META,
     &br020_class_statement_in_region::ClassStatementInRegion::META,
+    &br021_check_message_not_extractable::CheckMessageNotExtractable::META,
     &meta::SyntaxError::META,
     &meta::UnreadableFile::META,
     &meta::TooDeeplyNested::META,

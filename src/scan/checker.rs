@@ -709,12 +709,40 @@ impl<'a> Visitor<'a> for Checker<'a> {
                         hook(self, attribute);
                     }
                 }
+                if attribute.ctx.is_store() {
+                    self.semantic.record_implicit_dunders(
+                        &attribute.value,
+                        &["__setattr__"],
+                        attribute.start(),
+                    );
+                }
             }
             Expr::Subscript(subscript) => {
                 for rule in rules::ALL {
                     if let Some(hook) = rule.hooks.subscript {
                         hook(self, subscript);
                     }
+                }
+                let dunder = match subscript.ctx {
+                    ast::ExprContext::Store => Some("__setitem__"),
+                    ast::ExprContext::Load => Some("__getitem__"),
+                    _ => None,
+                };
+                if let Some(dunder) = dunder {
+                    self.semantic.record_implicit_dunders(
+                        &subscript.value,
+                        &[dunder],
+                        subscript.start(),
+                    );
+                }
+            }
+            Expr::Compare(compare) => {
+                if let Some(op) = compare.ops.first() {
+                    self.semantic.record_implicit_dunders(
+                        &compare.left,
+                        crate::semantic::model::comparison_dunders(*op),
+                        compare.start(),
+                    );
                 }
             }
             Expr::If(if_expr) => {

@@ -20,6 +20,8 @@ mod cached_attrs;
 mod calls;
 mod context_atoms;
 mod dispatch;
+mod dunder;
+pub(crate) use dunder::comparison_dunders;
 mod effects;
 mod eval;
 mod facts;

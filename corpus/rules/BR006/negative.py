@@ -27,5 +27,26 @@ class Block(nn.Module):
         return normalize(x)
 
 
+class Slots:
+    """Attribute stores, subscripts and comparisons on a class without those dunders: no call."""
+
+    def __init__(self):
+        self.items = {}
+
+    def helper(self):
+        torch._dynamo.graph_break()
+
+
+@torch.compile
+def plain_syntax(x):
+    s = Slots()
+    s.extra = 1
+    s.items["k"] = x
+    return x + 1, s == s
+
+
 def cases():
-    return {"eager_only_disabled_call": (Block(), (torch.randn(3, 4),))}
+    return {
+        "eager_only_disabled_call": (Block(), (torch.randn(3, 4),)),
+        "syntax_without_dunders": (plain_syntax, (torch.randn(3, 4),)),
+    }

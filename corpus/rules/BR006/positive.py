@@ -89,6 +89,49 @@ def stepped(x):
     return x + 4
 
 
+# Python syntax that calls a method of the operand's class: `obj.attr = v` runs
+# `type(obj).__setattr__`, `obj[k]` runs `__getitem__`, `a != b` runs `__ne__` (object's default
+# inverts `__eq__`). Dynamo inlines these like calls; a break inside is reported at its own line.
+class Recorder:
+    def __setattr__(self, name, value):
+        torch._dynamo.graph_break()  # expect: BR006
+        object.__setattr__(self, name, value)
+
+
+class Table:
+    def __getitem__(self, key):
+        torch._dynamo.graph_break()  # expect: BR006
+        return key
+
+
+class Tag:
+    def __init__(self, name):
+        self.name = name
+
+    def __eq__(self, other):
+        torch._dynamo.graph_break()  # expect: BR006
+        return self.name == other.name
+
+
+@torch.compile
+def records(x):
+    Recorder().last = x
+    return x + 1
+
+
+@torch.compile
+def looks_up(x):
+    table = Table()
+    return x + table[1]
+
+
+@torch.compile
+def compares(x):
+    a = Tag("a")
+    b = Tag("b")
+    return x + 1, a != b
+
+
 def cases():
     """name -> (callable, args, expected GB codes)."""
     x = torch.randn(3, 4)
@@ -98,4 +141,7 @@ def cases():
         "graph_break_in_callee": (two_graphs, (x,), {"GB0025"}),
         # A disabled method is skipped while inlining the bound call: GB0099, not GB0098.
         "disabled_method": (CachedNorm(), (x,), {"GB0099"}),
+        "setattr_dunder": (records, (x,), {"GB0025"}),
+        "getitem_dunder": (looks_up, (x,), {"GB0025"}),
+        "ne_falls_back_to_eq": (compares, (x,), {"GB0025"}),
     }

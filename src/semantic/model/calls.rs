@@ -11,6 +11,23 @@ impl<'a> SemanticModel<'a> {
         if self.ctx.type_flow {
             self.flow_call(call, 0);
         }
+        // `torch.compile(backend=...)(fn)`: called without a model, torch.compile returns a
+        // decorator, and calling that compiles its argument like `torch.compile(fn, ...)`.
+        if let Expr::Call(factory) = &*call.func
+            && factory.arguments.args.is_empty()
+            && matches!(self.resolve(&factory.func), Some(Sym::Dotted(q)) if q == "torch.compile")
+        {
+            if let Some(target) = call.arguments.args.first() {
+                self.note_flow_compile_target(target, false);
+                if let Some(sym) = self.instance_sym(target) {
+                    self.summary.compile_roots.push(CompileTarget {
+                        sym,
+                        form: CompileForm::TorchCompile,
+                    });
+                }
+            }
+            return;
+        }
         if let Some(Sym::Dotted(qualified)) = callee
             && qualified == "torch.compile"
         {
@@ -363,6 +380,23 @@ impl<'a> SemanticModel<'a> {
     /// A call on an instance built in this function: `loss_fn(x)` / `loss_fn.compute(x)` after
     /// `loss_fn = Loss()`, or `Loss()(x)` — the class's `__call__` (or method) when linking.
     pub(super) fn instance_call(&self, call: &ast::ExprCall) -> Option<Sym> {
+        let (class, method) = match &*call.func {
+            Expr::Attribute(attribute) if matches!(&*attribute.value, Expr::Name(_)) => (
+                self.instance_class(&attribute.value)?,
+                attribute.attr.id.as_str(),
+            ),
+            Expr::Attribute(_) => return None,
+            receiver => (self.instance_class(receiver)?, "__call__"),
+        };
+        Some(Sym::Instance {
+            class: Box::new(class),
+            method: method.to_owned(),
+        })
+    }
+
+    /// The project class an expression is an instance of: a constructor call `Cls(...)`, a
+    /// local built by one, or a parameter annotated with a project class.
+    pub(super) fn instance_class(&self, expr: &Expr) -> Option<Sym> {
         let constructor_class = |expr: &Expr| -> Option<Sym> {
             let Expr::Call(constructor) = expr else {
                 return None;
@@ -373,32 +407,20 @@ impl<'a> SemanticModel<'a> {
                 _ => None,
             }
         };
-        // A local built by a constructor, or a parameter annotated with a project class.
-        let local_instance = |name: &str| {
-            self.local_value(name)
-                .and_then(constructor_class)
-                .or_else(|| {
-                    self.function_frame()
-                        .filter(|frame| !frame.values.contains_key(name))
-                        .and_then(|frame| frame.param_classes.get(name).cloned())
-                })
-        };
-        let (class, method) = match &*call.func {
-            Expr::Name(name) => (local_instance(name.id.as_str())?, "__call__"),
-            Expr::Attribute(attribute) => match &*attribute.value {
-                Expr::Name(name) => (
-                    local_instance(name.id.as_str())?,
-                    attribute.attr.id.as_str(),
-                ),
-                _ => return None,
-            },
-            constructor @ Expr::Call(_) => (constructor_class(constructor)?, "__call__"),
-            _ => return None,
-        };
-        Some(Sym::Instance {
-            class: Box::new(class),
-            method: method.to_owned(),
-        })
+        match expr {
+            Expr::Name(name) => {
+                let name = name.id.as_str();
+                self.local_value(name)
+                    .and_then(constructor_class)
+                    .or_else(|| {
+                        self.function_frame()
+                            .filter(|frame| !frame.values.contains_key(name))
+                            .and_then(|frame| frame.param_classes.get(name).cloned())
+                    })
+            }
+            constructor @ Expr::Call(_) => constructor_class(constructor),
+            _ => None,
+        }
     }
 
     /// What a compile target names: a function or class directly, `self.attr` (typed when

@@ -380,6 +380,18 @@ impl<'a> SemanticModel<'a> {
             .find(|f| matches!(f.kind, FrameKind::Function { .. }))
     }
 
+    /// Is `name` a parameter or a local of an enclosing function (what a lambda defined here
+    /// would hold as a closure variable)?
+    pub fn is_enclosing_local(&self, name: &str) -> bool {
+        self.frames.iter().any(|frame| {
+            matches!(frame.kind, FrameKind::Function { .. })
+                && (frame.param_names.iter().any(|p| p == name)
+                    || frame.values.contains_key(name)
+                    || frame.locals.contains_key(name)
+                    || frame.bindings.contains_key(name))
+        })
+    }
+
     pub fn is_project_dotted(&self, dotted: &str) -> bool {
         let root = dotted.split('.').next().unwrap_or(dotted);
         self.ctx.project_roots.contains(root)
