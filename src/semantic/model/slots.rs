@@ -1,7 +1,7 @@
 //! Where the tensors a class keeps in `self.<attr>` and `self.<attr>["key"]` live, from every
 //! assignment to that slot in the file: a slot every assignment fills with a host value (a tensor
-//! built without `device=` — `torch.tensor(0)` —, host math on one, a Python number added in
-//! place) holds a host tensor, so reading it is no device sync. Complete only once the file is
+//! built without `device=` — `torch.tensor(0)` —, host math on one; in-place updates such as
+//! `+= n` keep it where it is) holds a host tensor, so reading it is no device sync. Complete only once the file is
 //! walked (a read may come before the assignment), so rules ask through a `Requirement`.
 
 use super::SemanticModel;
@@ -63,8 +63,17 @@ impl<'a> SemanticModel<'a> {
         let Some(slot) = self.tensor_slot(target) else {
             return;
         };
+        if augmented {
+            // An in-place op never moves a tensor (`t += n` keeps `t` where it is, whatever `n`
+            // is), so the slot's plain stores decide. Only a device tensor added to a slot that
+            // held a Python number would rebind it to the device.
+            if self.tensor_kind(value) == TensorKind::Tensor && !self.is_on_host(value) {
+                self.slot_places.elsewhere.insert(slot);
+            }
+            return;
+        }
         // `self.state = {"offset": torch.tensor(0)}`: each literal key is a slot of its own.
-        if let (Expr::Dict(dict), None, false) = (value, &slot.2, augmented) {
+        if let (Expr::Dict(dict), None) = (value, &slot.2) {
             for item in &dict.items {
                 match &item.key {
                     Some(Expr::StringLiteral(key)) => {
@@ -88,8 +97,6 @@ impl<'a> SemanticModel<'a> {
     }
 
     fn note_slot_value(&mut self, slot: Slot, value: &Expr) {
-        // A host value stored there, or added in place (`offset += n` with `n` an int keeps the
-        // tensor where it was; the slot's other stores decide where that is).
         let host = self.is_on_host(value) || self.tensor_kind(value) == TensorKind::NotTensor;
         if host {
             self.slot_places.host.insert(slot);
