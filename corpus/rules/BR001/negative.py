@@ -137,7 +137,7 @@ class TorchHelpersReturningHostValues(nn.Module):
         mode = F._Reduction.get_enum(reduction)
         if mode == 0:
             return x
-        if torch.__future__.get_swap_module_params_on_conversion():
+        if torch.__future__.get_overwrite_module_params_on_conversion():
             return x * 2
         if mode == 1:
             return x.mean()
