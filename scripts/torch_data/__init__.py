@@ -97,3 +97,77 @@ def public_functions() -> Iterator[tuple[str, Any]]:
                 )
             if wanted:
                 yield f"{namespace}.{name}", obj
+
+
+def _is_torch_callable(obj: Any) -> bool:
+    return (
+        obj is not None
+        and not isinstance(obj, types.ModuleType)
+        and not inspect.isclass(obj)
+        and callable(obj)
+        and getattr(obj, "__module__", None) != "typing"
+    )
+
+
+def _torch_module(obj: Any) -> bool:
+    return isinstance(obj, types.ModuleType) and (
+        obj.__name__ == "torch" or obj.__name__.startswith("torch.")
+    )
+
+
+def reachable_callables() -> Iterator[tuple[str, Any]]:
+    """`(dotted name, object)` for every callable reachable as an attribute path from the public
+    namespaces that users spell in code, private names included: the namespaces' own functions
+    (`torch._assert`), the functions of a private module a namespace holds under another name
+    (`torch.nn.functional._Reduction.get_enum`, i.e. `torch.nn._reduction.get_enum`), and the
+    staticmethods and classmethods of the classes they hold (`torch.Size`'s, a private helper
+    class's). Dunder names are left out. Each object is named by the spellings it has here."""
+    with warnings.catch_warnings():
+        # Deprecated aliases warn on access; they are still spellings users write.
+        warnings.simplefilter("ignore")
+        yield from _reachable_callables()
+
+
+def _reachable_callables() -> Iterator[tuple[str, Any]]:
+    for namespace in PUBLIC_NAMESPACES:
+        try:
+            module = importlib.import_module(namespace)
+        except Exception:  # noqa: BLE001 - an optional backend that fails to import has no API
+            continue
+        for name in sorted(vars(module)):
+            if name.startswith("__"):
+                continue
+            obj = getattr(module, name, None)
+            path = f"{namespace}.{name}"
+            if _is_torch_callable(obj):
+                yield path, obj
+            elif inspect.isclass(obj):
+                yield from _class_callables(path, obj)
+            elif (
+                _torch_module(obj)
+                and name.startswith("_")
+                and obj.__name__ not in PUBLIC_NAMESPACES
+                and obj.__name__ != path
+            ):
+                # A private module under another name: `F._Reduction` is `torch.nn._reduction`.
+                # Both spellings are reachable; the namespace's is the one code writes.
+                for inner in sorted(vars(obj)):
+                    if inner.startswith("__"):
+                        continue
+                    value = getattr(obj, inner, None)
+                    if _is_torch_callable(value) and getattr(value, "__module__", None) == obj.__name__:
+                        yield f"{path}.{inner}", value
+                        yield f"{obj.__name__}.{inner}", value
+
+
+def _class_callables(path: str, cls: type) -> Iterator[tuple[str, Any]]:
+    """The staticmethods and classmethods defined on `cls` itself (not inherited), as
+    `path.name` with the callable they give on attribute access."""
+    if not (getattr(cls, "__module__", "") or "").startswith("torch"):
+        return
+    for name, raw in sorted(vars(cls).items()):
+        if name.startswith("__") or not isinstance(raw, (staticmethod, classmethod)):
+            continue
+        value = getattr(cls, name, None)
+        if value is not None and callable(value):
+            yield f"{path}.{name}", value

@@ -19,6 +19,9 @@ declare_rule! {
     /// eagerly and starts a new graph after it. Measured on torch 2.11 (backend="eager"):
     /// `print` GB0059 "Failed to trace builtin operator"; `logging.info` GB0156 "Unsupported method
     /// call"; logger methods GB0291 "logging.Logger method not supported for non-export cases";
+    /// a logger imported from a module outside the project and the standard library is no
+    /// `logging.Logger`: Dynamo traces into its code, which breaks where it reads the caller's
+    /// frame (`sys._getframe`: GB0007) or writes output, and the message says so instead of GB0291;
     /// `warnings.warn`, `time.*`, `random.*`, `scipy.*` GB0007 "Attempted to call function marked
     /// as skipped"; `copy.deepcopy` GB0179. Each costs a graph and the guards of a resumed frame
     /// on every call. On torch 2.2 all of them broke too except `random.random()`, which 2.2 traced.
@@ -79,9 +82,14 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
             }
             // Also when `logger` is imported from a project module (then it has a qualified name).
             _ => match semantic.logger_method(call) {
-                Some(method) => format!(
-                    "logger method `.{method}()` in traced code: graph break under torch.compile (GB0291 logging.Logger method not supported)"
-                ),
+                Some(method) => match foreign_logger(semantic, call) {
+                    Some(receiver) => format!(
+                        "logger method `.{method}()` of `{receiver}`, imported from outside the project and the standard library, so not a `logging.Logger` the scan can see: Dynamo traces into its code, which breaks the graph where it reads the caller's frame (`sys._getframe`: GB0007 function marked as skipped) or writes output, as logging libraries do; a logger in plain Python traces"
+                    ),
+                    None => format!(
+                        "logger method `.{method}()` in traced code: graph break under torch.compile (GB0291 logging.Logger method not supported)"
+                    ),
+                },
                 None => return,
             },
         },
@@ -90,6 +98,22 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
         &PythonSideEffectInRegion::META,
         Finding::new(call.range(), message).with_hazard(Hazard::GraphBreak),
     );
+}
+
+/// The receiver of a logger call (`somelog.logger` for `logger.warning(...)` after `from somelog
+/// import logger`) when it is imported from a module neither of the project nor `logging`: Dynamo
+/// does not refuse it as a `logging.Logger` (GB0291) but traces its code (measured on torch 2.11:
+/// a method reading `sys._getframe` breaks with GB0007, a plain-Python one traces without a break).
+fn foreign_logger(
+    semantic: &crate::semantic::model::SemanticModel<'_>,
+    call: &ast::ExprCall,
+) -> Option<String> {
+    let Expr::Attribute(attribute) = &*call.func else {
+        return None;
+    };
+    let receiver = semantic.qualified(&attribute.value)?;
+    let root = receiver.split('.').next().unwrap_or(&receiver);
+    (root != "logging" && !semantic.is_project_dotted(&receiver)).then_some(receiver)
 }
 
 /// The side-effect finding BR004 makes for a call of the qualified function `q`, if any (BR010

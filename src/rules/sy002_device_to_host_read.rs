@@ -1,6 +1,6 @@
 use crate::rules::declare_rule;
 use crate::scan::checker::{Checker, Finding};
-use crate::semantic::summary::Hazard;
+use crate::semantic::summary::{Hazard, Requirement};
 use crate::semantic::tensor::TensorKind;
 use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::Ranged;
@@ -17,7 +17,9 @@ declare_rule! {
     /// `int()`/`float()`/`bool()` also break the graph: Dynamo ends the graph, runs the read eagerly
     /// and starts a new graph (`.item()` stays in the graph only with
     /// `torch._dynamo.config.capture_scalar_outputs = True`) — also for a tensor built on the host
-    /// (`torch.rand(1).item()`) or a numpy value, where the message drops the sync claim.
+    /// (`torch.rand(1).item()`), a numpy value, or a `self.<attr>` / `self.<attr>["key"]` slot that
+    /// every store in the file fills on the host (`self.state["offset"] = torch.tensor(0)`, then
+    /// `+= n` with `n` an int), where the message drops the sync claim.
     /// `.cpu()` and `.numpy()` are traced without a graph break (measured on torch 2.2 and 2.11) but
     /// are still a blocking device→host copy; of a tensor built on the host they are not reported.
     /// Host indices produced by one
@@ -72,6 +74,7 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
                         call,
                         "`torch.cuda.synchronize()` blocks the host until the whole device queue drains",
                         Hazard::NoBreak,
+                        None,
                     );
                     return;
                 }
@@ -101,29 +104,57 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
         }
         _ => return,
     };
-    let on_host = semantic.is_on_host(receiver);
-    let message = match (hazard, on_host) {
+    let message = |on_host: bool| match (hazard, on_host) {
         // A copy of a tensor that is already on the host: nothing to report.
-        (Hazard::NoBreak, true) => return,
-        (Hazard::GraphBreak, true) => format!(
+        (Hazard::NoBreak, true) => None,
+        (Hazard::GraphBreak, true) => Some(format!(
             "{what} reads a tensor value in Python: graph break under torch.compile (the value is built on the host, so there is no device sync)"
-        ),
-        (Hazard::GraphBreak, false) => format!(
+        )),
+        (Hazard::GraphBreak, false) => Some(format!(
             "{what} reads a tensor value in Python: graph break under torch.compile, and a device sync when the tensor is on an accelerator"
-        ),
-        _ if what == "`.numpy()`" => format!(
+        )),
+        _ if what == "`.numpy()`" => Some(format!(
             "{what} needs the value on the host: a blocking device→host copy when the tensor is on an accelerator (Dynamo traces it without a graph break on torch 2.2+)"
-        ),
-        _ => format!(
+        )),
+        _ => Some(format!(
             "{what} copies device→host when the tensor is on an accelerator: the host blocks until the device queue drains (no graph break)"
-        ),
+        )),
     };
-    report(checker, call, &message, hazard);
+    if semantic.is_on_host(receiver) {
+        if let Some(message) = message(true) {
+            report(checker, call, &message, hazard, None);
+        }
+        return;
+    }
+    // A tensor kept in a `self.<attr>[...]` slot lives where the file's stores put it, known once
+    // the file is walked: one wording or the other survives.
+    let slot = semantic.tensor_slot(receiver);
+    for on_host in [false, true] {
+        let requirement = slot
+            .clone()
+            .map(|slot| Requirement::SlotOnHost { slot, on_host });
+        if on_host && requirement.is_none() {
+            break;
+        }
+        if let Some(message) = message(on_host) {
+            report(checker, call, &message, hazard, requirement);
+        }
+    }
 }
 
-fn report(checker: &mut Checker<'_>, call: &ast::ExprCall, message: &str, hazard: Hazard) {
+fn report(
+    checker: &mut Checker<'_>,
+    call: &ast::ExprCall,
+    message: &str,
+    hazard: Hazard,
+    requirement: Option<Requirement>,
+) {
+    let finding = Finding::new(call.range(), message).with_hazard(hazard);
     checker.report(
         &DeviceToHostRead::META,
-        Finding::new(call.range(), message).with_hazard(hazard),
+        match requirement {
+            Some(requirement) => finding.requiring(requirement),
+            None => finding,
+        },
     );
 }

@@ -325,6 +325,9 @@ impl<'a> Checker<'a> {
                             .on_every_from(name, semantic.torch_floor())
                             .is_some())
                     }),
+                Requirement::SlotOnHost { slot, on_host } => {
+                    semantic.slot_on_host(slot) == *on_host
+                }
             };
             if holds {
                 candidates.push(candidate);
@@ -653,6 +656,8 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 self.semantic.note_flow_assignment(&targets, &assign.value);
                 for target in &assign.targets {
                     self.semantic.note_self_assignment(target, &assign.value);
+                    self.semantic
+                        .note_slot_assignment(target, &assign.value, false);
                 }
                 visitor::walk_stmt(self, stmt);
                 self.semantic.bind_assignment(&targets, &assign.value);
@@ -660,9 +665,16 @@ impl<'a> Visitor<'a> for Checker<'a> {
             Stmt::AnnAssign(assign) => {
                 visitor::walk_stmt(self, stmt);
                 if let Some(value) = &assign.value {
+                    self.semantic
+                        .note_slot_assignment(&assign.target, value, false);
                     self.semantic.note_flow_assignment(&[&assign.target], value);
                     self.semantic.bind_assignment(&[&assign.target], value);
                 }
+            }
+            Stmt::AugAssign(assign) => {
+                self.semantic
+                    .note_slot_assignment(&assign.target, &assign.value, true);
+                visitor::walk_stmt(self, stmt);
             }
             Stmt::Try(stmt_try) => self.visit_try(stmt_try),
             Stmt::Assert(assert) => {

@@ -122,9 +122,12 @@ pub struct Returns {
 }
 
 impl Returns {
-    /// A tensor, or a tuple / list of tensors (whose elements are tensors).
+    /// A tensor, or a tuple / list of tensors (whose elements are tensors), or either by overload.
     pub fn is_tensor(&self) -> bool {
-        matches!(self.returns.as_str(), "tensor" | "tensors")
+        matches!(
+            self.returns.as_str(),
+            "tensor" | "tensors" | "tensor_or_tensors"
+        )
     }
 }
 

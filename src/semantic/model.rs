@@ -15,6 +15,7 @@ use super::tensor::TensorKind;
 use facts::Follow;
 use flow::LocalFacts;
 pub(crate) use flow::path_ends;
+pub use slots::Slot;
 
 mod cached_attrs;
 mod calls;
@@ -34,6 +35,7 @@ mod typeflow;
 use typeflow::dotted_text;
 mod host_index;
 mod names;
+mod slots;
 mod statements;
 mod tensor_attrs;
 mod versions;
@@ -134,6 +136,8 @@ pub struct SemanticModel<'a> {
     probes: Vec<String>,
     /// `(class, attr)` pairs some method initializes to a Python int (`self.calls = 0`).
     int_attributes: HashMap<String, HashSet<String>>,
+    /// Where the tensors kept in `self.<attr>[...]` slots live (`model/slots.rs`).
+    slot_places: slots::SlotPlaces,
     /// Module-level `NAME = {key: callable, ...}` dispatch dicts.
     module_dicts: HashMap<String, &'a ast::ExprDict>,
     /// `self.attr = {key: Class(...), ...}` dispatch dicts: the callees of `self.attr[k](...)`.
@@ -221,6 +225,7 @@ impl<'a> SemanticModel<'a> {
             probes: Vec::new(),
             version_asserts: Vec::new(),
             int_attributes: HashMap::new(),
+            slot_places: slots::SlotPlaces::default(),
             module_dicts: HashMap::new(),
             self_dicts: HashMap::new(),
             if_guards: HashMap::new(),

@@ -268,6 +268,12 @@ pub enum Requirement {
     /// Some method of `class` sets `self.<attr>` to an instance of a module class Dynamo will not
     /// wrap (`rules/data/unwrapped_modules.toml`: `nn.LSTM`, ...).
     UnwrappedModuleAttribute { class: String, attr: String },
+    /// Whether every assignment of the file to this `self.<attr>[...]` slot stores a host value
+    /// (`model/slots.rs`) is `on_host`: a rule reports one of two wordings, this decides which.
+    SlotOnHost {
+        slot: crate::semantic::model::Slot,
+        on_host: bool,
+    },
 }
 
 #[derive(Debug)]

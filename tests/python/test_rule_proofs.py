@@ -384,6 +384,9 @@ def test_br001_negative_static_branches_do_not_break(code, name, case):
         # Device on one branch, host-built on the other: breaks either way (the message keeps
         # the sync).
         ("item_of_joined_scale", "Unsupported Tensor.item() call"),
+        # A `self.state["offset"]` slot the file only fills on the host: breaks, no sync claimed.
+        ("item_of_host_state_slot", "Unsupported Tensor.item() call"),
+        ("item_of_device_state_slot", "Unsupported Tensor.item() call"),
     ],
 )
 def test_sy002_host_reads_break_the_graph(case, expected_reason):

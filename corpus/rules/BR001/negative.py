@@ -3,6 +3,7 @@ plain Python params), tensor branches that only run eagerly, and tensor branches
 compiled region. Nothing here may be reported; the region code compiles with 0 graph breaks."""
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 
@@ -161,6 +162,21 @@ class ConstantMessageAsserts(nn.Module):
         return x + 1
 
 
+class TorchHelpersReturningHostValues(nn.Module):
+    # A private torch helper reached through an alias: torch annotates
+    # `torch.nn._reduction.get_enum(reduction: str) -> int`, so `mode` is a Python int. A torch
+    # function outside the tables' namespaces is not assumed to return a tensor (this one is a bool).
+    def forward(self, x, reduction="mean"):
+        mode = F._Reduction.get_enum(reduction)
+        if mode == 0:
+            return x
+        if torch.__future__.get_overwrite_module_params_on_conversion():
+            return x * 2
+        if mode == 1:
+            return x.mean()
+        return x.sum()
+
+
 def train_step(model, x, y, optimizer, best_loss):
     # Training loop code: eager, so tensor branches here are fine for compile.
     loss = torch.nn.functional.mse_loss(model(x), y)
@@ -187,4 +203,5 @@ def cases():
         "torch_host_predicates": (TorchHostPredicates(), (torch.randn(4),)),
         "scalar_overrides_tensor_attribute": (ScalarOverridesTensorAttribute(), (torch.randn(4),)),
         "constant_message_asserts": (ConstantMessageAsserts(), (torch.randn(4),)),
+        "torch_helpers_returning_host_values": (TorchHelpersReturningHostValues(), (torch.randn(4),)),
     }

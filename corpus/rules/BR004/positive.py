@@ -12,6 +12,7 @@ import time
 import warnings
 
 import torch
+from frame_logging import logger as log  # a logging library outside the project
 from torch import nn
 
 logger = logging.getLogger(__name__)
@@ -101,11 +102,21 @@ class TrainingLoss(nn.Module):
         return x.mean()
 
 
+class ForeignLoggedBlock(nn.Module):
+    """A logger imported from outside the project and the standard library is no `logging.Logger`:
+    Dynamo traces into its code, which here reads the caller's frame (GB0007), not GB0291."""
+
+    def forward(self, x):
+        log.warning("block input %s", tuple(x.shape))  # expect: BR004
+        return x * 2
+
+
 def cases():
     """Entry points for the proofs: name -> (callable as written, example args, expected GB codes)."""
     x = torch.randn(4, 8)
     result = {
         "logger_info": (LoggedBlock(), (x,), {"GB0291"}),
+        "foreign_logger": (ForeignLoggedBlock(), (x,), {"GB0007"}),
         "random_random_layerdrop": (LayerDrop().train(), (x,), {"GB0007"}),
         "time_and_print": (timed_step, (x,), {"GB0007", "GB0059"}),
         "warnings_and_logging": (warn_on_large, (x,), {"GB0007", "GB0156"}),

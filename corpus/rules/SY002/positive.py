@@ -163,6 +163,50 @@ class JoinedOffsetCopy(nn.Module):
         return x + offset.cpu()  # expect: SY002
 
 
+class StreamingOffset(nn.Module):
+    """A counter kept in a state dict slot: every store in the file is host-built
+    (`torch.tensor(0)`) or adds a Python int in place, so the tensor lives on the host; its
+    `.item()` still breaks the graph, but there is no device sync. The read comes before the
+    stores in the file: the slot's place is known once the file is walked."""
+
+    def __init__(self):
+        super().__init__()
+        self.state = {}
+
+    def forward(self, x):
+        y = x.relu()
+        start = int(self.state["offset"].item()) if "offset" in self.state else 0  # expect: SY002
+        self._advance(x.shape[0])
+        return y + start
+
+    def _advance(self, steps: int):
+        if "offset" in self.state:
+            self.state["offset"] += steps
+        else:
+            self.state["offset"] = torch.tensor(0)
+
+
+def _advanced(module: StreamingOffset) -> StreamingOffset:
+    """After a first step, the slot holds the counter the read sees."""
+    module._advance(1)
+    return module
+
+
+class DeviceOffset(nn.Module):
+    """The same slot, once stored from a device value: it may be on the device, so the read keeps
+    the sync claim."""
+
+    def __init__(self):
+        super().__init__()
+        self.state = {"offset": torch.tensor(0)}
+
+    def forward(self, x):
+        y = x.relu()
+        start = self.state["offset"].item()  # expect: SY002
+        self.state["offset"] = x.sum()
+        return y + start
+
+
 def cases():
     """Entry points runnable on CPU: name -> (callable as written, example args)."""
     scores = torch.rand(6) + 0.1
@@ -181,6 +225,8 @@ def cases():
         "float_of_inline_device_tensor": (CopiedScalar(), (scores,)),
         "item_of_joined_scale": (JoinedScale(), (scores,)),
         "cpu_of_joined_offset": (JoinedOffsetCopy(), (torch.rand(3, 4),)),
+        "item_of_host_state_slot": (_advanced(StreamingOffset()), (scores,)),
+        "item_of_device_state_slot": (DeviceOffset(), (scores,)),
     }
 
 
