@@ -31,6 +31,7 @@ mod typeflow;
 use typeflow::dotted_text;
 mod host_index;
 mod names;
+mod references;
 mod statements;
 mod versions;
 mod warnings;
@@ -94,6 +95,8 @@ struct Frame<'a> {
     /// Every parameter's name (host-index facts: an index that is a parameter depends on the
     /// callers).
     param_names: Vec<String>,
+    /// Parameters whose default is a function (`model/references.rs`).
+    param_callables: FxMap<String, Vec<Sym>>,
 }
 
 enum FrameKind {
@@ -149,6 +152,10 @@ pub struct SemanticModel<'a> {
     index_budget: std::cell::Cell<u32>,
     /// `(class, attr)` set from a constructor parameter (`self.matcher = matcher`).
     injected_attrs: HashSet<(String, String)>,
+    /// The callee of the call being visited and the value of the attribute being visited: a
+    /// name there is not a function used as a value (`model/references.rs`).
+    callee_range: Option<TextRange>,
+    attribute_value_range: Option<TextRange>,
     summary: FileSummary,
 }
 
@@ -217,6 +224,8 @@ impl<'a> SemanticModel<'a> {
             index_nesting: std::cell::Cell::new(0),
             index_budget: std::cell::Cell::new(0),
             injected_attrs: HashSet::new(),
+            callee_range: None,
+            attribute_value_range: None,
             summary,
         }
     }

@@ -40,6 +40,8 @@ impl<'a> SemanticModel<'a> {
             }
             None => (name.clone(), None),
         };
+        self.record_nested_def(def, &qual);
+        let param_callables = self.param_callable_defaults(def);
         let idx = self.summary.functions.len() as FuncIdx;
         self.summary.functions.push(FunctionInfo {
             name: name.clone(),
@@ -227,6 +229,7 @@ impl<'a> SemanticModel<'a> {
             first_input,
             param_positions,
             param_names,
+            param_callables,
         });
         let version_asserts = self.version_asserts.len();
         let asserted = self.top_level_version_asserts(&def.body);

@@ -57,6 +57,7 @@ impl<'a> SemanticModel<'a> {
             first_input: None,
             param_positions: Vec::new(),
             param_names: Vec::new(),
+            param_callables: FxMap::default(),
         });
     }
 
