@@ -44,8 +44,9 @@ fn the_hazards_in_functions_used_as_values_are_reported() {
         "pkg/helpers.py:9:",
         "pkg/helpers.py:13:",
         "pkg/helpers.py:22:",
-        "pkg/model.py:28:",
-        "pkg/model.py:31:",
+        "pkg/helpers.py:29:",
+        "pkg/model.py:30:",
+        "pkg/model.py:33:",
     ] {
         assert!(text.contains(line), "{line} not reported:\n{text}");
     }

@@ -97,6 +97,8 @@ struct Frame<'a> {
     param_names: Vec<String>,
     /// Parameters whose default is a function (`model/references.rs`).
     param_callables: FxMap<String, Vec<Sym>>,
+    /// Parameters whose default builds an instance (`loss=Loss()`; `model/references.rs`).
+    param_instances: FxMap<String, Sym>,
 }
 
 enum FrameKind {

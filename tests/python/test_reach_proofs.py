@@ -1,7 +1,7 @@
 """Runtime proofs for reachability (src/semantic/model/references.rs): Dynamo traces the functions
 a traced `forward` runs without naming them in a call — a property getter, a bound method kept in a
 local, a function argument, a returned closure, a function stored on `self`, a parameter's function
-default. corpus/reach/functions_as_values holds one graph break in each; every one must be among
+default, an instance built as a parameter's default. corpus/reach/functions_as_values holds one graph break in each; every one must be among
 the breaks Dynamo reports when it compiles `Net` (CPU, backend="eager"), at the lines
 tests/reference_edges.rs expects scan to report.
 """
@@ -23,8 +23,9 @@ EXPECTED = {
     ("helpers.py", 9),  # keep_positive, a parameter's default stored as self.sample
     ("helpers.py", 13),  # squeeze_item, passed to apply_to
     ("helpers.py", 22),  # pack's nested unpack, returned and called
-    ("model.py", 28),  # the property getter self.scale
-    ("model.py", 31),  # bounded, called through the local fn
+    ("helpers.py", 29),  # Criterion.__call__, an instance built as a parameter's default
+    ("model.py", 30),  # the property getter self.scale
+    ("model.py", 33),  # bounded, called through the local fn
 }
 
 

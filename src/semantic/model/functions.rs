@@ -42,6 +42,7 @@ impl<'a> SemanticModel<'a> {
         };
         self.record_nested_def(def, &qual);
         let param_callables = self.param_callable_defaults(def);
+        let param_instances = self.param_instance_defaults(def);
         let idx = self.summary.functions.len() as FuncIdx;
         self.summary.functions.push(FunctionInfo {
             name: name.clone(),
@@ -230,6 +231,7 @@ impl<'a> SemanticModel<'a> {
             param_positions,
             param_names,
             param_callables,
+            param_instances,
         });
         let version_asserts = self.version_asserts.len();
         let asserted = self.top_level_version_asserts(&def.body);

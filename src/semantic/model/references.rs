@@ -133,6 +133,27 @@ impl<'a> SemanticModel<'a> {
         out
     }
 
+    /// Parameters whose default builds an instance (`loss=Loss()`): the class called, resolved in
+    /// the scope the `def` is in. `self.loss = loss` then holds that instance when the caller
+    /// passes nothing (and a caller's own instance is typed where it is built).
+    pub(super) fn param_instance_defaults(&self, def: &ast::StmtFunctionDef) -> FxMap<String, Sym> {
+        let mut out = FxMap::default();
+        for param in def
+            .parameters
+            .posonlyargs
+            .iter()
+            .chain(&def.parameters.args)
+            .chain(&def.parameters.kwonlyargs)
+        {
+            if let Some(Expr::Call(call)) = param.default.as_deref()
+                && let Some(sym @ (Sym::Local(_) | Sym::Dotted(_))) = self.resolve(&call.func)
+            {
+                out.insert(param.parameter.name.id.to_string(), sym);
+            }
+        }
+        out
+    }
+
     /// The project functions an expression may evaluate to: a name bound to a definition or an
     /// import, `self.m`, either side of a conditional expression or of `or` / `and`, and a
     /// parameter with a function default.

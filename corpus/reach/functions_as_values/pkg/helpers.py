@@ -22,3 +22,8 @@ def pack(x):
         return y.max().item() + y
 
     return x, unpack
+
+
+class Criterion:
+    def __call__(self, y):
+        return y * y.abs().max().item()

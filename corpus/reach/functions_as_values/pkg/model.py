@@ -8,18 +8,20 @@ from `Net.forward`:
 - a function handed to another (`apply_to(y, squeeze_item)`);
 - a nested `def` its enclosing function returns (`pack` → `unpack`);
 - a function stored on `self` in `__init__` and called later (`self.act = identity`);
-- a parameter's function default stored on `self` (`sample=keep_positive`).
+- a parameter's function default stored on `self` (`sample=keep_positive`);
+- an instance built as a parameter's default and stored on `self` (`criterion=Criterion()`), called.
 """
 
 import torch
 
-from pkg.helpers import apply_to, identity, keep_positive, pack, squeeze_item
+from pkg.helpers import Criterion, apply_to, identity, keep_positive, pack, squeeze_item
 
 
 class Net(torch.nn.Module):
-    def __init__(self, sample=keep_positive):
+    def __init__(self, sample=keep_positive, criterion=Criterion()):
         super().__init__()
         self.sample = sample
+        self.criterion = criterion
         self.act = identity
         self.register_buffer("weight_sum", torch.ones(3))
 
@@ -36,7 +38,8 @@ class Net(torch.nn.Module):
         y = fn(x)
         z = apply_to(y, squeeze_item)
         packed, unpack = pack(y)
-        return self.act(self.sample(y)).sum() * self.scale + z, unpack(packed)
+        out = self.act(self.sample(y)).sum() * self.scale + z
+        return self.criterion(out), unpack(packed)
 
 
 def case_net():
