@@ -158,6 +158,8 @@ pub struct SemanticModel<'a> {
     /// name there is not a function used as a value (`model/references.rs`).
     callee_range: Option<TextRange>,
     attribute_value_range: Option<TextRange>,
+    /// Hash of (function, target, path) → the reference edges with it (`model/references.rs`).
+    reference_index: FxMap<u64, Vec<u32>>,
     summary: FileSummary,
 }
 
@@ -228,6 +230,7 @@ impl<'a> SemanticModel<'a> {
             injected_attrs: HashSet::new(),
             callee_range: None,
             attribute_value_range: None,
+            reference_index: FxMap::default(),
             summary,
         }
     }

@@ -223,7 +223,7 @@ impl Branch {
 }
 
 /// One step of the path that leads to a piece of code inside its function.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PathStep {
     /// Guard index and the branch taken.
     Guard(GuardIdx, Branch),

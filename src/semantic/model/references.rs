@@ -12,6 +12,7 @@
 
 use super::*;
 use crate::semantic::summary::CallArgs;
+use std::hash::{Hash, Hasher};
 
 impl<'a> SemanticModel<'a> {
     /// A reference edge from the current function to `target`, at the current path.
@@ -19,14 +20,27 @@ impl<'a> SemanticModel<'a> {
         let Some(func) = self.current_function() else {
             return;
         };
+        // One edge per function and target on the same path (a getter read many times), found
+        // through a hash of the three, not a scan of the function's edges.
+        let key = {
+            let mut hasher = rustc_hash::FxHasher::default();
+            func.hash(&mut hasher);
+            target.hash(&mut hasher);
+            self.path.hash(&mut hasher);
+            hasher.finish()
+        };
         let calls = &self.summary.functions[func as usize].calls;
-        // One edge per function and target on the same path (a getter read many times).
-        if calls.iter().any(|edge| match &edge.sym {
-            Sym::FunctionRef(existing) => **existing == target && *edge.path == *self.path,
-            _ => false,
+        if self.reference_index.get(&key).is_some_and(|indices| {
+            indices.iter().any(|&i| {
+                let edge = &calls[i as usize];
+                matches!(&edge.sym, Sym::FunctionRef(existing) if **existing == target)
+                    && *edge.path == *self.path
+            })
         }) {
             return;
         }
+        let index = calls.len() as u32;
+        self.reference_index.entry(key).or_default().push(index);
         let edge = CallEdge {
             sym: Sym::FunctionRef(Box::new(target)),
             path: self.path.as_slice().into(),
