@@ -658,6 +658,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     self.semantic.note_self_assignment(target, &assign.value);
                     self.semantic
                         .note_slot_assignment(target, &assign.value, false);
+                    self.semantic.note_self_callable(target, &assign.value);
                 }
                 visitor::walk_stmt(self, stmt);
                 self.semantic.bind_assignment(&targets, &assign.value);
@@ -714,8 +715,12 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     }
                 }
                 self.semantic.record_call(call, callee.as_ref());
+                self.semantic.note_callee(&call.func);
             }
+            Expr::Name(name) => self.semantic.record_name_reference(name),
             Expr::Attribute(attribute) => {
+                self.semantic.record_self_read(attribute);
+                self.semantic.note_attribute_value(&attribute.value);
                 for rule in rules::ALL {
                     if let Some(hook) = rule.hooks.attribute {
                         hook(self, attribute);

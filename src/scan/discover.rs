@@ -157,7 +157,7 @@ fn describe(path: PathBuf, settings: Arc<Settings>, packages: &mut PackageCache)
     }
     let mut dir = path.parent();
     while let Some(current) = dir {
-        if !packages.is_package(current) {
+        if !packages.is_inside_package(current) {
             break;
         }
         parts.push(
@@ -177,12 +177,39 @@ fn describe(path: PathBuf, settings: Arc<Settings>, packages: &mut PackageCache)
     }
 }
 
+/// Which directories name a module path segment. A regular package (`__init__.py`) does; so does
+/// a directory without one whose parent does (a PEP 420 namespace portion inside a regular package:
+/// Python 3 imports `pkg/sub/mod.py` as `pkg.sub.mod` when `pkg` is on the import path's package
+/// chain, whether or not `sub/` has an `__init__.py`). A directory with no regular package above it
+/// is a top-level namespace or a plain source root — nothing says where its import path starts —
+/// so it ends the chain as before. Ruff names modules the same way only for directories listed in
+/// its `namespace-packages` setting; here no setting is needed, because inside a regular package
+/// there is only one name Python can give the file.
 #[derive(Default)]
 struct PackageCache {
     is_package: HashMap<PathBuf, bool>,
+    inside_package: HashMap<PathBuf, bool>,
 }
 
 impl PackageCache {
+    /// `dir` is a regular package, or an identifier-named directory whose parent is (transitively)
+    /// one. Memoized, so the walk up is paid once per directory.
+    fn is_inside_package(&mut self, dir: &Path) -> bool {
+        if let Some(&known) = self.inside_package.get(dir) {
+            return known;
+        }
+        let known = self.is_package(dir)
+            || (dir
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(is_identifier)
+                && dir
+                    .parent()
+                    .is_some_and(|parent| self.is_inside_package(parent)));
+        self.inside_package.insert(dir.to_path_buf(), known);
+        known
+    }
+
     fn is_package(&mut self, dir: &Path) -> bool {
         if let Some(&known) = self.is_package.get(dir) {
             return known;
@@ -191,6 +218,13 @@ impl PackageCache {
         self.is_package.insert(dir.to_path_buf(), known);
         known
     }
+}
+
+/// A Python identifier (ASCII subset is enough to refuse `my-dir`, `1st`, `.hidden`).
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
+        && chars.all(|c| c == '_' || c.is_alphanumeric())
 }
 
 struct ConfigCache {

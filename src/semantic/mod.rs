@@ -32,6 +32,9 @@ pub enum Sym {
     Instance { class: Box<Sym>, method: String },
     /// Every value of the module-level dispatch dict `dict` names (`return LOSS_MAPPING[kind]`).
     DictValues(Box<Sym>),
+    /// A function used as a value, not called here (`model/references.rs`): resolves to project
+    /// functions only (a `self.<attr>` to the methods and property getters of the class).
+    FunctionRef(Box<Sym>),
 }
 
 impl Sym {
@@ -41,7 +44,7 @@ impl Sym {
             Sym::Dotted(name) | Sym::Local(name) => name.as_str(),
             Sym::SelfAttr { attr, .. } | Sym::SuperAttr { attr, .. } => attr.as_str(),
             Sym::Instance { method, .. } => method.as_str(),
-            Sym::DictValues(dict) => return dict.last_segment(),
+            Sym::DictValues(dict) | Sym::FunctionRef(dict) => return dict.last_segment(),
         };
         text.rsplit('.').next().unwrap_or(text)
     }

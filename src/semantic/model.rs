@@ -35,6 +35,7 @@ mod typeflow;
 use typeflow::dotted_text;
 mod host_index;
 mod names;
+mod references;
 mod slots;
 mod statements;
 mod tensor_attrs;
@@ -100,6 +101,10 @@ struct Frame<'a> {
     /// Every parameter's name (host-index facts: an index that is a parameter depends on the
     /// callers).
     param_names: Vec<String>,
+    /// Parameters whose default is a function (`model/references.rs`).
+    param_callables: FxMap<String, Vec<Sym>>,
+    /// Parameters whose default builds an instance (`loss=Loss()`; `model/references.rs`).
+    param_instances: FxMap<String, Sym>,
 }
 
 enum FrameKind {
@@ -164,6 +169,12 @@ pub struct SemanticModel<'a> {
     /// `(class, attr)` → every assignment seen so far stores a `functools` cache wrapper
     /// (`model/cached_attrs.rs`).
     cached_attrs: FxMap<(String, String), bool>,
+    /// The callee of the call being visited and the value of the attribute being visited: a
+    /// name there is not a function used as a value (`model/references.rs`).
+    callee_range: Option<TextRange>,
+    attribute_value_range: Option<TextRange>,
+    /// Hash of (function, target, path) → the reference edges with it (`model/references.rs`).
+    reference_index: FxMap<u64, Vec<u32>>,
     summary: FileSummary,
 }
 
@@ -237,6 +248,9 @@ impl<'a> SemanticModel<'a> {
             injected_attrs: HashSet::new(),
             tensor_attrs: FxMap::default(),
             cached_attrs: FxMap::default(),
+            callee_range: None,
+            attribute_value_range: None,
+            reference_index: FxMap::default(),
             summary,
         }
     }

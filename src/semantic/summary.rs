@@ -223,7 +223,7 @@ impl Branch {
 }
 
 /// One step of the path that leads to a piece of code inside its function.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PathStep {
     /// Guard index and the branch taken.
     Guard(GuardIdx, Branch),
@@ -336,6 +336,9 @@ pub struct FileSummary {
     /// `self.<attr> = <Class>(...)` in a method: class local qualname → attr → the class called
     /// (nested so that a lookup borrows its keys).
     pub self_attr_types: HashMap<String, HashMap<String, Sym>>,
+    /// `self.<attr> = <function>` in a method (`model/references.rs`): class local qualname →
+    /// attr → the functions it may hold.
+    pub self_attr_callables: HashMap<String, HashMap<String, Vec<Sym>>>,
     pub guards: Vec<Guard>,
     pub candidates: Vec<Candidate>,
     /// Diagnostics decided within the file (syntax errors, unreadable, too deep).

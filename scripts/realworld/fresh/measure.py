@@ -485,6 +485,7 @@ def cmd_measure(draw: Path, venv: Path, binary: Path, total: int, seed: str, out
             "traced_not_reached": traced_missed,
             "reached_functions": len(reached), "reached_traced": len(reached_traced),
             "traced_reached_without_roots": sum(1 for k in traced if k in reached_noroots),
+            "traced_not_reached_without_roots": [traced[k] for k in sorted(traced) if k not in reached_noroots],
             "reached_functions_without_roots": len(reached_noroots),
         }
         report["libs"][lib["name"]] = lib_report
@@ -526,8 +527,18 @@ def cmd_measure(draw: Path, venv: Path, binary: Path, total: int, seed: str, out
         f"{share(totals['reached_traced'], totals['reached_functions'])} | "
         f"{share(totals['traced_reached_without_roots'], totals['traced_functions'])} |"
     )
-    (out / "measure.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
+    # The instrument's other half: which traced functions scan does not reach, to classify by cause.
+    lines += ["", "## Traced by Dynamo, not reached by scan (with roots; `*` also not without roots)", ""]
+    for name, r in report["libs"].items():
+        missed_noroots = {(f["file"], f["line"]) for f in r["traced_not_reached_without_roots"]}
+        for f in r["traced_not_reached"]:
+            star = "*" if (f["file"], f["line"]) in missed_noroots else ""
+            lines.append(f"- {name}: `{f['file']}:{f['line']}` {f['function']}{star}")
+        for f in r["traced_not_reached_without_roots"]:
+            if not any((g["file"], g["line"]) == (f["file"], f["line"]) for g in r["traced_not_reached"]):
+                lines.append(f"- {name}: `{f['file']}:{f['line']}` {f['function']} (without roots only)")
+    (out / "measure.md").write_text("\n".join(lines) + "\n")
 
 
 def main() -> None:

@@ -229,6 +229,7 @@ impl<'a> Project<'a> {
             // `instance(...)` may run `forward`: no cheap name to test.
             Sym::Instance { method, .. } if method != "__call__" => Some(method.as_str()),
             Sym::Instance { .. } | Sym::DictValues(_) => None,
+            Sym::FunctionRef(inner) => Some(inner.last_segment()),
         };
         if last.is_some_and(|name| !self.disabled_names.contains(name)) {
             return None;

@@ -78,8 +78,21 @@ impl<'a> Project<'a> {
                     .collect();
                 if found.is_empty() {
                     // `self.criterion(...)` / `self.head.compute_loss(...)` where `__init__` stored
-                    // `self.criterion = Loss()`: the call runs a method of the stored instance.
-                    self.typed_attribute_call(file, class, attr)
+                    // `self.criterion = Loss()`: the call runs a method of the stored instance;
+                    // `self.act(x)` where a method stored `self.act = identity`: the function.
+                    let mut found = self.typed_attribute_call(file, class, attr);
+                    if let Some(stored) = self.files[file as usize]
+                        .self_attr_callables
+                        .get(class)
+                        .and_then(|attrs| attrs.get(attr.as_str()))
+                    {
+                        for sym in stored {
+                            found.extend(
+                                self.resolve_sym(&Sym::FunctionRef(Box::new(sym.clone())), file),
+                            );
+                        }
+                    }
+                    found
                 } else {
                     found
                 }
@@ -111,6 +124,25 @@ impl<'a> Project<'a> {
                 found
             }
             Sym::Instance { .. } => Vec::new(),
+            // A function used as a value: functions only — a `self.<attr>` read reaches the
+            // class's methods and property getters, never a stored instance's `__call__`.
+            Sym::FunctionRef(inner) => match &**inner {
+                Sym::SelfAttr { class, attr } if !attr.contains('.') => {
+                    let Some(&idx) = self.files[file as usize].class_by_name.get(class) else {
+                        return Vec::new();
+                    };
+                    self.methods_named((file, idx), attr)
+                        .into_iter()
+                        .map(Target::Function)
+                        .collect()
+                }
+                Sym::Dotted(_) | Sym::Local(_) => self
+                    .resolve_sym(inner, file)
+                    .into_iter()
+                    .filter(|target| matches!(target, Target::Function(_)))
+                    .collect(),
+                _ => Vec::new(),
+            },
             Sym::DictValues(dict) => {
                 let Sym::Dotted(dotted) = &**dict else {
                     return Vec::new();

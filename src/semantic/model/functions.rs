@@ -40,6 +40,9 @@ impl<'a> SemanticModel<'a> {
             }
             None => (name.clone(), None),
         };
+        self.record_nested_def(def, &qual);
+        let param_callables = self.param_callable_defaults(def);
+        let param_instances = self.param_instance_defaults(def);
         let idx = self.summary.functions.len() as FuncIdx;
         self.summary.functions.push(FunctionInfo {
             name: name.clone(),
@@ -227,6 +230,8 @@ impl<'a> SemanticModel<'a> {
             first_input,
             param_positions,
             param_names,
+            param_callables,
+            param_instances,
         });
         let version_asserts = self.version_asserts.len();
         let asserted = self.top_level_version_asserts(&def.body);

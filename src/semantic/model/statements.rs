@@ -57,6 +57,8 @@ impl<'a> SemanticModel<'a> {
             first_input: None,
             param_positions: Vec::new(),
             param_names: Vec::new(),
+            param_callables: FxMap::default(),
+            param_instances: FxMap::default(),
         });
     }
 
@@ -352,6 +354,22 @@ impl<'a> SemanticModel<'a> {
             && let Some(class_sym) = self
                 .function_frame()
                 .and_then(|frame| frame.param_classes.get(name.id.as_str()))
+        {
+            let class_sym = class_sym.clone();
+            self.summary
+                .self_attr_types
+                .entry(class)
+                .or_default()
+                .insert(attr, class_sym);
+            return;
+        }
+        // `self.loss = loss` where the parameter defaults to `Loss()`.
+        if let Expr::Name(name) = value
+            && let Some(class_sym) = self.function_frame().and_then(|frame| {
+                (!frame.values.contains_key(name.id.as_str()))
+                    .then(|| frame.param_instances.get(name.id.as_str()))
+                    .flatten()
+            })
         {
             let class_sym = class_sym.clone();
             self.summary

@@ -1,0 +1,48 @@
+"""Runtime proofs for reachability (src/semantic/model/references.rs): Dynamo traces the functions
+a traced `forward` runs without naming them in a call — a property getter, a bound method kept in a
+local, a function argument, a returned closure, a function stored on `self`, a parameter's function
+default, an instance built as a parameter's default. corpus/reach/functions_as_values holds one graph break in each; every one must be among
+the breaks Dynamo reports when it compiles `Net` (CPU, backend="eager"), at the lines
+tests/reference_edges.rs expects scan to report.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import torch
+import torch._dynamo
+
+FIXTURE = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "functions_as_values"
+
+# (file, line) of the hazard in each function used as a value.
+EXPECTED = {
+    ("helpers.py", 5),  # identity, stored as self.act
+    ("helpers.py", 9),  # keep_positive, a parameter's default stored as self.sample
+    ("helpers.py", 13),  # squeeze_item, passed to apply_to
+    ("helpers.py", 22),  # pack's nested unpack, returned and called
+    ("helpers.py", 29),  # Criterion.__call__, an instance built as a parameter's default
+    ("model.py", 30),  # the property getter self.scale
+    ("model.py", 33),  # bounded, called through the local fn
+}
+
+
+def test_dynamo_breaks_in_every_function_used_as_a_value():
+    sys.path.insert(0, str(FIXTURE))
+    try:
+        model = importlib.import_module("pkg.model")
+    finally:
+        sys.path.remove(str(FIXTURE))
+    net, args = model.case_net()
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(net)(*args)
+    seen = set()
+    for reason in explanation.break_reasons:
+        for frame in reason.user_stack:
+            path = Path(frame.filename)
+            if FIXTURE in path.parents:
+                seen.add((path.name, frame.lineno))
+    missing = EXPECTED - seen
+    assert not missing, f"Dynamo did not break at {sorted(missing)}; breaks seen at {sorted(seen)}"
