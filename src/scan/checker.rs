@@ -316,15 +316,22 @@ impl<'a> Checker<'a> {
         for (candidate, requirement) in pending {
             let holds = match &requirement {
                 Requirement::IntAttribute { class, attr } => semantic.is_int_attribute(class, attr),
-                Requirement::UnwrappedModuleAttribute { class, attr } => semantic
-                    .self_attribute_type(class, attr)
-                    .is_some_and(|sym| {
-                        matches!(sym, Sym::Dotted(name) if TORCH
+                Requirement::UnwrappedModuleAttribute { class, attr } => {
+                    // Dynamo tests `isinstance`, so a class deriving from one counts; a class a
+                    // helper picks counts only when every class it can return does.
+                    let unwrapped = |name: &str| {
+                        TORCH
                             .generated
                             .unwrapped_modules
                             .on_every_from(name, semantic.torch_floor())
-                            .is_some())
-                    }),
+                            .is_some()
+                    };
+                    let classes = semantic.self_attribute_classes(class, attr);
+                    !classes.is_empty()
+                        && classes
+                            .iter()
+                            .all(|sym| semantic.derives_from(sym, &unwrapped))
+                }
                 Requirement::SlotOnHost { slot, on_host } => {
                     semantic.slot_on_host(slot) == *on_host
                 }
@@ -579,6 +586,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
         }
         self.semantic.note_outside_writes(stmt);
         self.semantic.note_returned_callable(stmt);
+        self.semantic.note_returned_class(stmt);
         self.semantic.note_return_index_deps(stmt);
         match stmt {
             Stmt::FunctionDef(def) => {

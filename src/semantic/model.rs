@@ -19,6 +19,7 @@ pub use slots::Slot;
 
 mod cached_attrs;
 mod calls;
+mod class_factories;
 mod context_atoms;
 mod dispatch;
 mod dunder;
@@ -143,6 +144,8 @@ pub struct SemanticModel<'a> {
     int_attributes: HashMap<String, HashSet<String>>,
     /// Where the tensors kept in `self.<attr>[...]` slots live (`model/slots.rs`).
     slot_places: slots::SlotPlaces,
+    /// Helpers that return classes, and the attributes built from them (`model/class_factories.rs`).
+    class_factories: class_factories::ClassFactories,
     /// Module-level `NAME = {key: callable, ...}` dispatch dicts.
     module_dicts: HashMap<String, &'a ast::ExprDict>,
     /// `self.attr = {key: Class(...), ...}` dispatch dicts: the callees of `self.attr[k](...)`.
@@ -237,6 +240,7 @@ impl<'a> SemanticModel<'a> {
             version_asserts: Vec::new(),
             int_attributes: HashMap::new(),
             slot_places: slots::SlotPlaces::default(),
+            class_factories: class_factories::ClassFactories::default(),
             module_dicts: HashMap::new(),
             self_dicts: HashMap::new(),
             if_guards: HashMap::new(),

@@ -30,10 +30,41 @@ class UnusedRnn(nn.Module):
         return self.proj(x)
 
 
+class ProjectCell(nn.LSTMCell):
+    """A cell is no recurrent-layer kind, however it is derived."""
+
+
+class SubclassedCell(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cell = ProjectCell(4, 8)
+
+    def forward(self, x):
+        h = c = x.new_zeros(x.shape[0], 8)
+        return self.cell(x[:, 0], (h, c))[0]
+
+
+def pick_layer(kind):
+    return nn.GRU if kind == "gru" else nn.Linear
+
+
+class PickedMaybeRnn(nn.Module):
+    """The helper may return a non-recurrent class: not every candidate is an RNN kind."""
+
+    def __init__(self, kind="linear"):
+        super().__init__()
+        self.layer = pick_layer(kind)(4, 8)
+
+    def forward(self, x):
+        return self.layer(x)
+
+
 def cases():
     """name -> (callable, args)."""
     x = torch.randn(2, 3, 4)
     return {
         "cell_loop": (CellLoop(), (x,)),
         "unused_rnn": (UnusedRnn(), (x,)),
+        "subclassed_cell": (SubclassedCell(), (x,)),
+        "picked_maybe_rnn": (PickedMaybeRnn(), (x,)),
     }

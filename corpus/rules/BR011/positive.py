@@ -57,6 +57,63 @@ class GuardedFlatten(nn.Module):
         return out
 
 
+class ProjectLstm(nn.LSTM):
+    """A project class deriving from torch's LSTM: Dynamo's test is `isinstance`."""
+
+    def forward(self, x, hx=None):
+        return super().forward(x, hx)
+
+
+class ProjectGru(nn.GRU):
+    pass
+
+
+class SubclassedRnn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = ProjectLstm(4, 8, batch_first=True)
+
+    def forward(self, x):
+        x = x * 2
+        return self.rnn(x)[0]  # expect: BR011
+
+
+def pick_recurrent(kind):
+    return ProjectLstm if kind == "lstm" else ProjectGru
+
+
+class PickedRnn(nn.Module):
+    """Every class the helper can return is a recurrent module."""
+
+    def __init__(self, kind="gru"):
+        super().__init__()
+        self.rnn = pick_recurrent(kind)(input_size=4, hidden_size=8, batch_first=True)
+
+    def forward(self, x):
+        return self.rnn(x)[0]  # expect: BR011
+
+
+class RnnAttributeRead(nn.Module):
+    """Reading a plain attribute of the module wraps it too."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(4, 8, batch_first=True)
+
+    def forward(self, x):
+        x = x * 2
+        return x.new_zeros(self.rnn.hidden_size) + x.sum()  # expect: BR011
+
+
+class RnnWeightsRead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(4, 8, batch_first=True)
+
+    def forward(self, x):
+        return x * len(self.rnn.all_weights)  # expect: BR011
+
+
 def cases():
     """name -> (callable, args, expected GB codes)."""
     x = torch.randn(2, 3, 4)
@@ -65,4 +122,8 @@ def cases():
         "gru_init_after_forward": (GruDecoder(), (x,), {"GB0014"}),
         "rnn": (PlainRnn(), (x,), {"GB0014"}),
         "method_in_try": (GuardedFlatten(), (x,), {"GB0014"}),
+        "project_subclass": (SubclassedRnn(), (x,), {"GB0014"}),
+        "picked_by_helper": (PickedRnn(), (x,), {"GB0014"}),
+        "attribute_read": (RnnAttributeRead(), (x,), {"GB0014"}),
+        "all_weights_read": (RnnWeightsRead(), (x,), {"GB0014"}),
     }

@@ -386,6 +386,7 @@ impl<'a> SemanticModel<'a> {
             }
             return;
         }
+        self.note_factory_attribute(&class, &attr, value);
         if let Expr::Call(call) = value
             && let Some(sym) = self.resolve(&call.func)
         {
