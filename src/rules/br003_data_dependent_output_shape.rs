@@ -14,7 +14,9 @@ declare_rule! {
     /// spellings of the aten ops torch tags `dynamic_output_shape` (`rules/data/op_tags.toml`,
     /// generated from the installed torches: `torch.nonzero` / `.nonzero()`,
     /// `torch.masked_select`, `torch.unique` / `.unique()`, `torch.unique_consecutive`,
-    /// `torch.bincount`, `torch.repeat_interleave` with tensor repeats), the composites with no
+    /// `torch.bincount`, `torch.linalg.lstsq`, `F.ctc_loss`, `torch.repeat_interleave` with tensor
+    /// repeats; each measured breaking under real Dynamo on the torches of its range, a tagged op
+    /// Dynamo traces whole is not flagged), the composites with no
     /// tag of their own (`torch.argwhere`, single-argument `torch.where(cond)`), torchvision's
     /// `nms` / `batched_nms` (also as `torch.ops.torchvision.nms`), reading `x[mask]` with a
     /// boolean tensor mask, and `F.one_hot(t)` without `num_classes`.
@@ -47,7 +49,9 @@ declare_rule! {
     /// With `torch._dynamo.config.capture_dynamic_output_shape_ops = True` Dynamo keeps them in
     /// the graph on torch 2.11 (measured for every op above except `one_hot`); on torch 2.2 the
     /// flag covered `nonzero`/`where`/mask indexing/`repeat_interleave` but `masked_select`,
-    /// `unique` and `bincount` still broke.
+    /// `unique` and `bincount` still broke. Ops with no meta kernel (`torch.linalg.lstsq`,
+    /// `F.ctc_loss`) break with the flag too ("Dynamic shape operator (no meta kernel)", measured by
+    /// the generator: the table's `captured`), and the message says so.
     ///
     /// ## Example
     /// ```python
@@ -104,6 +108,25 @@ fn tagged_dynamic_shape(spelling: &str) -> bool {
         .is_some_and(OpTags::dynamic_shape_on_every_call)
 }
 
+/// Measured on the newest generated torch: an op with no meta kernel breaks with the flag too
+/// ("Dynamic shape operator (no meta kernel)").
+const NO_META_KERNEL_HINT: &str =
+    "(no meta kernel: also with torch._dynamo.config.capture_dynamic_output_shape_ops = True)";
+
+/// What `capture_dynamic_output_shape_ops` does for this function, as measured.
+fn flag_hint(spelling: &str) -> &'static str {
+    let breaks_anyway = TORCH
+        .generated
+        .op_tags
+        .latest(spelling)
+        .is_some_and(OpTags::breaks_with_capture);
+    if breaks_anyway {
+        NO_META_KERNEL_HINT
+    } else {
+        FLAG_HINT
+    }
+}
+
 /// "GB0036 Dynamic shape operator" on a torch whose registry has the code.
 fn dynamic_shape_label() -> String {
     super::graph_break_label("Dynamic shape operator")
@@ -117,8 +140,9 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
     let message = match qualified {
         Some(q) if UNTAGGED_DYNAMIC_SHAPE_FUNCTIONS.contains(&q) || tagged_dynamic_shape(q) => {
             format!(
-                "`{q}` has a data-dependent output shape: graph break under torch.compile ({}) {FLAG_HINT}",
-                dynamic_shape_label()
+                "`{q}` has a data-dependent output shape: graph break under torch.compile ({}) {}",
+                dynamic_shape_label(),
+                flag_hint(q)
             )
         }
         Some("torch.where") => {
@@ -163,7 +187,33 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
                 )
             )
         }
-        Some(_) => return,
+        Some(q) => {
+            // A tagged op measured breaking unless an optional argument is given (the data's
+            // `unless_given`); `one_hot` has its own arm above (`num_classes=-1` is "not given").
+            let Some(mut unless) = TORCH
+                .generated
+                .op_tags
+                .latest(q)
+                .and_then(OpTags::breaks_unless_given)
+            else {
+                return;
+            };
+            let mut first = None;
+            if unless.any(|(keyword, position)| {
+                first.get_or_insert(keyword);
+                call.arguments
+                    .find_argument_value(keyword, position)
+                    .is_some()
+            }) {
+                return;
+            }
+            format!(
+                "`{q}` without `{}` has a data-dependent output shape: graph break under torch.compile ({}) {}",
+                first.unwrap_or_default(),
+                dynamic_shape_label(),
+                flag_hint(q)
+            )
+        }
         None => {
             let Expr::Attribute(attribute) = &*call.func else {
                 return;
@@ -183,8 +233,9 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
                 return;
             }
             format!(
-                "`.{method}()` has a data-dependent output shape: graph break under torch.compile ({}) {FLAG_HINT}",
-                dynamic_shape_label()
+                "`.{method}()` has a data-dependent output shape: graph break under torch.compile ({}) {}",
+                dynamic_shape_label(),
+                flag_hint(&format!("Tensor.{method}"))
             )
         }
     };
