@@ -14,10 +14,10 @@ declare_rule! {
     /// spellings of the aten ops torch tags `dynamic_output_shape` (`rules/data/op_tags.toml`,
     /// generated from the installed torches: `torch.nonzero` / `.nonzero()`,
     /// `torch.masked_select`, `torch.unique` / `.unique()`, `torch.unique_consecutive`,
-    /// `torch.bincount`, `torch.linalg.lstsq`, `F.ctc_loss`, `torch.repeat_interleave` with tensor
-    /// repeats; each measured breaking under real Dynamo on the torches of its range, a tagged op
-    /// Dynamo traces whole is not flagged), the composites with no
-    /// tag of their own (`torch.argwhere`, single-argument `torch.where(cond)`), torchvision's
+    /// `torch.bincount`, `torch.argwhere`, `torch.linalg.lstsq`, `F.ctc_loss`,
+    /// `torch.repeat_interleave` with tensor repeats; each measured breaking under real Dynamo on
+    /// the torches of its range, a tagged op Dynamo traces whole is not flagged), single-argument
+    /// `torch.where(cond)` (a composite with no tag of its own), torchvision's
     /// `nms` / `batched_nms` (also as `torch.ops.torchvision.nms`), reading `x[mask]` with a
     /// boolean tensor mask, and `F.one_hot(t)` without `num_classes`.
     ///
@@ -80,21 +80,17 @@ declare_rule! {
     }
 }
 
-/// Functions with a data-dependent output shape that carry no aten tag of their own: torch
-/// composites that dispatch to a tagged op (`argwhere` is `nonzero`) and torchvision's NMS ops
-/// (measured breaking on torch 2.2 and 2.11). Every other one comes from the op-tag table
-/// (`rules/data/op_tags.toml`, `torch.Tag.dynamic_output_shape`).
+/// Functions with a data-dependent output shape that carry no aten tag: torchvision's NMS ops
+/// (measured breaking on torch 2.2 and 2.11). Every torch one comes from the op-tag table
+/// (`rules/data/op_tags.toml`, `torch.Tag.dynamic_output_shape`, measured; `argwhere` is tagged,
+/// though `dir(torch.ops.aten)` did not list it before its first call).
 const UNTAGGED_DYNAMIC_SHAPE_FUNCTIONS: &[&str] = &[
-    "torch.argwhere",
     "torchvision.ops.nms",
     "torchvision.ops.batched_nms",
     "torchvision.ops.boxes.nms",
     "torchvision.ops.boxes.batched_nms",
     "torch.ops.torchvision.nms",
 ];
-
-/// The same for Tensor methods (receivers that may be tensors only).
-const UNTAGGED_DYNAMIC_SHAPE_METHODS: &[&str] = &["argwhere"];
 
 const FLAG_HINT: &str = "unless torch._dynamo.config.capture_dynamic_output_shape_ops = True";
 
@@ -108,10 +104,10 @@ fn tagged_dynamic_shape(spelling: &str) -> bool {
         .is_some_and(OpTags::dynamic_shape_on_every_call)
 }
 
-/// Measured on the newest generated torch: an op with no meta kernel breaks with the flag too
-/// ("Dynamic shape operator (no meta kernel)").
-const NO_META_KERNEL_HINT: &str =
-    "(no meta kernel: also with torch._dynamo.config.capture_dynamic_output_shape_ops = True)";
+/// Measured on the newest generated torch: the op breaks with the flag too (an op with no meta
+/// kernel: "Dynamic shape operator (no meta kernel)").
+const BREAKS_WITH_FLAG_HINT: &str =
+    "(also with torch._dynamo.config.capture_dynamic_output_shape_ops = True, measured)";
 
 /// What `capture_dynamic_output_shape_ops` does for this function, as measured.
 fn flag_hint(spelling: &str) -> &'static str {
@@ -121,7 +117,7 @@ fn flag_hint(spelling: &str) -> &'static str {
         .latest(spelling)
         .is_some_and(OpTags::breaks_with_capture);
     if breaks_anyway {
-        NO_META_KERNEL_HINT
+        BREAKS_WITH_FLAG_HINT
     } else {
         FLAG_HINT
     }
@@ -207,10 +203,10 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
             }) {
                 return;
             }
+            // No GB code named: the break type of such an op is its own (`one_hot`: GB0246).
+            let keyword = first.unwrap_or_default();
             format!(
-                "`{q}` without `{}` has a data-dependent output shape: graph break under torch.compile ({}) {}",
-                first.unwrap_or_default(),
-                dynamic_shape_label(),
+                "`{q}` without `{keyword}` has a data-dependent output shape: graph break under torch.compile {}; pass `{keyword}`",
                 flag_hint(q)
             )
         }
@@ -226,8 +222,7 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
                 {
                     return;
                 }
-            } else if !(UNTAGGED_DYNAMIC_SHAPE_METHODS.contains(&method)
-                || TORCH.generated.dynamic_shape_methods.contains(method))
+            } else if !TORCH.generated.dynamic_shape_methods.contains(method)
                 || !semantic.receiver_may_be_tensor(&attribute.value, 0)
             {
                 return;

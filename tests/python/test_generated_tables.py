@@ -108,8 +108,12 @@ def test_op_tags_table_is_complete_for_this_torch():
     # The whole table re-derived, Dynamo measurements included (every candidate is measured again
     # here: ~30 s on torch 2.11, two dozen spellings each compiled once or twice).
     assert regenerated == entries
+    # Ops dir(torch.ops.aten) did not list, measured breaking on every generated torch; one_hot
+    # traces when given num_classes from torch 2.5 (on 2.2 it broke either way).
     assert entries["torch.linalg.lstsq"]["dynamo"] == "breaks"
-    assert entries["torch.nn.functional.one_hot"]["unless_given"] == ["num_classes"]
+    assert entries["torch.nn.functional.ctc_loss"]["dynamo"] == "breaks"
+    if TORCH_VERSION >= (2, 5):
+        assert entries["torch.nn.functional.one_hot"]["unless_given"] == ["num_classes"]
 
 
 # --------------------------------------------------------------------------------------------
