@@ -14,8 +14,10 @@ declare_rule! {
     /// spellings of the aten ops torch tags `dynamic_output_shape` (`rules/data/op_tags.toml`,
     /// generated from the installed torches: `torch.nonzero` / `.nonzero()`,
     /// `torch.masked_select`, `torch.unique` / `.unique()`, `torch.unique_consecutive`,
-    /// `torch.bincount`, `torch.repeat_interleave` with tensor repeats), the composites with no
-    /// tag of their own (`torch.argwhere`, single-argument `torch.where(cond)`), torchvision's
+    /// `torch.bincount`, `torch.argwhere`, `torch.linalg.lstsq`, `F.ctc_loss`,
+    /// `torch.repeat_interleave` with tensor repeats; each measured breaking under real Dynamo on
+    /// the torches of its range, a tagged op Dynamo traces whole is not flagged), single-argument
+    /// `torch.where(cond)` (a composite with no tag of its own), torchvision's
     /// `nms` / `batched_nms` (also as `torch.ops.torchvision.nms`), reading `x[mask]` with a
     /// boolean tensor mask, and `F.one_hot(t)` without `num_classes`.
     ///
@@ -47,7 +49,9 @@ declare_rule! {
     /// With `torch._dynamo.config.capture_dynamic_output_shape_ops = True` Dynamo keeps them in
     /// the graph on torch 2.11 (measured for every op above except `one_hot`); on torch 2.2 the
     /// flag covered `nonzero`/`where`/mask indexing/`repeat_interleave` but `masked_select`,
-    /// `unique` and `bincount` still broke.
+    /// `unique` and `bincount` still broke. Ops with no meta kernel (`torch.linalg.lstsq`,
+    /// `F.ctc_loss`) break with the flag too ("Dynamic shape operator (no meta kernel)", measured by
+    /// the generator: the table's `captured`), and the message says so.
     ///
     /// ## Example
     /// ```python
@@ -76,21 +80,17 @@ declare_rule! {
     }
 }
 
-/// Functions with a data-dependent output shape that carry no aten tag of their own: torch
-/// composites that dispatch to a tagged op (`argwhere` is `nonzero`) and torchvision's NMS ops
-/// (measured breaking on torch 2.2 and 2.11). Every other one comes from the op-tag table
-/// (`rules/data/op_tags.toml`, `torch.Tag.dynamic_output_shape`).
+/// Functions with a data-dependent output shape that carry no aten tag: torchvision's NMS ops
+/// (measured breaking on torch 2.2 and 2.11). Every torch one comes from the op-tag table
+/// (`rules/data/op_tags.toml`, `torch.Tag.dynamic_output_shape`, measured; `argwhere` is tagged,
+/// though `dir(torch.ops.aten)` did not list it before its first call).
 const UNTAGGED_DYNAMIC_SHAPE_FUNCTIONS: &[&str] = &[
-    "torch.argwhere",
     "torchvision.ops.nms",
     "torchvision.ops.batched_nms",
     "torchvision.ops.boxes.nms",
     "torchvision.ops.boxes.batched_nms",
     "torch.ops.torchvision.nms",
 ];
-
-/// The same for Tensor methods (receivers that may be tensors only).
-const UNTAGGED_DYNAMIC_SHAPE_METHODS: &[&str] = &["argwhere"];
 
 const FLAG_HINT: &str = "unless torch._dynamo.config.capture_dynamic_output_shape_ops = True";
 
@@ -102,6 +102,25 @@ fn tagged_dynamic_shape(spelling: &str) -> bool {
         .op_tags
         .latest(spelling)
         .is_some_and(OpTags::dynamic_shape_on_every_call)
+}
+
+/// Measured on the newest generated torch: the op breaks with the flag too (an op with no meta
+/// kernel: "Dynamic shape operator (no meta kernel)").
+const BREAKS_WITH_FLAG_HINT: &str =
+    "(also with torch._dynamo.config.capture_dynamic_output_shape_ops = True, measured)";
+
+/// What `capture_dynamic_output_shape_ops` does for this function, as measured.
+fn flag_hint(spelling: &str) -> &'static str {
+    let breaks_anyway = TORCH
+        .generated
+        .op_tags
+        .latest(spelling)
+        .is_some_and(OpTags::breaks_with_capture);
+    if breaks_anyway {
+        BREAKS_WITH_FLAG_HINT
+    } else {
+        FLAG_HINT
+    }
 }
 
 /// "GB0036 Dynamic shape operator" on a torch whose registry has the code.
@@ -117,8 +136,9 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
     let message = match qualified {
         Some(q) if UNTAGGED_DYNAMIC_SHAPE_FUNCTIONS.contains(&q) || tagged_dynamic_shape(q) => {
             format!(
-                "`{q}` has a data-dependent output shape: graph break under torch.compile ({}) {FLAG_HINT}",
-                dynamic_shape_label()
+                "`{q}` has a data-dependent output shape: graph break under torch.compile ({}) {}",
+                dynamic_shape_label(),
+                flag_hint(q)
             )
         }
         Some("torch.where") => {
@@ -163,7 +183,33 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
                 )
             )
         }
-        Some(_) => return,
+        Some(q) => {
+            // A tagged op measured breaking unless an optional argument is given (the data's
+            // `unless_given`); `one_hot` has its own arm above (`num_classes=-1` is "not given").
+            let Some(mut unless) = TORCH
+                .generated
+                .op_tags
+                .latest(q)
+                .and_then(OpTags::breaks_unless_given)
+            else {
+                return;
+            };
+            let mut first = None;
+            if unless.any(|(keyword, position)| {
+                first.get_or_insert(keyword);
+                call.arguments
+                    .find_argument_value(keyword, position)
+                    .is_some()
+            }) {
+                return;
+            }
+            // No GB code named: the break type of such an op is its own (`one_hot`: GB0246).
+            let keyword = first.unwrap_or_default();
+            format!(
+                "`{q}` without `{keyword}` has a data-dependent output shape: graph break under torch.compile {}; pass `{keyword}`",
+                flag_hint(q)
+            )
+        }
         None => {
             let Expr::Attribute(attribute) = &*call.func else {
                 return;
@@ -176,15 +222,15 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
                 {
                     return;
                 }
-            } else if !(UNTAGGED_DYNAMIC_SHAPE_METHODS.contains(&method)
-                || TORCH.generated.dynamic_shape_methods.contains(method))
+            } else if !TORCH.generated.dynamic_shape_methods.contains(method)
                 || !semantic.receiver_may_be_tensor(&attribute.value, 0)
             {
                 return;
             }
             format!(
-                "`.{method}()` has a data-dependent output shape: graph break under torch.compile ({}) {FLAG_HINT}",
-                dynamic_shape_label()
+                "`.{method}()` has a data-dependent output shape: graph break under torch.compile ({}) {}",
+                dynamic_shape_label(),
+                flag_hint(&format!("Tensor.{method}"))
             )
         }
     };

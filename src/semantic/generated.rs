@@ -105,13 +105,53 @@ pub struct OpTags {
     pub tags: Vec<String>,
     /// The tagged aten overloads; `default` means every call.
     pub overloads: Vec<String>,
+    /// What real Dynamo did with a call built from the op's schema: `breaks`, `traces` or
+    /// `unmeasured` (a tag alone is no claim: some tagged ops Dynamo traces whole).
+    #[serde(default)]
+    pub dynamo: Option<String>,
+    /// Optional arguments measured to make the call trace when given (`num_classes`), with
+    /// their positions in the spelling's call.
+    #[serde(default)]
+    pub unless_given: Vec<String>,
+    #[serde(default)]
+    pub unless_positions: Vec<usize>,
+    /// The same measurement with `capture_dynamic_output_shape_ops = True`: `breaks` for an op
+    /// with no meta kernel (the flag does not help), `traces` where it does.
+    #[serde(default)]
+    pub captured: Option<String>,
 }
 
 impl OpTags {
-    /// Tagged `dynamic_output_shape` on every call (not only on one overload's arguments).
-    pub fn dynamic_shape_on_every_call(&self) -> bool {
+    /// Tagged `dynamic_output_shape` and measured breaking under Dynamo.
+    fn dynamic_shape_measured_breaking(&self) -> bool {
         self.tags.iter().any(|t| t == "dynamic_output_shape")
+            && self.dynamo.as_deref() == Some("breaks")
+    }
+
+    /// Tagged `dynamic_output_shape` on every call (not only on one overload's arguments), and
+    /// measured breaking whatever the optional arguments are.
+    pub fn dynamic_shape_on_every_call(&self) -> bool {
+        self.dynamic_shape_measured_breaking()
+            && self.unless_given.is_empty()
             && self.overloads.iter().any(|o| o == "default")
+    }
+
+    /// Measured still breaking with `capture_dynamic_output_shape_ops = True`.
+    pub fn breaks_with_capture(&self) -> bool {
+        self.captured.as_deref() == Some("breaks")
+    }
+
+    /// Measured breaking unless one of `unless_given` is passed: `(keyword, position)` pairs.
+    pub fn breaks_unless_given(&self) -> Option<impl Iterator<Item = (&str, usize)>> {
+        (self.dynamic_shape_measured_breaking()
+            && !self.unless_given.is_empty()
+            && self.overloads.iter().any(|o| o == "default"))
+        .then(|| {
+            self.unless_given
+                .iter()
+                .map(String::as_str)
+                .zip(self.unless_positions.iter().copied())
+        })
     }
 }
 

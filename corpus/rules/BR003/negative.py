@@ -29,6 +29,13 @@ def onehot_fixed(labels: torch.Tensor) -> torch.Tensor:
 
 
 @torch.compile
+def solve_and_sequence_loss(a: torch.Tensor, b: torch.Tensor, log_probs, targets) -> torch.Tensor:
+    # Neighbours of lstsq / ctc_loss with static shapes: a square solve and a per-step loss.
+    solution = torch.linalg.solve(a, b)
+    return solution.sum() + F.nll_loss(log_probs, targets)
+
+
+@torch.compile
 def repeat_static(x: torch.Tensor) -> torch.Tensor:
     return torch.repeat_interleave(x, 2) + x.repeat_interleave(2)
 
@@ -121,6 +128,10 @@ def cases():
         "integer_indexing": (Gather(), (x, torch.tensor([1, 0, 2, 3]))),
         "one_hot_with_num_classes": (onehot_fixed, (labels,)),
         "repeat_interleave_int": (repeat_static, (torch.randn(3),)),
+        "solve_and_nll_loss": (
+            solve_and_sequence_loss,
+            (torch.randn(3, 3) + 3 * torch.eye(3), torch.randn(3, 2), torch.randn(4, 5).log_softmax(-1), torch.tensor([0, 1, 2, 3])),
+        ),
         "eager_only_unique": (eager_only_unique, (torch.randn(3),)),
         "forward_replaced_by_a_dispatcher": (SparseMoeBlock(), (torch.randn(5, 8),)),
         "integer_factory_indices": (FactoryIndices(), (x,)),

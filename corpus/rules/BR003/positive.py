@@ -2,7 +2,8 @@
 
 Why: Dynamo cannot give their result a static shape. Measured on torch 2.11 (backend="eager"): each
 case breaks the graph with GB0036 "Dynamic shape operator" (one_hot without num_classes: GB0246),
-and with capture_dynamic_output_shape_ops=True every case but one_hot compiles without a break.
+and with capture_dynamic_output_shape_ops=True every case but one_hot, lstsq and ctc_loss (no meta
+kernel: GB0037) compiles without a break.
 """
 
 import torch
@@ -64,6 +65,19 @@ def expand_by_counts(x: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
 @torch.compile
 def onehot_targets(labels: torch.Tensor) -> torch.Tensor:
     return F.one_hot(labels).float()  # expect: BR003
+
+
+@torch.compile
+def least_squares_fit(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    # The solution's shape is static, but the op's other outputs (rank, singular values) are
+    # sized by the driver at run time: torch tags it dynamic_output_shape and has no meta kernel.
+    return torch.linalg.lstsq(a * 2, b).solution  # expect: BR003
+
+
+@torch.compile
+def alignment_loss(logits, targets, input_lengths, target_lengths):
+    log_probs = logits.log_softmax(-1)
+    return F.ctc_loss(log_probs, targets, input_lengths, target_lengths)  # expect: BR003
 
 
 @torch.compile
@@ -141,6 +155,11 @@ def cases():
         "nonzero_method": (nonzero_rows, (torch.randn(4, 3),)),
         "repeat_interleave_tensor": (expand_by_counts, (torch.randn(3), torch.tensor([1, 0, 2]))),
         "one_hot_without_num_classes": (onehot_targets, (labels,)),
+        "lstsq": (least_squares_fit, (torch.randn(5, 3), torch.randn(5, 2))),
+        "ctc_loss": (
+            alignment_loss,
+            (torch.randn(8, 2, 5), torch.randint(1, 5, (2, 3)), torch.full((2,), 8), torch.full((2,), 3)),
+        ),
         "decorator_that_calls_the_original_forward": (HookedSelector(), (torch.randn(4, 3),)),
         "augmented_assignment_through_mask": (
             MaskedAccumulate(),
