@@ -27,7 +27,12 @@ declare_rule! {
     /// of a tensor, `.to(torch.bool)`, a factory that builds a boolean tensor
     /// (`torch.zeros(n, dtype=torch.bool)`, `torch.full(shape, False)`: torch infers `torch.bool`
     /// from a bool fill value), `~m`, `m1 & m2`, or a local assigned from one of those (through further
-    /// locals: `c = c1 & c2` with `c1 = ~torch.isclose(...)`). `x[m] = v` (an assignment through
+    /// locals: `c = c1 & c2` with `c1 = ~torch.isclose(...)`). Also a comparison of an element of
+    /// an unknown container used to index an element of another (or a tensor): `valid = labels[i]
+    /// > -1; boxes[i][valid]`, where `labels` and `boxes` are lists of tensors in practice; and a
+    /// comparison of a numpy value (`x[cond < 0]` with `cond = np.asarray(w) * 2`): Dynamo traces
+    /// numpy arrays as tensors, so the numpy mask read breaks the same way (GB0036, measured on
+    /// torch 2.11). `x[m] = v` (an assignment through
     /// a mask) is not flagged: Dynamo traces it as a masked fill. An augmented assignment through
     /// a mask (`x[m] += v`) is: it reads `x[m]` first, and that read is the dynamic-shape op
     /// (measured on torch 2.2, 2.5, 2.8 and 2.11).
@@ -314,6 +319,14 @@ fn is_bool_mask(semantic: &SemanticModel<'_>, index: &Expr, indexed: &Expr, dept
             operands
                 .iter()
                 .any(|o| semantic.tensor_kind(o) == TensorKind::Tensor)
+                // A numpy comparison is a boolean array, and Dynamo traces numpy arrays as
+                // tensors: `x[cond < 0]` is the same dynamic-shape read.
+                || operands.iter().any(|o| semantic.is_numpy_value(o))
+                // `boxes[i][labels[i] > -1]`: an element of an unknown container compared, used
+                // to index an element of another one (or a tensor). Indexing a Python sequence
+                // with a bool is legal but odd; in practice both are lists of tensors.
+                || (operands.iter().any(|o| is_unknown_element(semantic, o))
+                    && is_element_or_tensor(semantic, indexed))
                 // `x[x > 0]`, `boxes[boxes[:, 2] > t]`: a comparison on the indexed array itself
                 // (a list would raise on `>`; an int index would not come from it).
                 || operands.iter().any(|o| {
@@ -397,6 +410,17 @@ fn is_bool_mask(semantic: &SemanticModel<'_>, index: &Expr, indexed: &Expr, dept
             .is_some_and(|value| is_bool_mask(semantic, value, indexed, depth + 1)),
         _ => false,
     }
+}
+
+/// `labels[i]`, `scores[:, 0]`: a subscript of a value that may be a tensor (or hold them).
+fn is_unknown_element(semantic: &SemanticModel<'_>, operand: &Expr) -> bool {
+    matches!(operand, Expr::Subscript(subscript)
+        if semantic.tensor_kind(&subscript.value) != TensorKind::NotTensor)
+}
+
+/// The indexed value is a tensor, or an element of a value that may hold tensors (`boxes[i]`).
+fn is_element_or_tensor(semantic: &SemanticModel<'_>, indexed: &Expr) -> bool {
+    semantic.tensor_kind(indexed) == TensorKind::Tensor || is_unknown_element(semantic, indexed)
 }
 
 /// A tensor factory that builds a boolean tensor: `torch.zeros(n, dtype=torch.bool)`,

@@ -10,7 +10,8 @@ declare_rule! {
     /// Flags torch ops that return a Python `bool` computed from tensor values, in code Dynamo
     /// traces: `torch.equal(a, b)` / `a.equal(b)`, `torch.allclose(a, b)` / `a.allclose(b)` and
     /// `torch.is_nonzero(t)`; and tensors used as slice bounds (`x[start:stop]` with `start` a
-    /// tensor), which Python must turn into ints.
+    /// tensor), which Python must turn into ints; and `torch.arange` with a tensor start, end or
+    /// step (`torch.arange(lengths.max())`: a 0-d tensor sizes the output, GB0033 on torch 2.11).
     ///
     /// ## Why is this bad?
     /// The result is a host value that depends on the data, so Dynamo cannot keep it symbolic: it
@@ -42,7 +43,7 @@ declare_rule! {
         scope: CompiledRegion,
         torch_versions: ">=2.2",
         fix_available: false,
-        summary: "torch.equal / allclose / is_nonzero or a tensor slice bound in traced code: a data-dependent Python value, graph break",
+        summary: "torch.equal / allclose / is_nonzero, a tensor slice bound or arange bound in traced code: a data-dependent Python value, graph break",
         hooks: { call: check_call, subscript: check_subscript },
     }
 }
@@ -57,6 +58,7 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
     }
     let what = match qualified {
         Some(q) if FUNCTIONS.contains(&q) => format!("`{q}()`"),
+        Some("torch.arange") => return check_arange(checker, call),
         Some(_) => return,
         None => match &*call.func {
             Expr::Attribute(attribute)
@@ -76,6 +78,35 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
             format!(
                 "{what} returns a Python bool computed from tensor values: graph break under torch.compile (GB0033 Data dependent operator)"
             ),
+        )
+        .with_hazard(Hazard::GraphBreak),
+    );
+}
+
+/// `torch.arange(n)` with `n` a tensor (`lengths.max()`): arange takes numbers, so a tensor bound
+/// is a 0-d tensor whose value sizes the output.
+fn check_arange(checker: &mut Checker<'_>, call: &ast::ExprCall) {
+    let semantic = checker.semantic();
+    let bounds = call.arguments.args.iter().chain(
+        call.arguments
+            .keywords
+            .iter()
+            .filter(|k| {
+                k.arg
+                    .as_ref()
+                    .is_some_and(|a| matches!(a.as_str(), "start" | "end" | "step"))
+            })
+            .map(|k| &k.value),
+    );
+    let mut bounds = bounds;
+    if !bounds.any(|bound| semantic.tensor_kind(bound) == TensorKind::Tensor) {
+        return;
+    }
+    checker.report(
+        &DataDependentScalarOp::META,
+        Finding::new(
+            call.range(),
+            "`torch.arange` with a tensor bound needs the tensor's value to size its output: graph break under torch.compile (GB0033 Data dependent operator), and a device sync on an accelerator",
         )
         .with_hazard(Hazard::GraphBreak),
     );

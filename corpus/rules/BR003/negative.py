@@ -1,5 +1,6 @@
 """BR003 negatives: static-shape look-alikes that Dynamo traces into one graph (torch 2.11, measured)."""
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -120,6 +121,21 @@ class FactoryIndices(nn.Module):
         return x[first] + x[ones]
 
 
+@torch.compile
+def clamp_by_host_weights(x, weights):
+    # Assignment through a numpy mask: Dynamo traces it as a masked fill of static shape.
+    cond = np.asarray(weights) * 2
+    x = x.clone()
+    x[cond < 0] = 0
+    return x
+
+
+@torch.compile
+def pick_by_count(pair, counts):
+    # A comparison of list elements indexing a plain name: a bool picking from a tuple.
+    return pair[counts[0] > 1]
+
+
 def cases():
     x = torch.randn(4, 3)
     labels = torch.tensor([0, 2, 1, 3])
@@ -135,4 +151,6 @@ def cases():
         "eager_only_unique": (eager_only_unique, (torch.randn(3),)),
         "forward_replaced_by_a_dispatcher": (SparseMoeBlock(), (torch.randn(5, 8),)),
         "integer_factory_indices": (FactoryIndices(), (x,)),
+        "assignment_through_numpy_mask": (clamp_by_host_weights, (torch.randn(3), np.array([1.0, -1.0, 2.0]))),
+        "bool_index_into_tuple": (pick_by_count, ((torch.randn(2), torch.randn(2)), [2, 0])),
     }

@@ -6,6 +6,7 @@ and with capture_dynamic_output_shape_ops=True every case but one_hot, lstsq and
 kernel: GB0037) compiles without a break.
 """
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -143,6 +144,21 @@ def select_flagged(x, flags):
     return x[keep] + x[flags.to(torch.bool)].sum()  # expect: BR003
 
 
+@torch.compile
+def valid_boxes_of_image(labels, boxes, i: int):
+    # `labels`/`boxes` are lists of tensors the model cannot see: an element compared and used
+    # to index an element of another list is a boolean mask.
+    valid = labels[i] > -1
+    return boxes[i][valid]  # expect: BR003
+
+
+@torch.compile
+def select_by_host_weights(x, weights):
+    # Dynamo traces numpy arrays as tensors: a numpy comparison is a boolean tensor mask.
+    cond = np.asarray(weights) * 2
+    return x[cond < 0]  # expect: BR003
+
+
 def cases():
     """Entry points for the proofs: name -> (callable as written, example args)."""
     boxes = torch.rand(6, 4) * 10
@@ -167,6 +183,11 @@ def cases():
         ),
         "mask_through_two_locals": (stable_ratio, (torch.randn(5), torch.tensor([1.0, 0.0, 2.0, 3.0, 0.0]))),
         "mask_from_bool_fill_factory": (DropTokens(), (torch.randn(2, 5), torch.tensor([1, 3]))),
+        "mask_from_element_comparison_over_lists": (
+            valid_boxes_of_image,
+            ([torch.tensor([1, -1, 2])], [torch.randn(3, 4)], 0),
+        ),
+        "mask_from_numpy_comparison": (select_by_host_weights, (torch.randn(3), np.array([1.0, -1.0, 2.0]))),
         "mask_from_bool_dtype_factory_and_to_bool": (
             select_flagged,
             (torch.randn(4, 3), torch.tensor([1, 0, 1, 0])),

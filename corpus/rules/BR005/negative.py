@@ -23,10 +23,17 @@ class Crop(nn.Module):
         return x[: x.shape[0] // 2, 1:n]
 
 
+@torch.compile
+def positions_over_rows(x: torch.Tensor):
+    # A shape entry is a Python int (or a SymInt): no tensor value is read.
+    return x.sum() + torch.arange(x.shape[0], device=x.device).sum()
+
+
 def cases():
     x = torch.randn(4)
     return {
         "tensor_comparisons": (Blend(), (x, x.clone())),
         "string_eq": (string_equal, (x, "double")),
         "host_slice_bounds": (Crop(), (torch.randn(4, 4), 3)),
+        "arange_to_shape_entry": (positions_over_rows, (x,)),
     }

@@ -36,6 +36,13 @@ class Paste(nn.Module):
         return paste(mask, box) * 2
 
 
+@torch.compile
+def positions_up_to_longest(x, lengths: torch.Tensor):
+    # `lengths.max()` is a 0-d tensor: arange needs its value to size the output.
+    n = lengths.max()
+    return x.sum() + torch.arange(n, device=lengths.device).sum()  # expect: BR005
+
+
 def cases():
     x = torch.randn(4)
     return {
@@ -43,4 +50,5 @@ def cases():
         "allclose_method": (Converged(), (x, x + 1e-9)),
         "equal_method_ternary": (same_as_cached, (x, x.clone())),
         "tensor_slice_bounds": (Paste(), (torch.randn(8, 8), torch.tensor([1, 2, 5, 6]))),
+        "arange_to_tensor_bound": (positions_up_to_longest, (x, torch.tensor([3, 5]))),
     }
