@@ -87,19 +87,13 @@ def public_functions() -> Iterator[tuple[str, Any]]:
                 # Deprecated aliases warn on access; they are still spellings users write.
                 warnings.simplefilter("ignore")
                 obj = getattr(module, name, None)
-                wanted = (
-                    obj is not None
-                    and not isinstance(obj, types.ModuleType)
-                    and not inspect.isclass(obj)
-                    and callable(obj)
-                    # typing re-exports (Optional, Union, ...) are not torch functions.
-                    and getattr(obj, "__module__", None) != "typing"
-                )
-            if wanted:
+            if _is_torch_callable(obj):
                 yield f"{namespace}.{name}", obj
 
 
 def _is_torch_callable(obj: Any) -> bool:
+    """A function-like callable: not a module or class; typing re-exports (Optional, Union, ...)
+    are not torch functions."""
     return (
         obj is not None
         and not isinstance(obj, types.ModuleType)
