@@ -130,13 +130,7 @@ impl<'a> SemanticModel<'a> {
         def: &ast::StmtFunctionDef,
     ) -> FxMap<String, Vec<Sym>> {
         let mut out = FxMap::default();
-        for param in def
-            .parameters
-            .posonlyargs
-            .iter()
-            .chain(&def.parameters.args)
-            .chain(&def.parameters.kwonlyargs)
-        {
+        for param in def.parameters.iter_non_variadic_params() {
             if let Some(default) = param.default.as_deref() {
                 let found = self.callables_of(default);
                 if !found.is_empty() {
@@ -152,13 +146,7 @@ impl<'a> SemanticModel<'a> {
     /// passes nothing (and a caller's own instance is typed where it is built).
     pub(super) fn param_instance_defaults(&self, def: &ast::StmtFunctionDef) -> FxMap<String, Sym> {
         let mut out = FxMap::default();
-        for param in def
-            .parameters
-            .posonlyargs
-            .iter()
-            .chain(&def.parameters.args)
-            .chain(&def.parameters.kwonlyargs)
-        {
+        for param in def.parameters.iter_non_variadic_params() {
             if let Some(Expr::Call(call)) = param.default.as_deref()
                 && let Some(sym @ (Sym::Local(_) | Sym::Dotted(_))) = self.resolve(&call.func)
             {

@@ -349,26 +349,16 @@ impl<'a> SemanticModel<'a> {
         {
             self.injected_attrs.insert((class.clone(), attr.clone()));
         }
-        // `self.config = config` where the parameter is annotated with a project class.
-        if let Expr::Name(name) = value
-            && let Some(class_sym) = self
-                .function_frame()
-                .and_then(|frame| frame.param_classes.get(name.id.as_str()))
-        {
-            let class_sym = class_sym.clone();
-            self.summary
-                .self_attr_types
-                .entry(class)
-                .or_default()
-                .insert(attr, class_sym);
-            return;
-        }
-        // `self.loss = loss` where the parameter defaults to `Loss()`.
+        // `self.config = config` where the parameter is annotated with a project class, or
+        // `self.loss = loss` where the parameter (not rebound since) defaults to `Loss()`.
         if let Expr::Name(name) = value
             && let Some(class_sym) = self.function_frame().and_then(|frame| {
-                (!frame.values.contains_key(name.id.as_str()))
-                    .then(|| frame.param_instances.get(name.id.as_str()))
-                    .flatten()
+                let param = name.id.as_str();
+                frame.param_classes.get(param).or_else(|| {
+                    (!frame.values.contains_key(param))
+                        .then(|| frame.param_instances.get(param))
+                        .flatten()
+                })
             })
         {
             let class_sym = class_sym.clone();
