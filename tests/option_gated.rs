@@ -206,3 +206,53 @@ class Net(torch.nn.Module):
         );
     }
 }
+
+#[test]
+fn an_option_passed_on_from_the_callers_own_option_follows_it() {
+    // `Inner(noisy=self.noisy)`: Inner's option is set exactly when Outer's is.
+    let dir = tempfile::tempdir().unwrap();
+    common::write(
+        dir.path(),
+        "m.py",
+        "\
+import torch
+
+
+class Inner(torch.nn.Module):
+    def __init__(self, noisy=False):
+        super().__init__()
+        self.noisy = noisy
+
+    def forward(self, x):
+        if self.noisy:
+            x = x + x.sum().item()
+        return x
+
+
+class Outer(torch.nn.Module):
+    def __init__(self, loud=False):
+        super().__init__()
+        self.loud = loud
+        self.inner = Inner(noisy=self.loud)
+
+    def forward(self, x):
+        return self.inner(x)
+",
+    );
+    let gated = |site: &str| {
+        common::write(
+            dir.path(),
+            "build.py",
+            &format!("from m import Outer\n\n\ndef make():\n    return {site}\n"),
+        );
+        let out = graphbreak(
+            dir.path(),
+            &["scan", ".", "--no-config", "--output-format", "json"],
+        );
+        let findings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let finding = &findings.as_array().unwrap()[0];
+        !finding["gated_by"].as_array().unwrap().is_empty()
+    };
+    assert!(gated("Outer()"));
+    assert!(!gated("Outer(loud=True)"));
+}

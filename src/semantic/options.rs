@@ -40,6 +40,12 @@ pub struct OptionStore {
 #[derive(Clone, Debug, PartialEq)]
 pub enum PassedValue {
     Const(ConstValue),
+    /// `Inner(opt=self.opt)`: the value of the calling class's own attribute, which is that
+    /// class's option value when it is an option nothing sets (decided when linking).
+    FromSelf {
+        class: String,
+        attr: String,
+    },
     /// Anything else (a run-time value): counts as set.
     Other,
 }
@@ -117,20 +123,23 @@ pub fn python_repr(value: &ConstValue) -> String {
 }
 
 impl<'a> Project<'a> {
-    /// The options nothing in the tree sets, once per scan (linear in the summaries).
+    /// The options nothing in the tree sets, once per scan (linear in the summaries per round;
+    /// a round more per hop of `Inner(opt=self.opt)` forwarding a set option).
     pub(crate) fn build_option_table(&self) -> OptionTable {
-        let mut table = OptionTable::default();
         if self.files.iter().all(|f| f.options.stores.is_empty()) {
-            return table;
+            return OptionTable::default();
         }
-        let mut keywords: HashMap<&str, Vec<&PassedValue>> = HashMap::default();
+        let mut keywords: HashMap<&str, Vec<(FileId, &PassedValue)>> = HashMap::default();
         let mut positional: HashMap<&str, u32> = HashMap::default();
         let mut written: HashSet<&str> = HashSet::default();
         let mut overwritten: HashSet<(ClassRef, &str)> = HashSet::default();
         for (file_id, file) in self.files.iter().enumerate() {
             let options = &file.options;
             for (name, value) in &options.keywords {
-                keywords.entry(name).or_default().push(value);
+                keywords
+                    .entry(name)
+                    .or_default()
+                    .push((file_id as FileId, value));
             }
             for (callee, count) in &options.positional {
                 let max = positional.entry(callee).or_default();
@@ -155,15 +164,81 @@ impl<'a> Project<'a> {
                 }
             }
         }
-        for (&(class, attr), here) in &stores {
+        // `Inner(opt=self.opt)` passes the outer option's value when that one is unset itself:
+        // assume every option unset, then drop those a forward of a set option sets, until
+        // nothing changes (each round only removes options; a chain of forwards per round).
+        let mut assumed: HashMap<(ClassRef, &str), ConstValue> = stores
+            .iter()
+            .filter_map(|(&key, here)| match here.as_slice() {
+                [store] => Some((key, store.value.clone())),
+                _ => None,
+            })
+            .collect();
+        for _ in 0..8 {
+            let table = self.option_table_assuming(
+                &stores,
+                &assumed,
+                &keywords,
+                &positional,
+                &written,
+                &overwritten,
+            );
+            let unset: HashMap<(ClassRef, &str), ConstValue> = assumed
+                .iter()
+                .filter(|((class, attr), _)| {
+                    table
+                        .by_class
+                        .get(class)
+                        .is_some_and(|facts| facts.contains_key(*attr))
+                })
+                .map(|(key, value)| (*key, value.clone()))
+                .collect();
+            if unset.len() == assumed.len() {
+                return table;
+            }
+            assumed = unset;
+        }
+        self.option_table_assuming(
+            &stores,
+            &assumed,
+            &keywords,
+            &positional,
+            &written,
+            &overwritten,
+        )
+    }
+
+    /// The option table when the options in `assumed` are the unset ones.
+    fn option_table_assuming(
+        &self,
+        stores: &HashMap<(ClassRef, &str), Vec<&OptionStore>>,
+        assumed: &HashMap<(ClassRef, &str), ConstValue>,
+        keywords: &HashMap<&str, Vec<(FileId, &PassedValue)>>,
+        positional: &HashMap<&str, u32>,
+        written: &HashSet<&str>,
+        overwritten: &HashSet<(ClassRef, &str)>,
+    ) -> OptionTable {
+        let mut table = OptionTable::default();
+        for (&(class, attr), here) in stores {
             let [store] = here.as_slice() else { continue };
             if written.contains(attr) || overwritten.contains(&(class, attr)) {
                 continue;
             }
+            let differs = |constant: &ConstValue| {
+                *constant == ConstValue::Dim || !constant.py_eq(&store.default)
+            };
             let set_by_keyword = keywords.get(store.param.as_str()).is_some_and(|values| {
-                values.iter().any(|value| match value {
-                    PassedValue::Const(constant) => {
-                        *constant == ConstValue::Dim || !constant.py_eq(&store.default)
+                values.iter().any(|(file, value)| match value {
+                    PassedValue::Const(constant) => differs(constant),
+                    PassedValue::FromSelf {
+                        class: outer,
+                        attr: outer_attr,
+                    } => {
+                        let outer = self.files[*file as usize]
+                            .class_by_name
+                            .get(outer)
+                            .and_then(|&idx| assumed.get(&((*file, idx), outer_attr.as_str())));
+                        outer.is_none_or(differs)
                     }
                     PassedValue::Other => true,
                 })

@@ -155,6 +155,20 @@ impl<'a> SemanticModel<'a> {
                             None => PassedValue::Other,
                         }
                     }
+                    // `Inner(opt=self.opt)`: the calling class's own option, if it is one.
+                    Expr::Attribute(attribute) => {
+                        match (&*attribute.value, self.method_context()) {
+                            (Expr::Name(owner), Some((self_name, class)))
+                                if owner.id.as_str() == self_name =>
+                            {
+                                PassedValue::FromSelf {
+                                    class: class.to_owned(),
+                                    attr: attribute.attr.id.to_string(),
+                                }
+                            }
+                            _ => PassedValue::Other,
+                        }
+                    }
                     _ => PassedValue::Other,
                 },
             };
