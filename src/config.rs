@@ -66,6 +66,20 @@ pub fn torch_floor_from_requirement(requirement: &str) -> Option<Option<TorchVer
     Some(floor)
 }
 
+/// What scan does with the option tier: findings reached only when a constructor option nothing
+/// in the scanned files sets differs from its default (`semantic/options.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum OptionGated {
+    /// Shown after the other findings and summarized; they do not change the exit status.
+    #[default]
+    Warn,
+    /// Shown and counted like any other finding (exit 1).
+    Error,
+    /// Not shown (counted on the summary line only).
+    Hide,
+}
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RawSettings {
@@ -82,6 +96,8 @@ pub struct RawSettings {
     pub check: Option<toml::Value>,
     /// Where rule links in JSON and SARIF output point: `<rule-url-base>/CODE.md`.
     pub rule_url_base: Option<String>,
+    /// `option-gated = "warn" | "error" | "hide"`: the option tier (`--option-gated`).
+    pub option_gated: Option<OptionGated>,
 }
 
 /// Settings in force for the files under one configuration file.
@@ -99,6 +115,8 @@ pub struct Settings {
     pub case_factories: Vec<(PathBuf, Option<String>)>,
     /// `rule-url-base = "..."`: where rule links point (default: the relative `rules/CODE.md`).
     pub rule_url_base: Option<String>,
+    /// `option-gated = "..."`: what scan does with the option tier.
+    pub option_gated: Option<OptionGated>,
 }
 
 #[derive(Debug)]
@@ -147,6 +165,7 @@ pub fn load_settings(path: &Path) -> Result<Settings, ConfigError> {
         select: raw.select.unwrap_or_else(|| vec!["ALL".to_owned()]),
         ignore: raw.ignore.unwrap_or_default(),
         rule_url_base: raw.rule_url_base,
+        option_gated: raw.option_gated,
         ..Settings::default()
     };
     if let Some(extend) = raw.extend_select {

@@ -36,6 +36,9 @@ pub struct Diagnostic {
     /// The codes of the other findings on the same statement, merged into this one
     /// (`scan/merge.rs`); the message names them too.
     pub also: Vec<&'static str>,
+    /// The constructor options this finding needs off their defaults (nothing in the scanned
+    /// tree sets them): the option tier (`semantic/options.rs`). Empty: the normal tier.
+    pub gated_by: Vec<crate::semantic::options::GateOption>,
 }
 
 /// One function on the call chain from a compile root (`reached_from`, `--why`).
@@ -64,6 +67,23 @@ impl ChainLink {
 }
 
 impl Diagnostic {
+    /// In the option tier: reached only with a constructor option off its default.
+    pub fn is_option_gated(&self) -> bool {
+        !self.gated_by.is_empty()
+    }
+
+    /// `only with Net(self_condition=True)`, for the messages of every format.
+    pub fn gated_text(&self) -> Option<String> {
+        if self.gated_by.is_empty() {
+            return None;
+        }
+        let options: Vec<String> = self.gated_by.iter().map(|o| o.text()).collect();
+        Some(format!(
+            "only with {} (off its default; nothing in the scanned files sets it)",
+            options.join(" or ")
+        ))
+    }
+
     pub fn sort_key(&self) -> (&PathBuf, Option<u32>, Location, &'static str) {
         (&self.path, self.cell, self.location, self.code)
     }

@@ -164,6 +164,11 @@ struct ScanArgs {
     /// Print the number of findings per rule code instead of each finding.
     #[arg(long)]
     statistics: bool,
+    /// Findings reached only when a constructor option that nothing in the scanned files sets
+    /// differs from its default: `warn` (shown after the rest, exit status unaffected; the
+    /// default), `error` (counted like any finding) or `hide`. Overrides `option-gated = ...`.
+    #[arg(long, value_enum, value_name = "MODE")]
+    option_gated: Option<config::OptionGated>,
 }
 
 fn main() -> ExitCode {
@@ -364,6 +369,18 @@ fn run_scan(args: ScanArgs) -> ExitCode {
             Err(message) => fail(message),
         };
     }
+    // The option tier: shown after the rest (`warn`), counted (`error`) or dropped (`hide`).
+    let option_gated = args
+        .option_gated
+        .or(result.option_gated)
+        .unwrap_or_default();
+    let (normal, gated): (Vec<_>, Vec<_>) =
+        diagnostics.into_iter().partition(|d| !d.is_option_gated());
+    let gated_count = gated.len();
+    diagnostics = normal;
+    if option_gated != config::OptionGated::Hide {
+        diagnostics.extend(gated);
+    }
     let baselined = match &args.baseline {
         Some(file) => match scan_baseline::filter(file, &mut diagnostics) {
             Ok(count) => count,
@@ -378,6 +395,7 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         unreached: result.unreached.len(),
         fixed: fixed_count,
         rule_url_base: result.rule_url_base.clone(),
+        option_gated: (option_gated, gated_count),
     };
     let written = if args.statistics {
         output::write_statistics(&mut stdout, args.output_format, &diagnostics)
@@ -393,7 +411,11 @@ fn run_scan(args: ScanArgs) -> ExitCode {
     {
         return fail(format!("cannot write output: {err}"));
     }
-    if diagnostics.is_empty() || args.exit_zero {
+    let failing = match option_gated {
+        config::OptionGated::Error => diagnostics.len(),
+        _ => diagnostics.iter().filter(|d| !d.is_option_gated()).count(),
+    };
+    if failing == 0 || args.exit_zero {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

@@ -717,6 +717,7 @@ mod tests {
             also: Vec::new(),
             fix: None,
             reached_from: Vec::new(),
+            gated_by: Vec::new(),
         }
     }
 

@@ -36,6 +36,8 @@ pub struct Summary {
     pub fixed: Option<usize>,
     /// `rule-url-base` from the configuration: where JSON and SARIF rule links point.
     pub rule_url_base: Option<String>,
+    /// What is done with the option tier, and how many findings it holds.
+    pub option_gated: (crate::config::OptionGated, usize),
 }
 
 pub fn write(
@@ -141,6 +143,16 @@ fn write_text(
     }
     let files = summary.files;
     let fixable = diagnostics.iter().filter(|d| d.fix.is_some()).count();
+    // With `--option-gated warn` (the default) the option tier is listed last and summarized
+    // apart; with `error` it counts like the rest.
+    let (mode, gated) = summary.option_gated;
+    let counted: Vec<&Diagnostic> = match mode {
+        crate::config::OptionGated::Error => diagnostics.iter().collect(),
+        _ => diagnostics
+            .iter()
+            .filter(|d| !d.is_option_gated())
+            .collect(),
+    };
     let files = match files {
         1 => "1 file".to_owned(),
         n => format!("{n} files"),
@@ -158,10 +170,10 @@ fn write_text(
             diagnostics.len()
         )?;
     }
-    if diagnostics.is_empty() {
+    if counted.is_empty() {
         writeln!(out, "All checks passed! ({files} scanned{unreached})")?;
     } else {
-        let noun = if diagnostics.len() == 1 {
+        let noun = if counted.len() == 1 {
             "finding"
         } else {
             "findings"
@@ -169,7 +181,7 @@ fn write_text(
         write!(
             out,
             "Found {} {noun} in {files} scanned{}.",
-            diagnostics.len(),
+            counted.len(),
             if unreached.is_empty() {
                 String::new()
             } else {
@@ -180,6 +192,19 @@ fn write_text(
             write!(out, " [*] {fixable} fixable with `--fix`.")?;
         }
         writeln!(out)?;
+    }
+    if gated > 0 && mode != crate::config::OptionGated::Error {
+        let (them, how) = match mode {
+            crate::config::OptionGated::Hide => ("not shown", "`--option-gated warn` shows them"),
+            _ => (
+                "listed last",
+                "`--option-gated error` fails on them, `hide` hides them",
+            ),
+        };
+        writeln!(
+            out,
+            "{gated} more only with a constructor option off its default that nothing in the scanned files sets ({them}; they do not fail the run; {how})."
+        )?;
     }
     if summary.baselined > 0 {
         writeln!(
@@ -226,6 +251,12 @@ fn write_json(
                 "url": rules::by_code(d.code).map(|r| r.url(url_base)),
                 "noqa_row": d.location.row,
                 "reached_from": reach::chain_json(&d.reached_from),
+                "gated_by": d.gated_by.iter().map(|o| serde_json::json!({
+                    "class": o.class,
+                    "option": o.option,
+                    "default": o.default,
+                    "needs": o.needs,
+                })).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -237,7 +268,12 @@ fn write_github(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> std::io::Res
     for d in diagnostics {
         writeln!(
             out,
-            "::error title=graphbreak ({code}),file={file},line={row},col={col},endLine={erow},endColumn={ecol}::{place}: {code} {message}",
+            "::{kind} title=graphbreak ({code}),file={file},line={row},col={col},endLine={erow},endColumn={ecol}::{place}: {code} {message}",
+            kind = if d.is_option_gated() {
+                "notice"
+            } else {
+                "error"
+            },
             place = d.place(&display_path(&d.path)),
             code = d.code,
             file = display_path(&d.path),
@@ -279,6 +315,8 @@ fn write_sarif(
         .iter()
         .map(|d| {
             let level = match rules::by_code(d.code).map(|r| r.family) {
+                // The option tier: a hazard only for users who set the option.
+                _ if d.is_option_gated() => "note",
                 Some(rules::Family::Crash | rules::Family::Meta) => "error",
                 _ => "warning",
             };
@@ -306,6 +344,14 @@ fn write_sarif(
             });
             if let Some(cell) = d.cell {
                 result["properties"] = serde_json::json!({ "cell": cell });
+            }
+            if d.is_option_gated() {
+                result["properties"]["gated_by"] = d
+                    .gated_by
+                    .iter()
+                    .map(|o| serde_json::json!({ "class": o.class, "option": o.option, "default": o.default, "needs": o.needs }))
+                    .collect::<Vec<_>>()
+                    .into();
             }
             result
         })

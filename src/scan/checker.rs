@@ -585,6 +585,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
             }
         }
         self.semantic.note_outside_writes(stmt);
+        self.semantic.note_option_stores(stmt);
         self.semantic.note_returned_callable(stmt);
         self.semantic.note_returned_class(stmt);
         self.semantic.note_return_index_deps(stmt);

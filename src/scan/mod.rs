@@ -59,6 +59,8 @@ pub struct ScanResult {
     pub unreached: Vec<roots::Unreached>,
     /// `rule-url-base` of the configuration in force (the first one that sets it).
     pub rule_url_base: Option<String>,
+    /// `option-gated` of the configuration in force (the first one that sets it).
+    pub option_gated: Option<crate::config::OptionGated>,
 }
 
 /// One function of the region, for `--show-reached`.
@@ -134,6 +136,7 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
     let rule_url_base = files
         .iter()
         .find_map(|file| file.settings.rule_url_base.clone());
+    let option_gated = files.iter().find_map(|file| file.settings.option_gated);
 
     let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(WORKER_STACK_BYTES)
@@ -223,6 +226,7 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
             why,
             unreached,
             rule_url_base,
+            option_gated,
         })
     })
     .inspect(|_| {
@@ -464,12 +468,23 @@ fn file_diagnostics(
             },
             also: Vec::new(),
             cell: None,
+            gated_by: match (c.scope, c.func) {
+                (Scope::CompiledRegion, Some(func)) => project.gated_by((file, func), &c.path),
+                _ => Vec::new(),
+            },
         })
         .collect();
     // One statement, one finding; a noqa for any of its codes suppresses it. (Rows are still the
     // joined source's here, as the noqa rows are; a notebook's move to its cells comes last.)
     merge::merge_per_statement(selected, &summary.noqa)
         .into_iter()
+        .map(|mut d| {
+            // The option tier says which options it needs, in every output format.
+            if let Some(text) = d.gated_text() {
+                d.message = format!("{} — {text}", d.message);
+            }
+            d
+        })
         .map(|d| in_cells(d, &summary.cell_starts))
         .collect()
 }

@@ -51,6 +51,19 @@ pub enum Atom {
     /// so decided when every traced `self.m()` call comes from a path that established it
     /// (`context.rs`); otherwise never decided, but a caller's path under it establishes it.
     SelfAttr { attr: String, at_entry: bool },
+    /// `self.<attr> is None`, `self.<attr> == "cubic"`: decided only for a constructor option
+    /// read at its default (`semantic/options.rs`).
+    SelfAttrIs { attr: String, test: ParamTest },
+}
+
+impl Atom {
+    /// The `self.<attr>` an atom reads, if it reads one.
+    pub fn self_attr(&self) -> Option<&str> {
+        match self {
+            Atom::SelfAttr { attr, .. } | Atom::SelfAttrIs { attr, .. } => Some(attr),
+            _ => None,
+        }
+    }
 }
 
 /// The comparison of a `len(*args)` atom.
@@ -139,6 +152,9 @@ pub struct Assumptions<'a> {
     pub self_attr: &'a dyn Fn(&str) -> Option<bool>,
     /// Resolves a project call to the predicate formula of the called function, if it is one.
     pub resolve_call: &'a dyn Fn(&Sym) -> Option<Cond>,
+    /// The value of `self.<attr>` when it is a constructor option read at its default
+    /// (`semantic/options.rs`); `None` otherwise.
+    pub option_value: &'a dyn Fn(&str) -> Option<ConstValue>,
 }
 
 impl Cond {
@@ -263,14 +279,21 @@ impl Cond {
                 Some(value) => test.holds(&value).map_or(Truth::Unknown, Truth::from_bool),
                 None => Truth::Unknown,
             },
-            Cond::Atom(Atom::SelfAttr {
-                attr,
-                at_entry: true,
-            }) => match (assume.self_attr)(attr) {
-                Some(value) => Truth::from_bool(value),
+            Cond::Atom(Atom::SelfAttr { attr, at_entry }) => {
+                let from_callers = if *at_entry {
+                    (assume.self_attr)(attr)
+                } else {
+                    None
+                };
+                match from_callers.or_else(|| (assume.option_value)(attr).map(|v| v.truthy())) {
+                    Some(value) => Truth::from_bool(value),
+                    None => Truth::Unknown,
+                }
+            }
+            Cond::Atom(Atom::SelfAttrIs { attr, test }) => match (assume.option_value)(attr) {
+                Some(value) => test.holds(&value).map_or(Truth::Unknown, Truth::from_bool),
                 None => Truth::Unknown,
             },
-            Cond::Atom(Atom::SelfAttr { .. }) => Truth::Unknown,
             Cond::Atom(Atom::VarargLen(compare, n)) => match assume.vararg_len {
                 Some(len) => Truth::from_bool(compare.holds(len, *n)),
                 None => Truth::Unknown,

@@ -170,6 +170,11 @@ pub struct Project<'a> {
     live_classes: Option<HashSet<ClassRef>>,
     /// Host-index facts (`semantic/host_index.rs`), solved on first use.
     host_index: std::sync::OnceLock<super::host_index::HostIndexFacts<'a>>,
+    /// Constructor options nothing in the tree sets (`semantic/options.rs`).
+    pub(crate) options: super::options::OptionTable,
+    /// The region traced when those options keep their defaults (a subset of `in_region`;
+    /// equal to it when there are none).
+    pub(crate) default_region: HashSet<FuncRef>,
 }
 
 impl<'a> Project<'a> {
@@ -213,6 +218,8 @@ impl<'a> Project<'a> {
             flow: Default::default(),
             reached_by: HashMap::default(),
             host_index: std::sync::OnceLock::new(),
+            options: Default::default(),
+            default_region: HashSet::default(),
         };
         project.find_module_classes();
         // The whole-program type flow (`--type-flow`) is experimental: its round-based solve
@@ -278,6 +285,16 @@ impl<'a> Project<'a> {
             Some(&mut reached_by),
         );
         project.reached_by = reached_by;
+        // Options nothing in the tree sets, read at their defaults: the region traced then.
+        project.options = project.build_option_table();
+        if !project.options.is_empty() {
+            project.default_region = project.closure_at(
+                project.roots.iter().map(|r| r.func),
+                &mut callees,
+                None,
+                true,
+            );
+        }
         project
     }
 

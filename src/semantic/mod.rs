@@ -9,6 +9,7 @@ pub mod generated;
 pub mod host_index;
 pub mod link;
 pub mod model;
+pub mod options;
 pub mod reach;
 pub mod star_imports;
 pub mod summary;

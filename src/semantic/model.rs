@@ -32,6 +32,7 @@ mod functions;
 mod gates;
 mod guards;
 mod memo;
+mod options;
 mod typeflow;
 use typeflow::dotted_text;
 mod host_index;

@@ -356,6 +356,8 @@ pub struct FileSummary {
     pub gated_calls: Vec<GatedCall>,
     /// What the type flow needs from this file (`semantic/typeflow`).
     pub flow: super::typeflow::FileFlow,
+    /// Constructor options and the arguments calls pass (`model/options.rs`).
+    pub options: super::options::FileOptions,
 }
 
 /// A call (`functions[func].calls[call]`) made after its function asserted version flags at

@@ -21,9 +21,16 @@ It computes, per library and overall:
       scripts/realworld/scan_libs.py: sha256(seed | library | file | code | source line | n-th)), as a TSV
       to judge.
 
+The option tier (a finding whose JSON `gated_by` is non-empty: reached only when a constructor option that
+nothing in the scanned files sets differs from its default) is kept apart: the precision sample (c) is
+drawn from the normal tier only; the option tier is counted and sampled separately (--option-total, into
+OUT/sample-option-tier.tsv); recall (a) is reported two ways, flagged in the normal tier (`recall_*`, the
+headline) and flagged in any tier (`recall_*_any_tier`). A binary without the tier (no `gated_by`) puts
+every finding in the normal tier, so older builds measure as before.
+
 Usage:
   measure.py truth   DRAW_DIR [--venv V]                      # parse recorded results only (no scan)
-  measure.py measure DRAW_DIR --binary BIN [--venv V] [--total 80] [--seed S] [--out DIR]
+  measure.py measure DRAW_DIR --binary BIN [--venv V] [--total 80] [--option-total 20] [--seed S] [--out DIR]
 
 `truth` is the dry run: it reads the recorded results and writes DRAW_DIR/truth.json (break lines and
 traced functions per library). `measure` copies each library's installed files into a scan tree
@@ -362,6 +369,11 @@ def norm_rel(filename: str, tree: Path) -> str:
     return str(Path(filename))
 
 
+def is_option_gated(finding: dict) -> bool:
+    """In the option tier: reached only with a constructor option off its default."""
+    return bool(finding.get("gated_by"))
+
+
 def findings_of(doc) -> list[dict]:
     findings = doc["findings"] if isinstance(doc, dict) else doc
     if not isinstance(findings, list):
@@ -446,7 +458,7 @@ def cmd_truth(draw: Path, venv: Path, strict: bool = False) -> dict:
     return truth
 
 
-def cmd_measure(draw: Path, venv: Path, binary: Path, total: int, seed: str, out: Path) -> None:
+def cmd_measure(draw: Path, venv: Path, binary: Path, total: int, seed: str, out: Path, option_total: int = 20) -> None:
     if not binary.exists():
         die(f"no binary at {binary}")
     require_show_reached(binary)
@@ -456,6 +468,7 @@ def cmd_measure(draw: Path, venv: Path, binary: Path, total: int, seed: str, out
     out.mkdir(parents=True, exist_ok=True)
     report = {"binary": str(binary), "seed": seed, "draw_seed": doc.get("draw_seed"), "libs": {}}
     keyed_by_lib = {}
+    gated_by_lib = {}
     totals = defaultdict(int)
     for lib in doc["lib"]:
         t = truth["libs"][lib["name"]]
@@ -467,8 +480,15 @@ def cmd_measure(draw: Path, venv: Path, binary: Path, total: int, seed: str, out
         without_roots = findings_of(run_scan(binary, tree, floor, [], []))
         (out / f"{lib['key']}.scan-roots.json").write_text(json.dumps(with_roots, indent=1))
         (out / f"{lib['key']}.scan-noroots.json").write_text(json.dumps(without_roots, indent=1))
-        hit_r, miss_r = flagged_breaks(t["break_lines"], with_roots, tree, src)
-        hit_n, miss_n = flagged_breaks(t["break_lines"], without_roots, tree, src)
+        normal_r = [f for f in with_roots if not is_option_gated(f)]
+        normal_n = [f for f in without_roots if not is_option_gated(f)]
+        gated_r = [f for f in with_roots if is_option_gated(f)]
+        hit_r, miss_r = flagged_breaks(t["break_lines"], normal_r, tree, src)
+        hit_n, miss_n = flagged_breaks(t["break_lines"], normal_n, tree, src)
+        hit_ra, _ = flagged_breaks(t["break_lines"], with_roots, tree, src)
+        hit_na, _ = flagged_breaks(t["break_lines"], without_roots, tree, src)
+        # Break lines flagged only in the option tier: the recall the tier costs the headline.
+        only_gated_r = [b for b in hit_ra if (b["file"], b["line"]) not in {(h["file"], h["line"]) for h in hit_r}]
         reached = reached_functions(run_scan(binary, tree, floor, roots, ["--show-reached"]), tree, src)
         reached_noroots = reached_functions(run_scan(binary, tree, floor, [], ["--show-reached"]), tree, src)
         traced = {(f["file"], f["line"]): f for f in t["traced_functions"]}
@@ -477,9 +497,12 @@ def cmd_measure(draw: Path, venv: Path, binary: Path, total: int, seed: str, out
         reached_traced = [reached[k] for k in sorted(reached) if k in traced]
         lib_report = {
             "version": lib["version"], "torch_floor": floor, "roots": lib["roots"], "roots_dropped": dropped_roots,
-            "findings_with_roots": len(with_roots), "findings_without_roots": len(without_roots),
+            "findings_with_roots": len(normal_r), "findings_without_roots": len(normal_n),
+            "option_tier_with_roots": len(gated_r), "option_tier_without_roots": len(without_roots) - len(normal_n),
             "break_lines": len(t["break_lines"]),
             "recall_with_roots": len(hit_r), "recall_without_roots": len(hit_n),
+            "recall_with_roots_any_tier": len(hit_ra), "recall_without_roots_any_tier": len(hit_na),
+            "flagged_only_in_option_tier_with_roots": only_gated_r,
             "missed_with_roots": miss_r, "missed_without_roots": miss_n,
             "traced_functions": len(traced), "traced_reached": len(traced_reached),
             "traced_not_reached": traced_missed,
@@ -489,11 +512,14 @@ def cmd_measure(draw: Path, venv: Path, binary: Path, total: int, seed: str, out
             "reached_functions_without_roots": len(reached_noroots),
         }
         report["libs"][lib["name"]] = lib_report
-        for k in ("break_lines", "recall_with_roots", "recall_without_roots", "traced_functions", "traced_reached",
+        for k in ("break_lines", "recall_with_roots", "recall_without_roots", "recall_with_roots_any_tier",
+                  "recall_without_roots_any_tier", "option_tier_with_roots", "option_tier_without_roots",
+                  "findings_with_roots", "traced_functions", "traced_reached",
                   "reached_functions", "reached_traced", "traced_reached_without_roots",
                   "reached_functions_without_roots"):
             totals[k] += lib_report[k]
-        keyed_by_lib[lib["name"]] = (lib, sorted(keyed_findings(lib, with_roots, tree, src, seed), key=lambda kr: kr[0]))
+        keyed_by_lib[lib["name"]] = (lib, sorted(keyed_findings(lib, normal_r, tree, src, seed), key=lambda kr: kr[0]))
+        gated_by_lib[lib["name"]] = (lib, sorted(keyed_findings(lib, gated_r, tree, src, seed), key=lambda kr: kr[0]))
     report["totals"] = dict(totals)
     quota = quotas({n: len(k) for n, (_, k) in keyed_by_lib.items()}, total)
     picked = []
@@ -505,27 +531,47 @@ def cmd_measure(draw: Path, venv: Path, binary: Path, total: int, seed: str, out
         w.writeheader()
         w.writerows(picked)
     report["sample"] = {"file": str(out / "sample.tsv"), "total": len(picked), "per_lib": quota, "seed": seed}
+    # The option tier, sampled apart (its own small share per library).
+    option_quota = quotas({n: len(k) for n, (_, k) in gated_by_lib.items()}, option_total)
+    option_picked = []
+    for name, (lib, keyed) in gated_by_lib.items():
+        option_picked += sorted((row for _, row in keyed[: option_quota[name]]), key=lambda r: (r["file"], r["line"], r["rule"]))
+    with open(out / "sample-option-tier.tsv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=TSV_FIELDS, delimiter="\t", lineterminator="\n")
+        w.writeheader()
+        w.writerows(option_picked)
+    report["option_tier_sample"] = {
+        "file": str(out / "sample-option-tier.tsv"), "total": len(option_picked), "per_lib": option_quota,
+        "findings": sum(len(k) for _, k in gated_by_lib.values()),
+    }
     (out / "measure.json").write_text(json.dumps(report, indent=1) + "\n")
     lines = [
         f"# Fresh draw {doc.get('draw_date')}: scan vs runtime truth", "",
         f"binary `{binary}`; sample seed `{seed}` ({len(picked)} findings in {out / 'sample.tsv'})", "",
         "| library | break lines | flagged, roots | flagged, no roots | traced fns reached | reached fns traced "
-        "| traced fns reached, no roots |",
-        "|---|---|---|---|---|---|---|",
+        "| traced fns reached, no roots | flagged any tier, roots | flagged any tier, no roots | findings, roots "
+        "| option tier, roots |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, r in report["libs"].items():
         lines.append(
             f"| {name} {r['version']} | {r['break_lines']} | {share(r['recall_with_roots'], r['break_lines'])} | "
             f"{share(r['recall_without_roots'], r['break_lines'])} | {share(r['traced_reached'], r['traced_functions'])} | "
             f"{share(r['reached_traced'], r['reached_functions'])} | "
-            f"{share(r['traced_reached_without_roots'], r['traced_functions'])} |"
+            f"{share(r['traced_reached_without_roots'], r['traced_functions'])} | "
+            f"{share(r['recall_with_roots_any_tier'], r['break_lines'])} | "
+            f"{share(r['recall_without_roots_any_tier'], r['break_lines'])} | "
+            f"{r['findings_with_roots']} | {r['option_tier_with_roots']} |"
         )
     lines.append(
         f"| **all** | {totals['break_lines']} | {share(totals['recall_with_roots'], totals['break_lines'])} | "
         f"{share(totals['recall_without_roots'], totals['break_lines'])} | "
         f"{share(totals['traced_reached'], totals['traced_functions'])} | "
         f"{share(totals['reached_traced'], totals['reached_functions'])} | "
-        f"{share(totals['traced_reached_without_roots'], totals['traced_functions'])} |"
+        f"{share(totals['traced_reached_without_roots'], totals['traced_functions'])} | "
+        f"{share(totals['recall_with_roots_any_tier'], totals['break_lines'])} | "
+        f"{share(totals['recall_without_roots_any_tier'], totals['break_lines'])} | "
+        f"{totals['findings_with_roots']} | {totals['option_tier_with_roots']} |"
     )
     print("\n".join(lines))
     # The instrument's other half: which traced functions scan does not reach, to classify by cause.
@@ -538,6 +584,10 @@ def cmd_measure(draw: Path, venv: Path, binary: Path, total: int, seed: str, out
         for f in r["traced_not_reached_without_roots"]:
             if not any((g["file"], g["line"]) == (f["file"], f["line"]) for g in r["traced_not_reached"]):
                 lines.append(f"- {name}: `{f['file']}:{f['line']}` {f['function']} (without roots only)")
+    lines += ["", "## Break lines flagged only in the option tier (with roots)", ""]
+    for name, r in report["libs"].items():
+        for b in r["flagged_only_in_option_tier_with_roots"]:
+            lines.append(f"- {name}: `{b['file']}:{b['line']}` {', '.join(b['flagged_by'])}")
     (out / "measure.md").write_text("\n".join(lines) + "\n")
 
 
@@ -552,6 +602,8 @@ def main() -> None:
         if name == "measure":
             p.add_argument("--binary", type=Path, required=True)
             p.add_argument("--total", type=int, default=80, help="findings to sample, equal shares per library")
+            p.add_argument("--option-total", type=int, default=20,
+                           help="option-tier findings to sample apart (sample-option-tier.tsv)")
             p.add_argument("--seed", help=f"sample seed (default: libs.toml's sample_seed, else {DEFAULT_SEED})")
             p.add_argument("--out", type=Path, help="output directory (default: DRAW/measure-<binary's git describe or name>)")
     args = ap.parse_args()
@@ -564,7 +616,7 @@ def main() -> None:
         cmd_truth(args.draw, args.venv)
     else:
         out = args.out or args.draw / "measure"
-        cmd_measure(args.draw, args.venv, args.binary, args.total, args.seed, out)
+        cmd_measure(args.draw, args.venv, args.binary, args.total, args.seed, out, args.option_total)
 
 
 if __name__ == "__main__":

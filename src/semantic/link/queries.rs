@@ -82,7 +82,8 @@ impl<'a> Project<'a> {
                 | crate::semantic::cond::Atom::VarargLen(..)
                 | crate::semantic::cond::Atom::ParamIsSize(..)
                 | crate::semantic::cond::Atom::ParamTest(..)
-                | crate::semantic::cond::Atom::SelfAttr { .. },
+                | crate::semantic::cond::Atom::SelfAttr { .. }
+                | crate::semantic::cond::Atom::SelfAttrIs { .. },
             ) => Cond::Unknown,
             Cond::Not(inner) => Cond::Not(Box::new(self.localize_depth(inner, file, depth))),
             Cond::Choice(a, b) => Cond::Choice(
@@ -115,6 +116,18 @@ impl<'a> Project<'a> {
         func: FuncIdx,
         path: impl IntoIterator<Item = &'p PathStep>,
     ) -> bool {
+        self.eager_only_with(file, func, path, false)
+    }
+
+    /// `eager_only`; `at_defaults`: `self.<attr>` of a constructor option nothing in the tree
+    /// sets reads its default's value (`semantic/options.rs`).
+    pub(crate) fn eager_only_with<'p>(
+        &self,
+        file: FileId,
+        func: FuncIdx,
+        path: impl IntoIterator<Item = &'p PathStep>,
+        at_defaults: bool,
+    ) -> bool {
         let summary = &self.files[file as usize];
         let resolve = |sym: &Sym| self.predicate_formula(sym, file);
         let assume = Assumptions {
@@ -146,6 +159,13 @@ impl<'a> Project<'a> {
                     .copied()
             },
             resolve_call: &resolve,
+            option_value: &|attr: &str| {
+                if !at_defaults {
+                    return None;
+                }
+                self.option_fact((file, func), attr)
+                    .map(|fact| fact.value.clone())
+            },
         };
         path.into_iter().any(|step| match *step {
             PathStep::Guard(guard, branch) => {

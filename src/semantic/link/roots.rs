@@ -272,7 +272,19 @@ impl<'a> Project<'a> {
         &self,
         roots: impl Iterator<Item = FuncRef>,
         cache: &mut CalleeCache<'a>,
+        reached_by: Option<&mut HashMap<FuncRef, ReachedBy>>,
+    ) -> HashSet<FuncRef> {
+        self.closure_at(roots, cache, reached_by, false)
+    }
+
+    /// The closure; `at_defaults`: constructor options nothing sets keep their defaults
+    /// (`semantic/options.rs`), so calls behind a guard on one of them may not be followed.
+    pub(super) fn closure_at(
+        &self,
+        roots: impl Iterator<Item = FuncRef>,
+        cache: &mut CalleeCache<'a>,
         mut reached_by: Option<&mut HashMap<FuncRef, ReachedBy>>,
+        at_defaults: bool,
     ) -> HashSet<FuncRef> {
         let mut in_region = HashSet::default();
         let mut queue: VecDeque<FuncRef> = roots.collect();
@@ -325,7 +337,9 @@ impl<'a> Project<'a> {
             for call in &info.calls {
                 // `if not is_compiling(): self.debug(x)`, `if isinstance(x, dict): return
                 // self.loss(x)`: a call Dynamo never traces does not compile its callee.
-                if !call.path.is_empty() && self.eager_only(func.0, func.1, call.path.iter()) {
+                if !call.path.is_empty()
+                    && self.eager_only_with(func.0, func.1, call.path.iter(), at_defaults)
+                {
                     continue;
                 }
                 let callees = cache
@@ -341,7 +355,9 @@ impl<'a> Project<'a> {
                 let calls = &file.flow.functions[func.1 as usize].calls;
                 for edge in edges {
                     let call = &calls[edge.call as usize];
-                    if !call.path.is_empty() && self.eager_only(func.0, func.1, call.path.iter()) {
+                    if !call.path.is_empty()
+                        && self.eager_only_with(func.0, func.1, call.path.iter(), at_defaults)
+                    {
                         continue;
                     }
                     note(edge.callee, func, call.row, edge.by_name);

@@ -7,6 +7,7 @@ impl<'a> SemanticModel<'a> {
     /// Call-graph edges and `torch.compile(x)` / `x.compile()` targets.
     pub(crate) fn record_call(&mut self, call: &'a ast::ExprCall, callee: Option<&Sym>) {
         self.note_tensor_attribute_registration(call);
+        self.note_option_args(call);
         let func = self.current_function();
         if self.ctx.type_flow {
             self.flow_call(call, 0);

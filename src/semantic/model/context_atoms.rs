@@ -12,6 +12,11 @@ impl<'a> SemanticModel<'a> {
     /// `if child:` / `if mode == "avg":` / `mode in ("avg", "max")` / `if self.merged:`, as
     /// a caller-context atom (or its negation), when `expr` is one.
     pub(crate) fn context_atom(&self, expr: &Expr) -> Option<Cond> {
+        // `self.<attr>` tests are recorded with or without roots: a constructor option read at
+        // its default decides them either way (`semantic/options.rs`).
+        if let Some(cond) = self.self_attr_test(expr) {
+            return Some(cond);
+        }
         if !self.ctx.roots_configured {
             return None;
         }
@@ -25,7 +30,6 @@ impl<'a> SemanticModel<'a> {
                 let (param, _) = self.unchanged_param(name)?;
                 Some(Cond::Atom(Atom::ParamTest(param, ParamTest::Truthy)))
             }
-            Expr::Attribute(attribute) => self.self_attr_atom(attribute),
             Expr::Compare(compare) if compare.ops.len() == 1 => {
                 let Expr::Name(name) = &*compare.left else {
                     return None;
@@ -63,6 +67,60 @@ impl<'a> SemanticModel<'a> {
                             .map(|element| ConstValue::of(element).map(equals))
                             .collect::<Option<Vec<_>>>()?;
                         Cond::Or(options)
+                    }
+                    _ => return None,
+                };
+                Some(match op {
+                    ast::CmpOp::NotEq | ast::CmpOp::IsNot | ast::CmpOp::NotIn => {
+                        Cond::Not(Box::new(positive))
+                    }
+                    _ => positive,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// `self.<attr>` read for truth, or compared with a constant (`self.mode == "cubic"`,
+    /// `self.proj is None`), in a method.
+    fn self_attr_test(&self, expr: &Expr) -> Option<Cond> {
+        match expr {
+            Expr::Attribute(attribute) => self.self_attr_atom(attribute),
+            Expr::Compare(compare) if compare.ops.len() == 1 => {
+                let Expr::Attribute(attribute) = &*compare.left else {
+                    return None;
+                };
+                let Cond::Atom(Atom::SelfAttr { attr, .. }) = self.self_attr_atom(attribute)?
+                else {
+                    return None;
+                };
+                let op = compare.ops[0];
+                let comparator = compare.comparators.first()?;
+                let equals = |constant: ConstValue| {
+                    Cond::Atom(Atom::SelfAttrIs {
+                        attr: attr.clone(),
+                        test: ParamTest::Equals(constant),
+                    })
+                };
+                let positive = match op {
+                    ast::CmpOp::Eq | ast::CmpOp::NotEq => equals(ConstValue::of(comparator)?),
+                    ast::CmpOp::Is | ast::CmpOp::IsNot => match ConstValue::of(comparator)? {
+                        constant @ (ConstValue::None | ConstValue::Bool(_)) => equals(constant),
+                        _ => return None,
+                    },
+                    ast::CmpOp::In | ast::CmpOp::NotIn => {
+                        let elements = match comparator {
+                            Expr::Tuple(tuple) => &tuple.elts,
+                            Expr::List(list) => &list.elts,
+                            Expr::Set(set) => &set.elts,
+                            _ => return None,
+                        };
+                        Cond::Or(
+                            elements
+                                .iter()
+                                .map(|element| ConstValue::of(element).map(equals))
+                                .collect::<Option<Vec<_>>>()?,
+                        )
                     }
                     _ => return None,
                 };

@@ -204,7 +204,11 @@ impl<'a> SemanticModel<'a> {
         };
         self.summary.functions[idx as usize].flag_params = flag_params;
         // Literal defaults, for the constants of caller context (`context.rs`).
-        if self.ctx.roots_configured {
+        // (and always for a method's `__init__`: the defaults of its constructor options,
+        // `model/options.rs`)
+        let is_init = self.summary.functions[idx as usize].name == "__init__"
+            && self.summary.functions[idx as usize].class.is_some();
+        if self.ctx.roots_configured || is_init {
             self.summary.functions[idx as usize].param_defaults = params
                 .iter_non_variadic_params()
                 .filter_map(|param| {

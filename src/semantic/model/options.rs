@@ -1,0 +1,286 @@
+//! Constructor options, per file: `self.<attr>` set at the top of `__init__` from a parameter
+//! with a literal default (`self.use_ema = use_ema`, `self.has_x = x is not None`), the other
+//! stores that could change such an attribute, and what every call in the file passes by
+//! keyword and by position. Linking decides from them which options nothing in the tree sets
+//! (`semantic/options.rs`).
+
+use super::*;
+use crate::semantic::context::ConstValue;
+use crate::semantic::options::{OptionStore, PassedValue};
+
+impl<'a> SemanticModel<'a> {
+    /// Notes the `self.<attr>` stores of an assignment: an option store when it is one, else a
+    /// store that may change the attribute (any object's `.attr` outside `self` by name).
+    pub(crate) fn note_option_stores(&mut self, stmt: &'a Stmt) {
+        let (targets, value): (Vec<&Expr>, Option<&Expr>) = match stmt {
+            Stmt::Assign(assign) => (assign.targets.iter().collect(), Some(&*assign.value)),
+            Stmt::AugAssign(assign) => (vec![&*assign.target], None),
+            Stmt::AnnAssign(assign) => (vec![&*assign.target], assign.value.as_deref()),
+            _ => return,
+        };
+        let single = targets.len() == 1;
+        for target in targets {
+            self.note_option_target(target, if single { value } else { None });
+        }
+    }
+
+    fn note_option_target(&mut self, target: &Expr, value: Option<&Expr>) {
+        match target {
+            Expr::Tuple(tuple) => {
+                for element in &tuple.elts {
+                    self.note_option_target(element, None);
+                }
+            }
+            Expr::List(list) => {
+                for element in &list.elts {
+                    self.note_option_target(element, None);
+                }
+            }
+            Expr::Starred(starred) => self.note_option_target(&starred.value, None),
+            Expr::Attribute(attribute) => {
+                let attr = attribute.attr.id.as_str();
+                let on_self = match (&*attribute.value, self.method_context()) {
+                    (Expr::Name(owner), Some((self_name, class)))
+                        if owner.id.as_str() == self_name =>
+                    {
+                        Some(class.to_owned())
+                    }
+                    _ => None,
+                };
+                let Some(class) = on_self else {
+                    // `model.use_ema = True`: any object's attribute of that name may change.
+                    self.summary.options.written_anywhere.push(attr.to_owned());
+                    return;
+                };
+                if let Some(store) = value.and_then(|value| self.option_store(&class, attr, value))
+                {
+                    self.summary.options.stores.push(store);
+                } else {
+                    self.summary
+                        .options
+                        .overwritten
+                        .push((class, attr.to_owned()));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `self.<attr> = p` (or `p is None`, `p is not None`, `not p`, `bool(p)`) at the top level
+    /// of `__init__`, `p` an unchanged parameter with a literal default.
+    fn option_store(&self, class: &str, attr: &str, value: &Expr) -> Option<OptionStore> {
+        if !self.path.is_empty() || self.loop_depth > 0 {
+            return None;
+        }
+        let frame = self.function_frame()?;
+        let FrameKind::Function { idx, .. } = &frame.kind else {
+            return None;
+        };
+        let info = &self.summary.functions[*idx as usize];
+        if info.name != "__init__" {
+            return None;
+        }
+        let (param, derive): (&str, Derive) = match value {
+            Expr::Name(name) => (name.id.as_str(), Derive::Same),
+            Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => match &*unary.operand {
+                Expr::Name(name) => (name.id.as_str(), Derive::Not),
+                _ => return None,
+            },
+            Expr::Call(call)
+                if call.arguments.keywords.is_empty()
+                    && self.is_builtin(&call.func, "bool")
+                    && let [Expr::Name(name)] = &*call.arguments.args =>
+            {
+                (name.id.as_str(), Derive::Bool)
+            }
+            Expr::Compare(compare)
+                if compare.ops.len() == 1
+                    && matches!(&*compare.comparators, [Expr::NoneLiteral(_)])
+                    && let Expr::Name(name) = &*compare.left =>
+            {
+                match compare.ops[0] {
+                    ast::CmpOp::Is => (name.id.as_str(), Derive::IsNone),
+                    ast::CmpOp::IsNot => (name.id.as_str(), Derive::IsNotNone),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        if frame.values.contains_key(param) {
+            return None;
+        }
+        let default = info
+            .param_defaults
+            .iter()
+            .find(|(name, _)| name == param)
+            .map(|(_, default)| default.clone())?;
+        let position = info
+            .index_params
+            .iter()
+            .find(|(name, _)| name == param)
+            .and_then(|(_, position)| *position);
+        let value = match derive {
+            Derive::Same => default.clone(),
+            Derive::Not => ConstValue::Bool(!default.truthy()),
+            Derive::Bool => ConstValue::Bool(default.truthy()),
+            Derive::IsNone => ConstValue::Bool(default == ConstValue::None),
+            Derive::IsNotNone => ConstValue::Bool(default != ConstValue::None),
+        };
+        Some(OptionStore {
+            class: class.to_owned(),
+            attr: attr.to_owned(),
+            param: param.to_owned(),
+            position,
+            default,
+            value,
+        })
+    }
+
+    /// What a call passes by keyword and how many arguments it passes by position (under the
+    /// called name; `super().__init__(...)` under each base of the enclosing class).
+    pub(crate) fn note_option_args(&mut self, call: &ast::ExprCall) {
+        let options = &self.summary.options;
+        let mut keywords = Vec::new();
+        for keyword in call.arguments.keywords.iter() {
+            let Some(name) = &keyword.arg else { continue };
+            let name = name.id.as_str();
+            let passed = match ConstValue::of(&keyword.value) {
+                Some(constant) => PassedValue::Const(constant),
+                // `Inner(use_x=use_x)` passes the caller's own parameter of that name on: its
+                // default, unless a call sets the caller's (same-named) option, which counts.
+                None => match &keyword.value {
+                    Expr::Name(value) if value.id.as_str() == name => {
+                        match self.own_param_default(name) {
+                            Some(default) => PassedValue::Const(default),
+                            None => PassedValue::Other,
+                        }
+                    }
+                    // `Inner(opt=self.opt)`: the calling class's own option, if it is one.
+                    Expr::Attribute(attribute) => {
+                        match (&*attribute.value, self.method_context()) {
+                            (Expr::Name(owner), Some((self_name, class)))
+                                if owner.id.as_str() == self_name =>
+                            {
+                                PassedValue::FromSelf {
+                                    class: class.to_owned(),
+                                    attr: attribute.attr.id.to_string(),
+                                }
+                            }
+                            _ => PassedValue::Other,
+                        }
+                    }
+                    _ => PassedValue::Other,
+                },
+            };
+            if !options
+                .keywords
+                .iter()
+                .any(|(known, value)| known == name && *value == passed)
+            {
+                keywords.push((name.to_owned(), passed));
+            }
+        }
+        let positional = if call
+            .arguments
+            .args
+            .iter()
+            .any(|a| matches!(a, Expr::Starred(_)))
+        {
+            u32::MAX
+        } else {
+            call.arguments.args.len() as u32
+        };
+        let mut callees: Vec<(String, u32)> = Vec::new();
+        match &*call.func {
+            Expr::Name(name) if name.id.as_str() == "partial" => {
+                if let Some(first) = call.arguments.args.first()
+                    && let Some(called) = called_name(first)
+                {
+                    callees.push((called.to_owned(), positional.saturating_sub(1)));
+                }
+            }
+            Expr::Attribute(attribute) if attribute.attr.id.as_str() == "partial" => {
+                if let Some(first) = call.arguments.args.first()
+                    && let Some(called) = called_name(first)
+                {
+                    callees.push((called.to_owned(), positional.saturating_sub(1)));
+                }
+            }
+            Expr::Attribute(attribute) if attribute.attr.id.as_str() == "__init__" => {
+                match &*attribute.value {
+                    // `super().__init__(a, b)`: the bases of the enclosing class.
+                    Expr::Call(_) => {
+                        if let Some((_, class)) = self.method_context()
+                            && let Some(&class_idx) = self.summary.class_by_name.get(class)
+                        {
+                            for base in &self.summary.classes[class_idx as usize].bases {
+                                callees.push((base.last_segment().to_owned(), positional));
+                            }
+                        }
+                    }
+                    // `Base.__init__(self, a, b)`.
+                    other => {
+                        if let Some(called) = called_name(other) {
+                            callees.push((called.to_owned(), positional.saturating_sub(1)));
+                        }
+                    }
+                }
+            }
+            other => {
+                if let Some(called) = called_name(other) {
+                    callees.push((called.to_owned(), positional));
+                }
+            }
+        }
+        let options = &mut self.summary.options;
+        options.keywords.extend(keywords);
+        for (callee, count) in callees {
+            if count > 0 {
+                options.positional.push((callee, count));
+            }
+        }
+        // `setattr(obj, "use_ema", True)`.
+        if matches!(&*call.func, Expr::Name(name) if name.id.as_str() == "setattr")
+            && let Some(Expr::StringLiteral(attr)) = call.arguments.args.get(1)
+        {
+            options
+                .written_anywhere
+                .push(attr.value.to_str().to_owned());
+        }
+    }
+
+    /// The literal default of the current function's parameter `name`, when it is unchanged.
+    fn own_param_default(&self, name: &str) -> Option<ConstValue> {
+        let frame = self.function_frame()?;
+        let FrameKind::Function { idx, .. } = &frame.kind else {
+            return None;
+        };
+        if frame.values.contains_key(name) {
+            return None;
+        }
+        self.summary.functions[*idx as usize]
+            .param_defaults
+            .iter()
+            .find(|(param, _)| param == name)
+            .map(|(_, default)| default.clone())
+    }
+}
+
+/// How an option attribute derives from its parameter.
+#[derive(Clone, Copy)]
+enum Derive {
+    Same,
+    Not,
+    Bool,
+    IsNone,
+    IsNotNone,
+}
+
+/// The last name of a called expression (`Net`, `mod.Net`).
+fn called_name(expr: &Expr) -> Option<&str> {
+    match expr {
+        Expr::Name(name) => Some(name.id.as_str()),
+        Expr::Attribute(attribute) => Some(attribute.attr.id.as_str()),
+        _ => None,
+    }
+}

@@ -1,0 +1,405 @@
+//! Constructor options: which `self.<attr>` are set in `__init__` from a parameter with a literal
+//! default that nothing in the scanned tree sets, and the value each then has.
+//!
+//! A root class (one users build with their own arguments, or one built only through `**cfg`,
+//! a registry or other unseen sites) is read under its signature's defaults for the options no
+//! call in the tree passes explicitly: a branch reached only when such an option differs from
+//! its default is a hazard only for users who set it. Linking keeps two regions — the one
+//! traced whatever the options (`Project::in_region`) and the one traced at their defaults
+//! (`Project::default_region`) — and a finding in the first but not the second is *gated*: it
+//! names the options it needs (`Project::gated_by`).
+//!
+//! An option counts as set in the tree when any call anywhere passes that parameter name by
+//! keyword with a value other than the default (a non-constant value counts as set), when a
+//! call of the class (or a subclass, `super().__init__`, `Base.__init__(self, ...)`,
+//! `partial(Class, ...)`) passes enough positional arguments to reach it (a `*args` spread
+//! reaches all), or when anything else stores the attribute (`self.<attr> = ...` again in the
+//! class or a subclass, `obj.<attr> = ...` or `setattr(obj, "<attr>", ...)` anywhere). Matching
+//! keywords by name only over-approximates "set", never under.
+
+use super::context::ConstValue;
+use super::link::{ClassRef, FuncRef, Project};
+use super::summary::{FileId, PathStep};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+/// `self.<attr> = <param-derived>` at the top of a class's `__init__` (`model/options.rs`).
+#[derive(Clone, Debug)]
+pub struct OptionStore {
+    /// Local qualified name of the class.
+    pub class: String,
+    pub attr: String,
+    pub param: String,
+    /// Position among the positional parameters after `self` (`None`: keyword-only).
+    pub position: Option<u32>,
+    pub default: ConstValue,
+    /// The attribute's value when the parameter keeps its default.
+    pub value: ConstValue,
+}
+
+/// What a call passes for a keyword.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PassedValue {
+    Const(ConstValue),
+    /// `Inner(opt=self.opt)`: the value of the calling class's own attribute, which is that
+    /// class's option value when it is an option nothing sets (decided when linking).
+    FromSelf {
+        class: String,
+        attr: String,
+    },
+    /// Anything else (a run-time value): counts as set.
+    Other,
+}
+
+/// What one file contributes.
+#[derive(Debug, Default)]
+pub struct FileOptions {
+    pub stores: Vec<OptionStore>,
+    /// `(class, attr)`: other stores to `self.<attr>` in the class's methods.
+    pub overwritten: Vec<(String, String)>,
+    /// Attributes stored on objects other than `self` (`m.use_ema = True`, `setattr`).
+    pub written_anywhere: Vec<String>,
+    /// Keywords passed by calls, deduplicated.
+    pub keywords: Vec<(String, PassedValue)>,
+    /// `(called name, positional arguments passed)`; `u32::MAX` for a `*args` spread.
+    pub positional: Vec<(String, u32)>,
+}
+
+/// An option of a class nothing in the tree sets.
+#[derive(Clone, Debug)]
+pub struct OptionFact {
+    pub param: String,
+    pub default: ConstValue,
+    pub value: ConstValue,
+    /// The class whose constructor takes it (`module.Qual`).
+    pub class: String,
+}
+
+/// One option a gated finding needs (`gated_by` in JSON).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GateOption {
+    /// `module.Class` whose constructor takes the option.
+    pub class: String,
+    pub option: String,
+    /// The default, as Python writes it.
+    pub default: String,
+    /// What the finding needs instead (`True`, `not None`, `!= 'linear'`).
+    pub needs: String,
+}
+
+impl GateOption {
+    /// `Net(self_condition=True)`.
+    pub fn text(&self) -> String {
+        let class = self.class.rsplit('.').next().unwrap_or(&self.class);
+        match self.needs.strip_prefix("!= ") {
+            Some(default) => format!("{class}({}=<not {default}>)", self.option),
+            None if self.needs == "not None" => format!("{class}({}=<not None>)", self.option),
+            None => format!("{class}({}={})", self.option, self.needs),
+        }
+    }
+}
+
+/// Options per class: `(file, class index)` → attr → fact.
+#[derive(Debug, Default)]
+pub struct OptionTable {
+    pub by_class: HashMap<ClassRef, HashMap<String, OptionFact>>,
+}
+
+impl OptionTable {
+    pub fn is_empty(&self) -> bool {
+        self.by_class.is_empty()
+    }
+}
+
+/// Python's spelling of a constant.
+pub fn python_repr(value: &ConstValue) -> String {
+    match value {
+        ConstValue::None => "None".to_owned(),
+        ConstValue::Bool(true) => "True".to_owned(),
+        ConstValue::Bool(false) => "False".to_owned(),
+        ConstValue::Int(int) => int.to_string(),
+        ConstValue::Str(text) => format!("{text:?}").replace('"', "'"),
+        ConstValue::Dim => "<dim>".to_owned(),
+    }
+}
+
+impl<'a> Project<'a> {
+    /// The options nothing in the tree sets, once per scan (linear in the summaries per round;
+    /// a round more per hop of `Inner(opt=self.opt)` forwarding a set option).
+    pub(crate) fn build_option_table(&self) -> OptionTable {
+        if self.files.iter().all(|f| f.options.stores.is_empty()) {
+            return OptionTable::default();
+        }
+        let mut keywords: HashMap<&str, Vec<(FileId, &PassedValue)>> = HashMap::default();
+        let mut positional: HashMap<&str, u32> = HashMap::default();
+        let mut written: HashSet<&str> = HashSet::default();
+        let mut overwritten: HashSet<(ClassRef, &str)> = HashSet::default();
+        for (file_id, file) in self.files.iter().enumerate() {
+            let options = &file.options;
+            for (name, value) in &options.keywords {
+                keywords
+                    .entry(name)
+                    .or_default()
+                    .push((file_id as FileId, value));
+            }
+            for (callee, count) in &options.positional {
+                let max = positional.entry(callee).or_default();
+                *max = (*max).max(*count);
+            }
+            written.extend(options.written_anywhere.iter().map(String::as_str));
+            for (class, attr) in &options.overwritten {
+                if let Some(&idx) = file.class_by_name.get(class) {
+                    overwritten.insert(((file_id as FileId, idx), attr));
+                }
+            }
+        }
+        // Stores per class and attribute (a second store of the same attribute is an overwrite).
+        let mut stores: HashMap<(ClassRef, &str), Vec<&OptionStore>> = HashMap::default();
+        for (file_id, file) in self.files.iter().enumerate() {
+            for store in &file.options.stores {
+                if let Some(&idx) = file.class_by_name.get(&store.class) {
+                    stores
+                        .entry(((file_id as FileId, idx), store.attr.as_str()))
+                        .or_default()
+                        .push(store);
+                }
+            }
+        }
+        // `Inner(opt=self.opt)` passes the outer option's value when that one is unset itself:
+        // assume every option unset, then drop those a forward of a set option sets, until
+        // nothing changes (each round only removes options; a chain of forwards per round).
+        let mut assumed: HashMap<(ClassRef, &str), ConstValue> = stores
+            .iter()
+            .filter_map(|(&key, here)| match here.as_slice() {
+                [store] => Some((key, store.value.clone())),
+                _ => None,
+            })
+            .collect();
+        for _ in 0..8 {
+            let table = self.option_table_assuming(
+                &stores,
+                &assumed,
+                &keywords,
+                &positional,
+                &written,
+                &overwritten,
+            );
+            let unset: HashMap<(ClassRef, &str), ConstValue> = assumed
+                .iter()
+                .filter(|((class, attr), _)| {
+                    table
+                        .by_class
+                        .get(class)
+                        .is_some_and(|facts| facts.contains_key(*attr))
+                })
+                .map(|(key, value)| (*key, value.clone()))
+                .collect();
+            if unset.len() == assumed.len() {
+                return table;
+            }
+            assumed = unset;
+        }
+        self.option_table_assuming(
+            &stores,
+            &assumed,
+            &keywords,
+            &positional,
+            &written,
+            &overwritten,
+        )
+    }
+
+    /// The option table when the options in `assumed` are the unset ones.
+    fn option_table_assuming(
+        &self,
+        stores: &HashMap<(ClassRef, &str), Vec<&OptionStore>>,
+        assumed: &HashMap<(ClassRef, &str), ConstValue>,
+        keywords: &HashMap<&str, Vec<(FileId, &PassedValue)>>,
+        positional: &HashMap<&str, u32>,
+        written: &HashSet<&str>,
+        overwritten: &HashSet<(ClassRef, &str)>,
+    ) -> OptionTable {
+        let mut table = OptionTable::default();
+        for (&(class, attr), here) in stores {
+            let [store] = here.as_slice() else { continue };
+            if written.contains(attr) || overwritten.contains(&(class, attr)) {
+                continue;
+            }
+            let differs = |constant: &ConstValue| {
+                *constant == ConstValue::Dim || !constant.py_eq(&store.default)
+            };
+            let set_by_keyword = keywords.get(store.param.as_str()).is_some_and(|values| {
+                values.iter().any(|(file, value)| match value {
+                    PassedValue::Const(constant) => differs(constant),
+                    PassedValue::FromSelf {
+                        class: outer,
+                        attr: outer_attr,
+                    } => {
+                        let outer = self.files[*file as usize]
+                            .class_by_name
+                            .get(outer)
+                            .and_then(|&idx| assumed.get(&((*file, idx), outer_attr.as_str())));
+                        outer.is_none_or(differs)
+                    }
+                    PassedValue::Other => true,
+                })
+            });
+            if set_by_keyword {
+                continue;
+            }
+            // The class and its subclasses: none may pass it by position or store it otherwise.
+            let family = self.class_and_subclasses(class);
+            let reaches = |name: &str| match store.position {
+                Some(position) => positional.get(name).is_some_and(|&count| count > position),
+                None => false,
+            };
+            let changed = family.iter().any(|&member| {
+                let file = &self.files[member.0 as usize];
+                let name = file.classes[member.1 as usize].qualname.as_str();
+                let short = name.rsplit('.').next().unwrap_or(name);
+                reaches(short)
+                    || (member != class
+                        && (overwritten.contains(&(member, attr))
+                            || stores.get(&(member, attr)).is_some_and(|others| {
+                                others.iter().any(|other| other.value != store.value)
+                            })))
+            });
+            if changed {
+                continue;
+            }
+            let file = &self.files[class.0 as usize];
+            let qualname = &file.classes[class.1 as usize].qualname;
+            let display = if file.module.is_empty() {
+                qualname.clone()
+            } else {
+                format!("{}.{qualname}", file.module)
+            };
+            table.by_class.entry(class).or_default().insert(
+                attr.to_owned(),
+                OptionFact {
+                    param: store.param.clone(),
+                    default: store.default.clone(),
+                    value: store.value.clone(),
+                    class: display,
+                },
+            );
+        }
+        table
+    }
+
+    /// A class and every project subclass of it (transitively).
+    fn class_and_subclasses(&self, class: ClassRef) -> Vec<ClassRef> {
+        let mut out = vec![class];
+        let mut index = 0;
+        while index < out.len() && out.len() < 256 {
+            if let Some(children) = self.subclasses.get(&out[index]) {
+                for &child in children {
+                    if !out.contains(&child) {
+                        out.push(child);
+                    }
+                }
+            }
+            index += 1;
+        }
+        out
+    }
+
+    /// The option behind `self.<attr>` read in method `func`: its own class's, else the nearest
+    /// project base's.
+    pub(crate) fn option_fact(&self, func: FuncRef, attr: &str) -> Option<&OptionFact> {
+        if self.options.is_empty() {
+            return None;
+        }
+        let file = &self.files[func.0 as usize];
+        let class = file.functions[func.1 as usize].class.as_ref()?;
+        let &idx = file.class_by_name.get(class)?;
+        let mut queue = vec![(func.0, idx)];
+        let mut seen = 0;
+        while let Some(class) = queue.pop() {
+            if let Some(fact) = self.options.by_class.get(&class).and_then(|m| m.get(attr)) {
+                return Some(fact);
+            }
+            seen += 1;
+            if seen > 16 {
+                break;
+            }
+            queue.extend(self.project_bases(class).into_iter().rev());
+        }
+        None
+    }
+
+    /// The options a path's guards need to differ from their defaults (those decided only at
+    /// the defaults, against the branch taken).
+    pub(crate) fn gating_options(&self, func: FuncRef, path: &[PathStep]) -> Vec<GateOption> {
+        let mut out = Vec::new();
+        let summary = &self.files[func.0 as usize];
+        for step in path {
+            let PathStep::Guard(guard, _) = *step else {
+                continue;
+            };
+            if !self.eager_only_with(func.0, func.1, std::iter::once(step), true)
+                || self.eager_only_with(func.0, func.1, std::iter::once(step), false)
+            {
+                continue;
+            }
+            summary.guards[guard as usize]
+                .cond
+                .for_each_atom(&mut |atom| {
+                    if let Some(attr) = atom.self_attr()
+                        && let Some(fact) = self.option_fact(func, attr)
+                    {
+                        let option = GateOption {
+                            class: fact.class.clone(),
+                            option: fact.param.clone(),
+                            default: python_repr(&fact.default),
+                            needs: needs_text(&fact.default),
+                        };
+                        if !out.contains(&option) {
+                            out.push(option);
+                        }
+                    }
+                });
+        }
+        out
+    }
+
+    /// The options a finding of function `func` on `path` needs, when it is traced only with
+    /// some option off its default; empty when it is traced at the defaults too.
+    pub fn gated_by(&self, func: FuncRef, path: &[PathStep]) -> Vec<GateOption> {
+        if self.options.is_empty() || !self.in_region.contains(&func) {
+            return Vec::new();
+        }
+        if self.default_region.contains(&func) {
+            return self.gating_options(func, path);
+        }
+        // The function is reached only through gated calls: the first one up its chain.
+        let mut current = func;
+        for _ in 0..10_000 {
+            let Some(by) = self.reached_by.get(&current) else {
+                break;
+            };
+            if self.default_region.contains(&by.caller) {
+                let caller = &self.files[by.caller.0 as usize].functions[by.caller.1 as usize];
+                let mut out = Vec::new();
+                for call in caller.calls.iter().filter(|call| call.row == by.row) {
+                    for option in self.gating_options(by.caller, &call.path) {
+                        if !out.contains(&option) {
+                            out.push(option);
+                        }
+                    }
+                }
+                return out;
+            }
+            current = by.caller;
+        }
+        Vec::new()
+    }
+}
+
+/// What a gated branch needs of an option with this default.
+fn needs_text(default: &ConstValue) -> String {
+    match default {
+        ConstValue::Bool(value) => python_repr(&ConstValue::Bool(!value)),
+        ConstValue::None => "not None".to_owned(),
+        other => format!("!= {}", python_repr(other)),
+    }
+}
