@@ -67,19 +67,17 @@ impl LineIndex {
         let mut line_starts = Vec::with_capacity(text.len() / 32 + 1);
         line_starts.push(0);
         let bytes = text.as_bytes();
-        let mut i = 0;
-        while i < bytes.len() {
-            match bytes[i] {
-                b'\n' => line_starts.push(i as u32 + 1),
-                b'\r' => {
-                    if bytes.get(i + 1) == Some(&b'\n') {
-                        i += 1;
-                    }
-                    line_starts.push(i as u32 + 1);
-                }
-                _ => {}
+        // memchr skips the bytes between line ends a word at a time (every file is indexed, and
+        // the byte-by-byte loop showed in profiles).
+        let mut ends = memchr::memchr2_iter(b'\n', b'\r', bytes);
+        while let Some(i) = ends.next() {
+            // `\r\n` is one line end: the line starts after the `\n`.
+            if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                ends.next();
+                line_starts.push(i as u32 + 2);
+            } else {
+                line_starts.push(i as u32 + 1);
             }
-            i += 1;
         }
         LineIndex { line_starts }
     }
@@ -104,5 +102,20 @@ impl LineIndex {
             row: line as u32 + 1,
             column: column as u32 + 1,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LineIndex;
+
+    #[test]
+    fn line_ends_of_every_kind_start_a_line() {
+        // `\n`, `\r\n` (one end), a lone `\r`, an empty line and no end at the end of the text.
+        let index = LineIndex::new("a\nbc\r\nd\re\n\nf");
+        assert_eq!(index.line_starts, vec![0, 2, 6, 8, 10, 11]);
+        assert_eq!(LineIndex::new("").line_starts, vec![0]);
+        assert_eq!(LineIndex::new("\r\n").line_starts, vec![0, 2]);
+        assert_eq!(LineIndex::new("x\r").line_starts, vec![0, 2]);
     }
 }

@@ -94,9 +94,14 @@ fn report(
     class: String,
     attr: String,
 ) {
+    // Reported for every `self.<attr>` use, most dropped when the file is done (the attribute
+    // holds no recurrent module): the label is looked up once per process.
+    static LABEL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        super::graph_break_label("Attempted to wrap RNN, GRU, or LSTM")
+    });
     let message = format!(
         "{what}, which Dynamo will not wrap ({}): it gives up on the whole frame and runs this function eagerly, unless torch._dynamo.config.allow_rnn = True",
-        super::graph_break_label("Attempted to wrap RNN, GRU, or LSTM")
+        *LABEL
     );
     checker.report(
         &UnwrappedModuleCall::META,

@@ -231,10 +231,41 @@ impl<'a> Project<'a> {
             project.live_classes = Some(HashSet::default());
         }
         project.find_roots(root_spec);
-        let mut callees = CalleeCache::default();
+        // Sized for every call site up front: growing it rehashes every `Sym` key (strings), which
+        // showed in profiles of this sequential step.
+        let call_sites: usize = files
+            .iter()
+            .flat_map(|f| f.functions.iter())
+            .map(|f| f.calls.len())
+            .sum();
+        let mut callees =
+            CalleeCache::with_capacity_and_hasher(call_sites, rustc_hash::FxBuildHasher);
         project.root_funcs = project.roots.iter().map(|r| r.func).collect();
-        project.in_region =
-            project.closure(project.roots.iter().map(|r| r.func), &mut callees, None);
+        // Each closure records how it first reached every function; the last one is kept. (The
+        // closure reads only the facts below, never the region it replaces, so the last round's
+        // closure is the final one: computing it once more for `reached_by` changed nothing.)
+        let mut reached_by = HashMap::default();
+        // Without roots nothing below changes what names resolve to (no live-class rounds), so
+        // the host-index solve — sequential, and needed as soon as one candidate carries
+        // host-index dependencies — runs on a second worker while this one computes the closure.
+        let solve_now = project.live_classes.is_none()
+            && files
+                .iter()
+                .any(|f| f.candidates.iter().any(|c| c.host_index.is_some()));
+        let (in_region, host_index) = rayon::join(
+            || {
+                project.closure(
+                    project.roots.iter().map(|r| r.func),
+                    &mut callees,
+                    Some(&mut reached_by),
+                )
+            },
+            || solve_now.then(|| project.solve_host_index()),
+        );
+        project.in_region = in_region;
+        if let Some(facts) = host_index {
+            let _ = project.host_index.set(facts);
+        }
         // With roots, a class is live when a root names it or traced code builds it (more live
         // classes reach more overrides), and a `profile=False` flag no traced call passes is
         // False (fewer calls are traced): repeat until nothing changes (2–3 rounds).
@@ -275,15 +306,13 @@ impl<'a> Project<'a> {
             project.size_params = size_params;
             project.param_values = param_values;
             project.self_facts = self_facts;
-            project.in_region =
-                project.closure(project.roots.iter().map(|r| r.func), &mut callees, None);
+            reached_by.clear();
+            project.in_region = project.closure(
+                project.roots.iter().map(|r| r.func),
+                &mut callees,
+                Some(&mut reached_by),
+            );
         }
-        let mut reached_by = HashMap::default();
-        project.in_region = project.closure(
-            project.roots.iter().map(|r| r.func),
-            &mut callees,
-            Some(&mut reached_by),
-        );
         project.reached_by = reached_by;
         // Options nothing in the tree sets, read at their defaults: the region traced then.
         project.options = project.build_option_table();
