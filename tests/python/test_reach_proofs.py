@@ -46,3 +46,37 @@ def test_dynamo_breaks_in_every_function_used_as_a_value():
                 seen.add((path.name, frame.lineno))
     missing = EXPECTED - seen
     assert not missing, f"Dynamo did not break at {sorted(missing)}; breaks seen at {sorted(seen)}"
+
+
+INHERITED = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "inherited_construction"
+
+
+def _breaks_in(fixture: Path, module_name: str, case: str) -> set[tuple[str, int]]:
+    sys.path.insert(0, str(fixture))
+    try:
+        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+            del sys.modules[name]
+        model = importlib.import_module(module_name)
+    finally:
+        sys.path.remove(str(fixture))
+    net, args = getattr(model, case)()
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(net)(*args)
+    return {
+        (Path(frame.filename).name, frame.lineno)
+        for reason in explanation.break_reasons
+        for frame in reason.user_stack
+        if fixture in Path(frame.filename).parents
+    }
+
+
+def test_dynamo_runs_modules_a_subclass_builds_through_the_inherited_forward_and_its_mixin():
+    # tests/inherited_construction.rs: the base forward runs on the subclass and calls its blocks,
+    # whose forward calls the mixin's method (blocks.py:8).
+    seen = _breaks_in(INHERITED, "pkg.model", "case_tower")
+    assert ("blocks.py", 8) in seen, f"breaks seen at {sorted(seen)}"
+
+
+def test_dynamo_runs_the_children_of_a_sequential_subclass_without_forward():
+    seen = _breaks_in(INHERITED, "pkg.model", "case_chain")
+    assert ("blocks.py", 24) in seen, f"breaks seen at {sorted(seen)}"

@@ -308,5 +308,33 @@ impl<'a> Project<'a> {
         found
     }
 
+    /// The classes whose instances run `method` of `class` as their own: the class itself and
+    /// every live project subclass that inherits it (does not override it on the way down).
+    pub(super) fn inheritors(&self, method: FuncRef, class: ClassRef) -> Vec<ClassRef> {
+        let mut found = vec![class];
+        let Some(direct) = self.subclasses.get(&class) else {
+            return found;
+        };
+        let name = self.files[method.0 as usize].functions[method.1 as usize]
+            .name
+            .as_str();
+        let mut queue: VecDeque<ClassRef> = direct.iter().copied().collect();
+        let mut seen = HashSet::default();
+        while let Some(sub) = queue.pop_front() {
+            if !seen.insert(sub) {
+                continue;
+            }
+            let live = self
+                .live_classes
+                .as_ref()
+                .is_none_or(|live| live.contains(&sub));
+            if live && self.lookup_method(sub, name, 0) == Some(method) {
+                found.push(sub);
+            }
+            queue.extend(self.subclasses.get(&sub).into_iter().flatten().copied());
+        }
+        found
+    }
+
     // ----- classes and regions --------------------------------------------------------------
 }

@@ -1,0 +1,28 @@
+import torch
+from torch import nn
+
+from pkg.base import Stack
+from pkg.blocks import Block, Patch
+
+
+class Tower(Stack):
+    def __init__(self, dim=4, depth=2):
+        super().__init__()
+        self.blocks = nn.ModuleList()
+        for _ in range(depth):
+            self.blocks.append(Block(dim))
+
+
+class Chain(nn.Sequential):
+    # No forward of its own: nn.Sequential.forward calls each child built here.
+    def __init__(self, dim=4):
+        layers = [nn.Linear(dim, dim), Patch()]
+        super().__init__(*layers)
+
+
+def case_tower():
+    return Tower(), (torch.randn(2, 4),)
+
+
+def case_chain():
+    return Chain(), (torch.randn(2, 4),)

@@ -1,0 +1,43 @@
+//! What a root class runs through what it inherits (src/semantic/link/roots.rs):
+//! corpus/reach/inherited_construction pins each idiom to the function it reaches and the finding
+//! in it; tests/python/test_reach_proofs.py shows Dynamo traces (and breaks in) each of them.
+//! - a base class's `forward` iterating the blocks a subclass's `__init__` builds (the subclass
+//!   is the root; the base forward runs on it), and the mixin method a block calls;
+//! - a `nn.Sequential` subclass with no `forward`: torch's `Sequential.forward` calls each child
+//!   its `__init__` built.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{graphbreak, stdout};
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/reach/inherited_construction")
+}
+
+#[test]
+fn modules_built_by_an_inheriting_subclass_and_sequential_children_are_reached() {
+    let out = graphbreak(
+        &fixture(),
+        &["scan", ".", "--roots", "pkg.model.*", "--show-reached"],
+    );
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    for function in [
+        "pkg.blocks.Block.forward (via pkg.base.Stack.forward)",
+        "pkg.blocks.ScaleMixin.scaled (via pkg.base.Stack.forward)",
+        "pkg.blocks.Patch.forward (via pkg.blocks.Patch.forward)",
+    ] {
+        assert!(text.contains(function), "{function} not reached:\n{text}");
+    }
+}
+
+#[test]
+fn the_hazards_they_run_are_reported() {
+    let out = graphbreak(&fixture(), &["scan", ".", "--roots", "pkg.model.*"]);
+    let text = stdout(&out);
+    for line in ["pkg/blocks.py:8:", "pkg/blocks.py:24:"] {
+        assert!(text.contains(line), "{line} not reported:\n{text}");
+    }
+}
