@@ -4,7 +4,9 @@
 //! - a base class's `forward` iterating the blocks a subclass's `__init__` builds (the subclass
 //!   is the root; the base forward runs on it), and the mixin method a block calls;
 //! - a `nn.Sequential` subclass with no `forward`: torch's `Sequential.forward` calls each child
-//!   its `__init__` built.
+//!   its `__init__` built;
+//! - a method under a project decorator (`@keep_kind(tag=...) def forward`): the name holds the
+//!   wrapper the decorator defines, so calling it runs the wrapper and what the wrapper calls.
 
 mod common;
 
@@ -28,6 +30,8 @@ fn modules_built_by_an_inheriting_subclass_and_sequential_children_are_reached()
         "pkg.blocks.Block.forward (via pkg.base.Stack.forward)",
         "pkg.blocks.ScaleMixin.scaled (via pkg.base.Stack.forward)",
         "pkg.blocks.Patch.forward (via pkg.blocks.Patch.forward)",
+        "pkg.wrappers.keep_kind.wrapper (via pkg.model.Wrapped.forward)",
+        "pkg.wrappers.is_positive (via pkg.model.Wrapped.forward)",
     ] {
         assert!(text.contains(function), "{function} not reached:\n{text}");
     }
@@ -37,7 +41,22 @@ fn modules_built_by_an_inheriting_subclass_and_sequential_children_are_reached()
 fn the_hazards_they_run_are_reported() {
     let out = graphbreak(&fixture(), &["scan", ".", "--roots", "pkg.model.*"]);
     let text = stdout(&out);
-    for line in ["pkg/blocks.py:8:", "pkg/blocks.py:24:"] {
+    for line in [
+        "pkg/blocks.py:8:",
+        "pkg/blocks.py:24:",
+        "pkg/wrappers.py:5:",
+    ] {
         assert!(text.contains(line), "{line} not reported:\n{text}");
     }
+}
+
+#[test]
+fn the_decorator_itself_is_not_reached() {
+    // `keep_kind` runs when the class body is executed (import time), not when forward is called.
+    let out = graphbreak(
+        &fixture(),
+        &["scan", ".", "--roots", "pkg.model.*", "--show-reached"],
+    );
+    let text = stdout(&out);
+    assert!(!text.contains("pkg.wrappers.keep_kind (via"), "{text}");
 }

@@ -39,6 +39,9 @@ pub struct FunctionInfo {
     pub is_property: bool,
     /// Project callables a `return` hands back (`return LOSS_MAPPING[kind]`, `return helper`).
     pub returned_callables: Vec<Sym>,
+    /// The decorators of the `def` (`@d` and `@d(...)`: the called name), resolved in the scope
+    /// around it: a project decorator's wrapper runs whenever the decorated name is called.
+    pub decorators: Vec<Sym>,
     /// When every `return` yields a guard formula, the function is a predicate with this formula.
     pub predicate: Option<Cond>,
     /// Parameters with a literal False / None / 0 default (`profile=False`): name and position

@@ -80,3 +80,8 @@ def test_dynamo_runs_modules_a_subclass_builds_through_the_inherited_forward_and
 def test_dynamo_runs_the_children_of_a_sequential_subclass_without_forward():
     seen = _breaks_in(INHERITED, "pkg.model", "case_chain")
     assert ("blocks.py", 24) in seen, f"breaks seen at {sorted(seen)}"
+
+
+def test_dynamo_runs_the_wrapper_a_project_decorator_returns():
+    seen = _breaks_in(INHERITED, "pkg.model", "case_wrapped")
+    assert ("wrappers.py", 5) in seen, f"breaks seen at {sorted(seen)}"

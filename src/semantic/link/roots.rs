@@ -211,6 +211,28 @@ impl<'a> Project<'a> {
         self.roots = roots;
     }
 
+    /// The functions defined inside `func` that it references (`def wrapper(...)` ... `return
+    /// wrapper`): what a decorator hands back in place of the function it decorates.
+    pub(super) fn nested_functions_referenced(&self, func: FuncRef) -> Vec<FuncRef> {
+        let file = &self.files[func.0 as usize];
+        let outer = &file.functions[func.1 as usize];
+        let mut found = Vec::new();
+        for call in &outer.calls {
+            for target in self.resolve_sym(&call.sym, func.0) {
+                if let Target::Function(inner) = target
+                    && inner.0 == func.0
+                    && inner != func
+                {
+                    let line = file.functions[inner.1 as usize].line;
+                    if outer.line < line && line <= outer.end_line && !found.contains(&inner) {
+                        found.push(inner);
+                    }
+                }
+            }
+        }
+        found
+    }
+
     /// Whether instances of `class` run `torch.nn.Sequential.forward` (no project `forward` on the
     /// way up to a `Sequential` base): it calls every child module in order.
     pub(super) fn runs_children_in_order(&self, class: ClassRef, depth: u32) -> bool {
@@ -377,6 +399,18 @@ impl<'a> Project<'a> {
                     for forward in forwards {
                         note(forward, func, 0, false);
                         queue.push_back(forward);
+                    }
+                }
+            }
+            // `@deco def f`: the name `f` holds what `deco(f)` returned, so calling it runs the
+            // wrapper a project decorator defines inside itself (which calls the original `f`).
+            for decorator in &info.decorators {
+                for target in self.resolve_sym(decorator, func.0) {
+                    if let Target::Function(deco) = target {
+                        for wrapper in self.nested_functions_referenced(deco) {
+                            note(wrapper, func, info.line, false);
+                            queue.push_back(wrapper);
+                        }
                     }
                 }
             }

@@ -3,6 +3,7 @@ from torch import nn
 
 from pkg.base import Stack
 from pkg.blocks import Block, Patch
+from pkg.wrappers import keep_kind
 
 
 class Tower(Stack):
@@ -20,9 +21,23 @@ class Chain(nn.Sequential):
         super().__init__(*layers)
 
 
+class Wrapped(nn.Module):
+    def __init__(self, dim=4):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+
+    @keep_kind(tag="proj")
+    def forward(self, x):
+        return self.proj(x)
+
+
 def case_tower():
     return Tower(), (torch.randn(2, 4),)
 
 
 def case_chain():
     return Chain(), (torch.randn(2, 4),)
+
+
+def case_wrapped():
+    return Wrapped(), (torch.randn(2, 4),)
