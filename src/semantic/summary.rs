@@ -344,6 +344,10 @@ pub struct FileSummary {
     pub self_attr_callables: HashMap<String, HashMap<String, Vec<Sym>>>,
     pub guards: Vec<Guard>,
     pub candidates: Vec<Candidate>,
+    /// Candidates (by index) that hold only when each of these classes derives, through the
+    /// project's classes in any file, from a torch module Dynamo will not wrap: the file alone
+    /// could not tell (`self.rnn = Lstm(...)` with `Lstm` imported from another project file).
+    pub unwrapped_class_checks: HashMap<usize, Box<[Sym]>>,
     /// Diagnostics decided within the file (syntax errors, unreadable, too deep).
     pub file_diagnostics: Vec<Candidate>,
     /// The project's torch floor for this file (guards read version-dependent predicates with it).

@@ -85,3 +85,38 @@ def test_dynamo_runs_the_children_of_a_sequential_subclass_without_forward():
 def test_dynamo_runs_the_wrapper_a_project_decorator_returns():
     seen = _breaks_in(INHERITED, "pkg.model", "case_wrapped")
     assert ("wrappers.py", 5) in seen, f"breaks seen at {sorted(seen)}"
+
+
+CROSS_FILE_RNN = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "cross_file_rnn"
+
+
+def _refused(case: str) -> tuple[list[str], int]:
+    from torch._dynamo.utils import counters
+
+    sys.path.insert(0, str(CROSS_FILE_RNN))
+    try:
+        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+            del sys.modules[name]
+        model = importlib.import_module("pkg.model")
+    finally:
+        sys.path.remove(str(CROSS_FILE_RNN))
+    net, args = getattr(model, case)()
+    torch._dynamo.reset()
+    counters.clear()
+    with torch._dynamo.config.patch(suppress_errors=False):
+        explanation = torch._dynamo.explain(net)(*args)
+    reasons = list(counters["unimplemented"])
+    torch._dynamo.reset()
+    return reasons, explanation.graph_count
+
+
+def test_dynamo_refuses_a_project_rnn_subclass_from_another_file_and_runs_the_frame_eagerly():
+    # tests/cross_file_classes.rs: BR011 at model.py:15 (`self.rnn(...)`, `Lstm` from pkg.layers).
+    reasons, graphs = _refused("case_encoder")
+    assert any("Attempted to wrap RNN, GRU, or LSTM" in r for r in reasons), reasons
+    assert graphs == 0
+
+
+def test_dynamo_traces_a_project_subclass_of_a_wrapped_module_whole():
+    reasons, graphs = _refused("case_gated")
+    assert reasons == [] and graphs == 1, (reasons, graphs)
