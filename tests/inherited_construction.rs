@@ -60,3 +60,44 @@ fn the_decorator_itself_is_not_reached() {
     let text = stdout(&out);
     assert!(!text.contains("pkg.wrappers.keep_kind (via"), "{text}");
 }
+
+#[test]
+fn a_class_root_means_forward_and_a_named_method_roots_that_method() {
+    // Root patterns that match a class root its `forward` (what calling the module runs); an entry
+    // point that is another method (`model.sample(...)` compiled by the user) is rooted by naming
+    // it exactly.
+    let dir = tempfile::tempdir().unwrap();
+    common::write(
+        dir.path(),
+        "m.py",
+        "\
+from torch import nn
+
+
+def denoise_step(x):
+    return x
+
+
+class Sampler(nn.Module):
+    def forward(self, x):
+        return x
+
+    def sample(self, x):
+        return denoise_step(x)
+",
+    );
+    let class_only = stdout(&graphbreak(
+        dir.path(),
+        &["scan", ".", "--roots", "m.Sampler", "--show-reached"],
+    ));
+    assert!(class_only.contains("m.Sampler.forward"), "{class_only}");
+    assert!(!class_only.contains("m.Sampler.sample"), "{class_only}");
+    let named = stdout(&graphbreak(
+        dir.path(),
+        &["scan", ".", "--roots", "m.Sampler.sample", "--show-reached"],
+    ));
+    assert!(
+        named.contains("m.denoise_step (via m.Sampler.sample)"),
+        "{named}"
+    );
+}
