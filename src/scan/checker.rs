@@ -313,6 +313,7 @@ impl<'a> Checker<'a> {
             pending,
             ..
         } = self;
+        let mut unwrapped_class_checks = std::collections::HashMap::default();
         for (candidate, requirement) in pending {
             let holds = match &requirement {
                 Requirement::IntAttribute { class, attr } => semantic.is_int_attribute(class, attr),
@@ -327,10 +328,17 @@ impl<'a> Checker<'a> {
                             .is_some()
                     };
                     let classes = semantic.self_attribute_classes(class, attr);
+                    let undecided: Vec<Sym> = classes
+                        .iter()
+                        .filter(|sym| !semantic.derives_from(sym, &unwrapped))
+                        .map(|sym| (*sym).clone())
+                        .collect();
+                    // A class this file imports (or derives from an imported one) may be a
+                    // project subclass defined elsewhere: linking decides.
+                    if !classes.is_empty() && !undecided.is_empty() {
+                        unwrapped_class_checks.insert(candidates.len(), undecided.into());
+                    }
                     !classes.is_empty()
-                        && classes
-                            .iter()
-                            .all(|sym| semantic.derives_from(sym, &unwrapped))
                 }
                 Requirement::SlotOnHost { slot, on_host } => {
                     semantic.slot_on_host(slot) == *on_host
@@ -342,6 +350,7 @@ impl<'a> Checker<'a> {
         }
         let mut summary = semantic.finish();
         summary.candidates = candidates;
+        summary.unwrapped_class_checks = unwrapped_class_checks;
         summary
     }
 

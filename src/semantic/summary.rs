@@ -39,6 +39,9 @@ pub struct FunctionInfo {
     pub is_property: bool,
     /// Project callables a `return` hands back (`return LOSS_MAPPING[kind]`, `return helper`).
     pub returned_callables: Vec<Sym>,
+    /// The decorators of the `def` (`@d` and `@d(...)`: the called name), resolved in the scope
+    /// around it: a project decorator's wrapper runs whenever the decorated name is called.
+    pub decorators: Vec<Sym>,
     /// When every `return` yields a guard formula, the function is a predicate with this formula.
     pub predicate: Option<Cond>,
     /// Parameters with a literal False / None / 0 default (`profile=False`): name and position
@@ -341,6 +344,10 @@ pub struct FileSummary {
     pub self_attr_callables: HashMap<String, HashMap<String, Vec<Sym>>>,
     pub guards: Vec<Guard>,
     pub candidates: Vec<Candidate>,
+    /// Candidates (by index) that hold only when each of these classes derives, through the
+    /// project's classes in any file, from a torch module Dynamo will not wrap: the file alone
+    /// could not tell (`self.rnn = Lstm(...)` with `Lstm` imported from another project file).
+    pub unwrapped_class_checks: HashMap<usize, Box<[Sym]>>,
     /// Diagnostics decided within the file (syntax errors, unreadable, too deep).
     pub file_diagnostics: Vec<Candidate>,
     /// The project's torch floor for this file (guards read version-dependent predicates with it).

@@ -46,3 +46,93 @@ def test_dynamo_breaks_in_every_function_used_as_a_value():
                 seen.add((path.name, frame.lineno))
     missing = EXPECTED - seen
     assert not missing, f"Dynamo did not break at {sorted(missing)}; breaks seen at {sorted(seen)}"
+
+
+INHERITED = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "inherited_construction"
+
+
+def _breaks_in(fixture: Path, module_name: str, case: str) -> set[tuple[str, int]]:
+    sys.path.insert(0, str(fixture))
+    try:
+        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+            del sys.modules[name]
+        model = importlib.import_module(module_name)
+    finally:
+        sys.path.remove(str(fixture))
+    net, args = getattr(model, case)()
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(net)(*args)
+    return {
+        (Path(frame.filename).name, frame.lineno)
+        for reason in explanation.break_reasons
+        for frame in reason.user_stack
+        if fixture in Path(frame.filename).parents
+    }
+
+
+def test_dynamo_runs_modules_a_subclass_builds_through_the_inherited_forward_and_its_mixin():
+    # tests/inherited_construction.rs: the base forward runs on the subclass and calls its blocks,
+    # whose forward calls the mixin's method (blocks.py:8).
+    seen = _breaks_in(INHERITED, "pkg.model", "case_tower")
+    assert ("blocks.py", 8) in seen, f"breaks seen at {sorted(seen)}"
+
+
+def test_dynamo_runs_the_children_of_a_sequential_subclass_without_forward():
+    seen = _breaks_in(INHERITED, "pkg.model", "case_chain")
+    assert ("blocks.py", 24) in seen, f"breaks seen at {sorted(seen)}"
+
+
+def test_dynamo_runs_the_wrapper_a_project_decorator_returns():
+    seen = _breaks_in(INHERITED, "pkg.model", "case_wrapped")
+    assert ("wrappers.py", 5) in seen, f"breaks seen at {sorted(seen)}"
+
+
+CROSS_FILE_RNN = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "cross_file_rnn"
+
+
+def _refused(case: str) -> tuple[list[str], int]:
+    from torch._dynamo.utils import counters
+
+    sys.path.insert(0, str(CROSS_FILE_RNN))
+    try:
+        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+            del sys.modules[name]
+        model = importlib.import_module("pkg.model")
+    finally:
+        sys.path.remove(str(CROSS_FILE_RNN))
+    net, args = getattr(model, case)()
+    torch._dynamo.reset()
+    counters.clear()
+    with torch._dynamo.config.patch(suppress_errors=False):
+        explanation = torch._dynamo.explain(net)(*args)
+    reasons = list(counters["unimplemented"])
+    torch._dynamo.reset()
+    return reasons, explanation.graph_count
+
+
+def test_dynamo_refuses_a_project_rnn_subclass_from_another_file_and_runs_the_frame_eagerly():
+    # tests/cross_file_classes.rs: BR011 at model.py:15 (`self.rnn(...)`, `Lstm` from pkg.layers).
+    reasons, graphs = _refused("case_encoder")
+    assert any("Attempted to wrap RNN, GRU, or LSTM" in r for r in reasons), reasons
+    assert graphs == 0
+
+
+def test_dynamo_traces_a_project_subclass_of_a_wrapped_module_whole():
+    reasons, graphs = _refused("case_gated")
+    assert reasons == [] and graphs == 1, (reasons, graphs)
+
+
+def test_dynamo_never_runs_a_base_method_every_built_subclass_overrides():
+    # tests/inherited_construction.rs: heads.py:11 (a tensor branch in the base `score`) is not
+    # reported; Dynamo compiles the scorer whole.
+    sys.path.insert(0, str(INHERITED))
+    try:
+        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+            del sys.modules[name]
+        heads = importlib.import_module("pkg.heads")
+    finally:
+        sys.path.remove(str(INHERITED))
+    net, args = heads.case_scorer()
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(net)(*args)
+    assert explanation.graph_break_count == 0 and explanation.graph_count == 1

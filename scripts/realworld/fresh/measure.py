@@ -14,7 +14,8 @@ It computes, per library and overall:
       when a finding's span touches the statement the line belongs to (compound statements by their
       header), the way check's cross-check attributes events to findings.
   (b) reachability agreement: Dynamo-traced functions (functions of the library's files holding a traced
-      line, innermost `def`) vs the functions `graphbreak scan --show-reached --output-format json` reaches
+      line, innermost `def`; a header line counts for the function it heads, and a function none of whose
+      body lines was traced is not traced: its `def` ran in the enclosing frame) vs the functions `graphbreak scan --show-reached --output-format json` reaches
       from the same roots: the share of traced functions reached, and the share of reached functions
       traced in some case.
   (c) a seeded sample of the findings with roots (equal shares per library, the key scheme of
@@ -136,6 +137,7 @@ class SourceMap:
     def __init__(self, root: Path):
         self.root = root
         self._cache: dict[str, tuple[list, list, list[str]]] = {}
+        self._inline: set[tuple[str, int]] = set()
 
     def _load(self, rel: str):
         if rel not in self._cache:
@@ -153,6 +155,8 @@ class SourceMap:
                         qual = f"{prefix}{child.name}"
                         first = min([child.lineno] + [d.lineno for d in child.decorator_list])
                         funcs.append((first, child.lineno, child.end_lineno, qual))
+                        if child.body[0].lineno == child.lineno:
+                            self._inline.add((rel, child.lineno))  # `def f(x): return x`
                         walk(child, qual + ".<locals>.")
                     elif isinstance(child, ast.ClassDef):
                         walk(child, f"{prefix}{child.name}.")
@@ -181,6 +185,10 @@ class SourceMap:
             if def_line <= line <= end and (best is None or def_line >= best[0]):
                 best = (def_line, qual)
         return best
+
+    def body_on_def_line(self, rel: str, def_line: int) -> bool:
+        self._load(rel)
+        return (rel, def_line) in self._inline
 
     def function_by_header(self, rel: str, line: int):
         """The function whose header (first decorator .. def line) holds `line`, else the innermost around it."""
@@ -270,10 +278,22 @@ def runtime_truth(draw: Path, lib: dict, site: Path, src: SourceMap, strict: boo
             rel = rel_to_site(filename, site, lib["package"])
             if rel is None:
                 continue
+            # A line of a function's header (first decorator .. `def`) is ambiguous: the function's own frame
+            # starting (its first instruction carries co_firstlineno, the first decorator's line) or the
+            # enclosing frame running the `def` statement (decorators applied, the function object made). The
+            # function was traced only when some line of its body was; a header-only function's `def` ran in
+            # the frame around it (a nested `@torch.compiler.disable def f` called from a traced forward).
+            body_traced = set()
             for line in lines:
                 fn = src.function_at(rel, line)
+                if fn is not None and (line > fn[0] or src.body_on_def_line(rel, fn[0])):
+                    body_traced.add(fn[0])
+            for line in lines:
+                fn = src.function_by_header(rel, line)
                 if fn is None:
                     continue  # a module-level line (an import run while tracing): no function
+                if fn[0] not in body_traced:
+                    continue  # only its header ran: the `def` statement in the enclosing frame
                 entry = traced_funcs.setdefault((rel, fn[0]), {"file": rel, "line": fn[0], "function": fn[1], "cases": set()})
                 entry["cases"].add(cid)
 

@@ -360,6 +360,54 @@ impl<'a> Project<'a> {
         None
     }
 
+    /// Is `sym` (named in `file`) a project class deriving, through project classes in any file,
+    /// from a torch module Dynamo will not wrap (`rules/data/unwrapped_modules.toml`)?
+    pub(super) fn derives_from_unwrapped(
+        &self,
+        sym: &Sym,
+        file: FileId,
+        floor: Option<crate::config::TorchVersion>,
+    ) -> bool {
+        let unwrapped = |dotted: &str| {
+            TORCH
+                .generated
+                .unwrapped_modules
+                .on_every_from(dotted, floor)
+                .is_some()
+        };
+        if let Sym::Dotted(dotted) = sym
+            && unwrapped(dotted)
+        {
+            return true;
+        }
+        let mut queue: VecDeque<ClassRef> = self
+            .resolve_sym(sym, file)
+            .into_iter()
+            .filter_map(|target| match target {
+                Target::Class(class) => Some(class),
+                _ => None,
+            })
+            .collect();
+        let mut seen: HashSet<ClassRef> = HashSet::default();
+        while let Some(class) = queue.pop_front() {
+            if !seen.insert(class) || seen.len() > 32 {
+                continue;
+            }
+            let bases = &self.files[class.0 as usize].classes[class.1 as usize].bases;
+            let external = bases.iter().any(|base| match base {
+                Sym::Dotted(dotted) => unwrapped(dotted),
+                _ => self
+                    .external_base(base, class.0)
+                    .is_some_and(|dotted| unwrapped(&dotted)),
+            });
+            if external {
+                return true;
+            }
+            queue.extend(self.project_bases(class));
+        }
+        false
+    }
+
     /// The findings of one file that survive linking (rules' project hooks add theirs separately).
     pub fn findings(&self, file: FileId) -> Vec<&Candidate> {
         let summary = &self.files[file as usize];
@@ -372,28 +420,47 @@ impl<'a> Project<'a> {
         summary
             .file_diagnostics
             .iter()
-            .chain(summary.candidates.iter().filter(|c| {
-                let in_scope = match c.scope {
-                    Scope::Anywhere => true,
-                    Scope::CompiledRegion => self.is_traced(file, c),
-                };
-                in_scope
-                    && c.host_index.as_ref().is_none_or(|deps| {
-                        let facts = self.host_index.get_or_init(|| self.solve_host_index());
-                        c.func
-                            .is_some_and(|f| self.index_deps_hold(facts, file, (file, f), deps))
+            .chain(
+                summary
+                    .candidates
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(index, c)| {
+                        let classes_hold =
+                            summary
+                                .unwrapped_class_checks
+                                .get(&index)
+                                .is_none_or(|classes| {
+                                    classes.iter().all(|sym| {
+                                        self.derives_from_unwrapped(sym, file, summary.torch_floor)
+                                    })
+                                });
+                        (classes_hold).then_some(c)
                     })
-                    && !c.holds_below.as_ref().is_some_and(|bound| {
-                        // After an assertion in its own function, or called only after one.
-                        let own = bound
-                            .asserted
-                            .iter()
-                            .filter_map(|flag| self.version_flag(flag, file))
-                            .max();
-                        let callers = c.func.and_then(|f| called_at.get(&f).copied());
-                        own.max(callers).is_some_and(|at| at >= bound.below)
-                    })
-            }))
+                    .filter(|c| {
+                        let in_scope = match c.scope {
+                            Scope::Anywhere => true,
+                            Scope::CompiledRegion => self.is_traced(file, c),
+                        };
+                        in_scope
+                            && c.host_index.as_ref().is_none_or(|deps| {
+                                let facts = self.host_index.get_or_init(|| self.solve_host_index());
+                                c.func.is_some_and(|f| {
+                                    self.index_deps_hold(facts, file, (file, f), deps)
+                                })
+                            })
+                            && !c.holds_below.as_ref().is_some_and(|bound| {
+                                // After an assertion in its own function, or called only after one.
+                                let own = bound
+                                    .asserted
+                                    .iter()
+                                    .filter_map(|flag| self.version_flag(flag, file))
+                                    .max();
+                                let callers = c.func.and_then(|f| called_at.get(&f).copied());
+                                own.max(callers).is_some_and(|at| at >= bound.below)
+                            })
+                    }),
+            )
             .collect()
     }
 

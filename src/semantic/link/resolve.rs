@@ -279,13 +279,21 @@ impl<'a> Project<'a> {
     /// `self.name(...)` may run the class's own (or inherited) method, or an override in any
     /// project subclass — Dynamo traces whichever the instance has.
     pub(super) fn methods_named(&self, class: ClassRef, name: &str) -> Vec<FuncRef> {
-        let mut found: Vec<FuncRef> = self.lookup_method(class, name, 0).into_iter().collect();
+        let inherited = self.lookup_method(class, name, 0);
+        let mut found: Vec<FuncRef> = inherited.into_iter().collect();
         // Most classes have no project subclass: spare the queue and the seen set.
         let Some(direct) = self.subclasses.get(&class) else {
             return found;
         };
         let mut queue: VecDeque<ClassRef> = direct.iter().copied().collect();
         let mut seen = HashSet::default();
+        // With roots: whether some live class runs the inherited method itself (the class, or a
+        // live subclass that does not override it), and whether any live subclass was seen.
+        let mut inherited_runs = self
+            .live_classes
+            .as_ref()
+            .is_none_or(|live| live.contains(&class));
+        let mut live_subclass = false;
         while let Some(sub) = queue.pop_front() {
             if !seen.insert(sub) {
                 continue;
@@ -295,13 +303,53 @@ impl<'a> Project<'a> {
                 .live_classes
                 .as_ref()
                 .is_none_or(|live| live.contains(&sub));
-            if live
-                && let Some(idx) =
-                    with_member_name(&file.classes[sub.1 as usize].qualname, name, |qual| {
-                        file.function_by_name.get(qual).copied()
-                    })
-            {
+            let own = with_member_name(&file.classes[sub.1 as usize].qualname, name, |qual| {
+                file.function_by_name.get(qual).copied()
+            });
+            if live && let Some(idx) = own {
                 found.push((sub.0, idx));
+            }
+            if live {
+                live_subclass = true;
+                if !inherited_runs && inherited.is_some() {
+                    inherited_runs = self.lookup_method(sub, name, 0) == inherited;
+                }
+            }
+            queue.extend(self.subclasses.get(&sub).into_iter().flatten().copied());
+        }
+        // A base class nothing builds whose every live subclass overrides the method: `self.m()`
+        // never runs the base's `m` (only `super().m()` in an override does).
+        if live_subclass
+            && !inherited_runs
+            && let Some(base) = inherited
+        {
+            found.retain(|&f| f != base);
+        }
+        found
+    }
+
+    /// The classes whose instances run `method` of `class` as their own: the class itself and
+    /// every live project subclass that inherits it (does not override it on the way down).
+    pub(super) fn inheritors(&self, method: FuncRef, class: ClassRef) -> Vec<ClassRef> {
+        let mut found = vec![class];
+        let Some(direct) = self.subclasses.get(&class) else {
+            return found;
+        };
+        let name = self.files[method.0 as usize].functions[method.1 as usize]
+            .name
+            .as_str();
+        let mut queue: VecDeque<ClassRef> = direct.iter().copied().collect();
+        let mut seen = HashSet::default();
+        while let Some(sub) = queue.pop_front() {
+            if !seen.insert(sub) {
+                continue;
+            }
+            let live = self
+                .live_classes
+                .as_ref()
+                .is_none_or(|live| live.contains(&sub));
+            if live && self.lookup_method(sub, name, 0) == Some(method) {
+                found.push(sub);
             }
             queue.extend(self.subclasses.get(&sub).into_iter().flatten().copied());
         }

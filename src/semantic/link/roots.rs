@@ -119,6 +119,25 @@ impl<'a> Project<'a> {
                     }
                     if matched && let Some(forward) = self.module_forward(class_ref) {
                         add(forward, format!("--roots {}", pattern.text), &mut roots);
+                    } else if matched && self.runs_children_in_order(class_ref, 0) {
+                        // No project `forward`: calling it runs `nn.Sequential.forward`, which
+                        // calls each child its `__init__` built (`super().__init__(*layers)`).
+                        let init = with_member_name(&class.qualname, "__init__", |qual| {
+                            file.function_by_name.get(qual).copied()
+                        });
+                        for (child, forward) in init
+                            .map(|idx| self.modules_built_by((file_id, idx), 1))
+                            .unwrap_or_default()
+                        {
+                            if let Some(live) = &mut self.live_classes {
+                                live.insert(child);
+                            }
+                            add(
+                                forward,
+                                format!("--roots {} (a child of a Sequential)", pattern.text),
+                                &mut roots,
+                            );
+                        }
                     }
                 }
                 if !pattern.names_functions() {
@@ -190,6 +209,54 @@ impl<'a> Project<'a> {
             }
         }
         self.roots = roots;
+    }
+
+    /// The functions defined inside `func` that it references (`def wrapper(...)` ... `return
+    /// wrapper`): what a decorator hands back in place of the function it decorates.
+    pub(super) fn nested_functions_referenced(&self, func: FuncRef) -> Vec<FuncRef> {
+        let file = &self.files[func.0 as usize];
+        let outer = &file.functions[func.1 as usize];
+        let mut found = Vec::new();
+        for call in &outer.calls {
+            for target in self.resolve_sym(&call.sym, func.0) {
+                if let Target::Function(inner) = target
+                    && inner.0 == func.0
+                    && inner != func
+                {
+                    let line = file.functions[inner.1 as usize].line;
+                    if outer.line < line && line <= outer.end_line && !found.contains(&inner) {
+                        found.push(inner);
+                    }
+                }
+            }
+        }
+        found
+    }
+
+    /// Whether instances of `class` run `torch.nn.Sequential.forward` (no project `forward` on the
+    /// way up to a `Sequential` base): it calls every child module in order.
+    pub(super) fn runs_children_in_order(&self, class: ClassRef, depth: u32) -> bool {
+        if depth > 16 || self.lookup_method(class, "forward", 0).is_some() {
+            return false;
+        }
+        let file = &self.files[class.0 as usize];
+        let direct = file.classes[class.1 as usize].bases.iter().any(|base| {
+            let external = match base {
+                Sym::Dotted(dotted) => Some(dotted.clone()),
+                _ => self.external_base(base, class.0),
+            };
+            external.is_some_and(|dotted| {
+                matches!(
+                    dotted.as_str(),
+                    "torch.nn.Sequential" | "torch.nn.modules.container.Sequential"
+                )
+            })
+        });
+        direct
+            || self
+                .project_bases(class)
+                .into_iter()
+                .any(|base| self.runs_children_in_order(base, depth + 1))
     }
 
     /// The `forward`s of the nn.Modules a factory instantiates, itself or through the project
@@ -314,12 +381,25 @@ impl<'a> Project<'a> {
                 && let Some(class) = &info.class
                 && let Some(&class_idx) = file.class_by_name.get(class)
                 && self.module_classes.contains(&(func.0, class_idx))
-                && expanded.insert((func.0, class_idx))
             {
                 // Submodules are built while constructing the model: in `__init__` and what it
                 // calls (`self._make_layer(...)`), not in `init_criterion()` called from `loss()`.
-                if let Some(&init) = file.function_by_name.get(&format!("{class}.__init__")) {
-                    let init = (func.0, init);
+                // `self` may be an instance of a live subclass that inherits this method (a base
+                // class's `forward` iterating `self.blocks` that the subclass's `__init__` fills):
+                // its `__init__` builds the submodules too.
+                for owner in self.inheritors(func, (func.0, class_idx)) {
+                    if !expanded.insert(owner) {
+                        continue;
+                    }
+                    let owner_file = &self.files[owner.0 as usize];
+                    let owner_class = &owner_file.classes[owner.1 as usize].qualname;
+                    let Some(&init) = owner_file
+                        .function_by_name
+                        .get(&format!("{owner_class}.__init__"))
+                    else {
+                        continue;
+                    };
+                    let init = (owner.0, init);
                     let mut forwards = self.modules_built_directly(init, &mut built);
                     for call in &self.files[init.0 as usize].functions[init.1 as usize].calls {
                         for target in self.resolve_sym(&call.sym, init.0) {
@@ -331,6 +411,18 @@ impl<'a> Project<'a> {
                     for forward in forwards {
                         note(forward, func, 0, false);
                         queue.push_back(forward);
+                    }
+                }
+            }
+            // `@deco def f`: the name `f` holds what `deco(f)` returned, so calling it runs the
+            // wrapper a project decorator defines inside itself (which calls the original `f`).
+            for decorator in &info.decorators {
+                for target in self.resolve_sym(decorator, func.0) {
+                    if let Target::Function(deco) = target {
+                        for wrapper in self.nested_functions_referenced(deco) {
+                            note(wrapper, func, info.line, false);
+                            queue.push_back(wrapper);
+                        }
                     }
                 }
             }

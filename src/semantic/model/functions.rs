@@ -60,6 +60,17 @@ impl<'a> SemanticModel<'a> {
                     || matches!(&d.expression, Expr::Attribute(a) if a.attr.id.as_str() == "cached_property")
             }),
             returned_callables: Vec::new(),
+            decorators: def
+                .decorator_list
+                .iter()
+                .filter_map(|decorator| {
+                    let called = match &decorator.expression {
+                        Expr::Call(call) => &*call.func,
+                        other => other,
+                    };
+                    self.resolve(called)
+                })
+                .collect(),
             predicate: None,
             flag_params: Vec::new(),
             none_flags: Vec::new(),

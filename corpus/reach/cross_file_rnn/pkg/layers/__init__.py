@@ -1,0 +1,3 @@
+from pkg.layers.recurrent import Lstm
+
+__all__ = ["Lstm"]

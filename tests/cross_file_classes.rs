@@ -1,0 +1,29 @@
+//! Class hierarchy across files at link time: a submodule whose class is a project subclass of a
+//! torch module Dynamo will not wrap, defined in another file and imported through a package's
+//! `__init__` (corpus/reach/cross_file_rnn). tests/python/test_reach_proofs.py shows Dynamo
+//! refusing it (GB0014) and running the frame eagerly, and tracing the wrapped one whole.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{graphbreak, stdout};
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/reach/cross_file_rnn")
+}
+
+#[test]
+fn a_submodule_of_an_imported_project_rnn_subclass_is_reported() {
+    let out = graphbreak(&fixture(), &["scan", ".", "--roots", "pkg.model.*"]);
+    let text = stdout(&out);
+    assert!(text.contains("pkg/model.py:15:18: BR011"), "{text}");
+}
+
+#[test]
+fn an_imported_project_subclass_of_a_wrapped_module_is_not() {
+    let out = graphbreak(&fixture(), &["scan", ".", "--roots", "pkg.model.*"]);
+    let text = stdout(&out);
+    assert_eq!(text.matches("BR011").count(), 1, "{text}");
+    assert!(!text.contains("pkg/model.py:24:"), "{text}");
+}
