@@ -135,6 +135,13 @@ impl<'a> SemanticModel<'a> {
             {
                 return TensorKind::NotTensor;
             }
+            // `a.copy()`, `a.astype(t)`: methods torch.Tensor lacks (generated from torch) whose
+            // result has the receiver's kind — `a` is not a tensor, so neither is the result.
+            if TORCH.same_kind_methods.contains(method)
+                && !TORCH.generated.tensor_members.contains(method)
+            {
+                return TensorKind::NotTensor;
+            }
             if TORCH.tensor_returning_methods.contains(method)
                 && self.receiver_may_be_tensor(&attribute.value, depth)
             {
