@@ -121,7 +121,7 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, _qualified: Optio
         None if wraps_host_array(semantic, receiver, 0) => (
             non_blocking_fix(checker, call),
             format!(
-                "host array wrapped as a tensor and copied to the device with a blocking `.{method}()`: the host waits for the device queue to drain, one round trip per call — compiled too: the array is data from outside the graph (a graph input), which Inductor copies on every call (measured on an H200, torch 2.11: one sync per call); pass `non_blocking=True` or keep the data on the device"
+                "host array wrapped as a tensor and copied to the device with a blocking `.{method}()`: the host waits for the device queue to drain, one round trip per call — compiled too: the array is not a constant (a graph input, or computed from one), so Inductor copies it on every call (measured on an H200, torch 2.11: one sync per call); pass `non_blocking=True` or keep the data on the device"
             ),
         ),
         None => (
