@@ -298,8 +298,14 @@ fn check_statement(checker: &mut Checker<'_>, stmt: &Stmt) {
     );
 }
 
-/// Is `index` known to be a boolean tensor (used to index `indexed`)?
-fn is_bool_mask(semantic: &SemanticModel<'_>, index: &Expr, indexed: &Expr, depth: u32) -> bool {
+/// Is `index` known to be a boolean tensor (used to index `indexed`)? (SY003 reads it too: a
+/// host bool mask is not a blocking copy when read through.)
+pub(crate) fn is_bool_mask(
+    semantic: &SemanticModel<'_>,
+    index: &Expr,
+    indexed: &Expr,
+    depth: u32,
+) -> bool {
     if depth > 8 {
         return false;
     }
@@ -335,6 +341,15 @@ fn is_bool_mask(semantic: &SemanticModel<'_>, index: &Expr, indexed: &Expr, dept
                 })
         }
         Expr::Call(call) => match &*call.func {
+            // `mask.cpu()`, `mask.detach()`: the same values, still a mask.
+            Expr::Attribute(attribute)
+                if matches!(
+                    attribute.attr.id.as_str(),
+                    "cpu" | "detach" | "clone" | "contiguous"
+                ) && call.arguments.is_empty() =>
+            {
+                is_bool_mask(semantic, &attribute.value, indexed, depth + 1)
+            }
             // `x.to(torch.bool)` / `x.to(dtype=torch.bool)`.
             Expr::Attribute(attribute) if attribute.attr.id.as_str() == "to" => {
                 call.arguments

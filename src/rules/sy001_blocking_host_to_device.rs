@@ -25,6 +25,11 @@ declare_rule! {
     /// This is an **eager-mode** cost. Compiled with Inductor, a constant host tensor is folded
     /// into the graph: 0 syncs were measured for it on an H200 (issue 7). Code that also runs
     /// eagerly (the first call, a `torch.compiler.disable`d helper, a CPU fallback) still pays it.
+    /// Only a tensor built from constants is folded: one that wraps an existing host array
+    /// (`torch.from_numpy(a)`, `torch.as_tensor(a)` of a numpy value the function did not build,
+    /// such as per-batch targets) is data from outside the graph, a graph input that Inductor
+    /// copies on every call — measured on an H200 with torch 2.11, one sync per call under
+    /// `backend="inductor"` (0 for `torch.arange(8).to(dev)`); the message says which holds.
     ///
     /// Not reported in a memoized function (`@functools.lru_cache`, `@functools.cache`): in eager
     /// mode its body runs once per distinct arguments, not per call; compiled, Dynamo ignores the
@@ -113,6 +118,12 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, _qualified: Optio
                 "tensor made on the host by `torch.{name}(...)` (no `device=`) and copied to the device with a blocking `.{method}()`: in eager mode the host waits for the device queue to drain, one round trip per call (compiled with Inductor the constant is folded into the graph: no sync); create it on the device: `torch.{name}(..., device=...)`"
             ),
         ),
+        None if wraps_host_array(semantic, receiver, 0) => (
+            non_blocking_fix(checker, call),
+            format!(
+                "host array wrapped as a tensor and copied to the device with a blocking `.{method}()`: the host waits for the device queue to drain, one round trip per call — compiled too: the array is not a constant (a graph input, or computed from one), so Inductor copies it on every call (measured on an H200, torch 2.11: one sync per call); pass `non_blocking=True` or keep the data on the device"
+            ),
+        ),
         None => (
             non_blocking_fix(checker, call),
             format!(
@@ -124,6 +135,43 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, _qualified: Optio
         &BlockingHostToDevice::META,
         Finding::new(call.range(), message).with_fix(fix),
     );
+}
+
+/// Does `receiver` wrap an existing host array — `torch.from_numpy(a)`, `torch.as_tensor(a)` of a
+/// numpy value — whose data the function does not build from constants? Compiled, such an array
+/// is a graph input: Inductor cannot fold it, and the copy stays (one sync per call, measured on
+/// an H200 with torch 2.11). An array the function builds itself (`np.ones(3)`) is traced as
+/// tensor ops and folded like any constant.
+fn wraps_host_array(semantic: &SemanticModel<'_>, receiver: &Expr, depth: u32) -> bool {
+    if depth > 4 {
+        return false;
+    }
+    let built_here = |data: &Expr| matches!(data, Expr::Call(c) if semantic.qualified(&c.func).is_some_and(|q| q.starts_with("numpy.")));
+    match receiver {
+        Expr::Call(call) => {
+            if let Some(qualified) = semantic.qualified(&call.func) {
+                let Some(data) = call.arguments.args.first() else {
+                    return false;
+                };
+                return match qualified.as_str() {
+                    "torch.from_numpy" => !built_here(data),
+                    q if TORCH.host_builders.contains(q) => {
+                        semantic.is_numpy_value(data) && !built_here(data)
+                    }
+                    _ => false,
+                };
+            }
+            // `torch.from_numpy(a).float()`: the same data.
+            matches!(&*call.func, Expr::Attribute(attribute)
+                if TORCH.host_preserving_methods.contains(attribute.attr.id.as_str())
+                    && wraps_host_array(semantic, &attribute.value, depth + 1))
+        }
+        Expr::Subscript(subscript) => wraps_host_array(semantic, &subscript.value, depth + 1),
+        Expr::Name(name) => semantic
+            .local_value(name.id.as_str())
+            .is_some_and(|value| wraps_host_array(semantic, value, depth + 1)),
+        _ => false,
+    }
 }
 
 /// The receiver when it is a direct call of a host factory without `device=` (`torch.arange(n)`).

@@ -1,5 +1,7 @@
+use crate::rules::br003_data_dependent_output_shape::is_bool_mask;
 use crate::rules::declare_rule;
 use crate::scan::checker::{Checker, Finding};
+use crate::semantic::model::SemanticModel;
 use crate::semantic::summary::IndexDep;
 use crate::semantic::tensor::TensorKind;
 use ruff_python_ast::{self as ast, Expr};
@@ -28,6 +30,16 @@ declare_rule! {
     /// indexes the device predictions and targets per image and per decoder layer pays dozens
     /// of them per step (measured with `torch.cuda.set_sync_debug_mode`: 48 of a DETR training
     /// step's 107 syncs); the GPU idles while the host waits.
+    ///
+    /// Not reported for a **read** through a host torch bool mask (`x[mask]`, `x[..., mask]` with
+    /// `mask = torch.ones(n, dtype=torch.bool)` or `mask.cpu()`): torch takes the mask's nonzero on
+    /// the host and copies the positions without holding the host — measured on an H200 with
+    /// torch 2.11 (`scripts/device/index_syncs.py`, docs/measurements/2026-12-02-h200-index-syncs.md):
+    /// 0 syncs and no host wait, where a host integer index, a list display or a numpy index each
+    /// held the host for the queued work. A **write** through a host bool mask (`x[mask] = v`) does
+    /// block (one sync), and so does a numpy bool mask, read or written (two): those are reported.
+    /// A value that receives a method torch.Tensor lacks (`a.copy()`, `a.astype(...)`; the
+    /// tensor's members are generated from torch) is a host array, not a device tensor.
     ///
     /// This is an **eager-mode** cost (and that of Dynamo with a non-Inductor backend, such as
     /// `backend="eager"`). Compiled with Inductor, host-built index tensors in the graph
@@ -93,7 +105,27 @@ fn check_subscript(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript) {
     {
         return;
     }
-    let deps = semantic.host_index_deps(index);
+    // Reading through a host *torch* bool mask does not block: torch takes its nonzero on the host
+    // and copies the positions asynchronously (measured on an H200, torch 2.11: no sync, host not
+    // held). Writing through one does, and so does a numpy bool mask either way (see the doc).
+    let elements: Vec<&Expr> = match index {
+        Expr::Tuple(tuple) => tuple.elts.iter().collect(),
+        other => vec![other],
+    };
+    let mut deps = Vec::new();
+    for element in elements {
+        if subscript.ctx == ast::ExprContext::Load
+            && is_bool_mask(semantic, element, base, 1)
+            && !is_numpy_mask(semantic, element, 0)
+        {
+            continue;
+        }
+        for dep in semantic.host_index_deps(element) {
+            if !deps.contains(&dep) {
+                deps.push(dep);
+            }
+        }
+    }
     if deps.is_empty() {
         return;
     }
@@ -130,6 +162,32 @@ fn check_subscript(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript) {
         finding = finding.requiring_host_index(deps);
     }
     checker.report(&HostIndexOnDeviceTensor::META, finding);
+}
+
+/// A numpy bool mask: a numpy value, a comparison of one, or a local holding either. torch
+/// copies such a mask to the device whole and takes its nonzero there (two syncs per read,
+/// measured), unlike a torch host mask.
+fn is_numpy_mask(semantic: &SemanticModel<'_>, mask: &Expr, depth: u32) -> bool {
+    if depth > 4 {
+        return false;
+    }
+    match mask {
+        Expr::Compare(compare) => std::iter::once(&*compare.left)
+            .chain(compare.comparators.iter())
+            .any(|operand| semantic.is_numpy_value(operand)),
+        Expr::UnaryOp(unary) => is_numpy_mask(semantic, &unary.operand, depth + 1),
+        Expr::BinOp(binop) => {
+            is_numpy_mask(semantic, &binop.left, depth + 1)
+                || is_numpy_mask(semantic, &binop.right, depth + 1)
+        }
+        Expr::Name(name) => {
+            semantic.is_numpy_value(mask)
+                || semantic
+                    .local_value(name.id.as_str())
+                    .is_some_and(|value| is_numpy_mask(semantic, value, depth + 1))
+        }
+        other => semantic.is_numpy_value(other),
+    }
 }
 
 /// An expression quoted in a message, cut at 40 characters.

@@ -17,6 +17,7 @@ const SKIPPED_LIBRARY_FUNCTIONS: &str =
     include_str!("../../rules/data/skipped_library_functions.toml");
 const UNWRAPPED_MODULES: &str = include_str!("../../rules/data/unwrapped_modules.toml");
 const GRAPH_BREAKS: &str = include_str!("../../rules/data/graph_breaks.toml");
+const TENSOR_MEMBERS: &str = include_str!("../../rules/data/tensor_members.toml");
 
 #[derive(serde::Deserialize)]
 struct File<T> {
@@ -178,6 +179,10 @@ pub struct Refusal {
     pub gb_type: Option<String>,
 }
 
+/// A table whose entries are names only (`tensor_members.toml`).
+#[derive(Clone, Debug, serde::Deserialize)]
+struct Empty {}
+
 /// `graph_breaks.toml`: one code of Dynamo's graph-break registry.
 #[derive(Clone, Debug, serde::Deserialize)]
 pub struct GraphBreak {
@@ -196,6 +201,9 @@ pub struct Generated {
     pub host_tensor_methods: NameSet,
     /// Tensor methods tagged `dynamic_output_shape` on every call (`nonzero`, `unique`).
     pub dynamic_shape_methods: NameSet,
+    /// Attribute names of `torch.Tensor` on any generated torch (`dir(torch.Tensor)`): a value
+    /// that receives a method outside this set is not a tensor.
+    pub tensor_members: NameSet,
     /// Graph-break type → its code on the newest torch whose registry has it.
     gb_codes: HashMap<String, String>,
 }
@@ -250,6 +258,10 @@ impl Generated {
                 "skipped_library_functions",
             ),
             unwrapped_modules: Versioned::parse(UNWRAPPED_MODULES, "unwrapped_modules"),
+            tensor_members: Versioned::<Empty>::parse(TENSOR_MEMBERS, "tensor_members")
+                .entries
+                .into_keys()
+                .collect(),
             gb_codes,
         }
     }
@@ -293,6 +305,7 @@ mod tests {
                 .is_some()
         );
         assert!(tables.unwrapped_modules.latest("torch.nn.LSTM").is_some());
+        assert!(tables.tensor_members.contains("copy_") && !tables.tensor_members.contains("copy"));
         assert_eq!(
             tables.gb_code("Attempted to call function marked as skipped"),
             Some("GB0007")

@@ -13,6 +13,7 @@ import logging
 import sys
 import tomllib
 
+import numpy as np
 import pytest
 import torch
 import torch._dynamo
@@ -144,6 +145,13 @@ SAMPLE = torch.ones(2, 2, requires_grad=False)
 )
 def test_method_exists_on_tensor(name):
     assert callable(getattr(torch.Tensor, name, None)), f"torch.Tensor.{name}"
+
+
+@pytest.mark.parametrize("name", TENSOR["same_kind_methods"])
+def test_same_kind_method_is_not_a_tensor_method(name):
+    # The receiver of one is not a tensor: torch.Tensor has no such attribute (numpy's ndarray does).
+    assert not hasattr(torch.Tensor, name), f"torch.Tensor.{name}"
+    assert hasattr(np.ndarray, name)
 
 
 @pytest.mark.parametrize("name", TENSOR["metadata_attributes"])

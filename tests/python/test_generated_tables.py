@@ -32,6 +32,7 @@ from torch_data import (  # noqa: E402 - the generators live beside the driver s
     gen_return_types,
     gen_skipped_functions,
     gen_skipped_library_functions,
+    gen_tensor_members,
     gen_unwrapped_modules,
 )
 
@@ -342,3 +343,11 @@ def test_hand_written_tensor_table_does_not_contradict_the_annotations():
     ]
     assert not contradictions, contradictions
     assert kind("Tensor.sum") == "tensor" and kind("Tensor.dim") == "int"
+
+
+def test_tensor_members_are_dir_of_tensor_here():
+    require_generated("tensor_members")
+    _, entries = table("tensor_members")
+    assert set(entries) == set(dir(torch.Tensor)) == set(gen_tensor_members.generate())
+    # The fact the scanner reads: a tensor has no `.copy()` / `.astype()`; an ndarray does.
+    assert "copy" not in entries and "astype" not in entries

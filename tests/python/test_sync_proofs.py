@@ -20,6 +20,7 @@ import contextlib
 import re
 import sys
 import types
+import time
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -137,6 +138,34 @@ def test_sy001_factory_move_synchronizes_and_device_factory_does_not():
     torch.cuda.synchronize()
     with sync_debug_mode("error"):
         on_device(x)
+
+
+def host_seconds_behind_queued_work(fn) -> float:
+    """Host time of one call of `fn` issued behind ~50 ms of queued device work: about 0 when the
+    call does not wait for the device, about the queued time when it does (the blocking claim
+    itself, whatever sync debug mode counts)."""
+    fn()
+    torch.cuda.synchronize()
+    torch.cuda._sleep(100_000_000)
+    start = time.perf_counter()
+    fn()
+    held = time.perf_counter() - start
+    torch.cuda.synchronize()
+    return held
+
+
+@requires_cuda
+def test_sy003_host_bool_mask_read_does_not_hold_the_host_but_a_write_and_an_int_index_do():
+    """Why SY003 skips reads through a host torch bool mask (measured on an H200, torch 2.11)."""
+    x = torch.rand(64, 8, device="cuda")
+    mask = torch.rand(64) > 0.5
+    rows = torch.tensor([0, 2, 5, 7])
+    queued = host_seconds_behind_queued_work(torch.cuda.synchronize)
+    assert queued > 0.02, "the queued device work is too short to tell"
+    assert host_seconds_behind_queued_work(lambda: x[mask]) < queued / 4
+    assert host_seconds_behind_queued_work(lambda: x.__setitem__(mask, 0.0)) > queued / 2
+    assert host_seconds_behind_queued_work(lambda: x[rows]) > queued / 2
+    assert host_seconds_behind_queued_work(lambda: x[mask.numpy()]) > queued / 2
 
 
 # --------------------------------------------------------------------------------------------

@@ -101,7 +101,9 @@ class SpecAugmentMask(nn.Module):
 
     def forward(self, x):
         epsilon = np.random.rand(1).item()  # expect: SY002
-        return x * epsilon
+        # `.astype()` (a method torch.Tensor lacks) keeps a numpy value: still traced, still a break.
+        steps = np.ceil(np.log(x.shape[-1] + 1)).astype("int").item()  # expect: SY002
+        return x * epsilon + steps
 
 
 def _base():

@@ -56,6 +56,33 @@ class HostTableLookup(nn.Module):
         return x + picked.sum() if label else x
 
 
+class HostMaskRead(nn.Module):
+    """Reading through a host *torch* bool mask: torch takes the nonzero on the host and copies
+    the positions without holding the host (0 syncs, no host wait: measured on an H200, torch
+    2.11, docs/measurements/2026-12-02-h200-index-syncs.md). The data-dependent shape is BR003's."""
+
+    def forward(self, x):
+        keep = torch.ones(x.shape[-1], dtype=torch.bool)
+        keep[0] = False
+        return x[..., keep]  # noqa: BR003 (the dynamic-shape read is BR003's; no host copy)
+
+
+def rescale_boxes(boxes, h, w):
+    # `.copy()` / `.astype()` are methods torch.Tensor lacks: these are numpy arrays on the host,
+    # and indexing them with a list copies nothing to any device.
+    out = boxes.copy()
+    out[:, [0, 2]] *= w
+    ints = boxes.astype(np.int64)
+    ints[:, [1, 3]] = h
+    return out, ints
+
+
+class NumpyBoxes(nn.Module):
+    def forward(self, x, boxes):
+        rescale_boxes(boxes, 2, 3)
+        return x * 2
+
+
 def prepare_batch(images, order):
     # Data preparation outside the step: host indexing of host data.
     return [images[i] for i in np.argsort(order)]
@@ -69,5 +96,6 @@ def cases(device):
     return {
         "device_matched_loss": (DeviceMatchedLoss(), (outputs, targets)),
         "scalar_indices": (ScalarIndices(), (torch.rand(4, 4, device=device),)),
+        "numpy_boxes": (NumpyBoxes(), (torch.rand(4, device=device), np.random.rand(3, 4))),
         "mask_and_device_index": (MaskAndDeviceIndex(), (torch.rand(6, 3, device=device), torch.rand(6, device=device))),
     }

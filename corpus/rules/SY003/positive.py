@@ -86,6 +86,18 @@ class HostOrder(nn.Module):
         return scores[order]  # expect: SY003
 
 
+class MaskedWrite(nn.Module):
+    """A *write* through a host bool mask holds the host (one sync, measured on an H200 with
+    torch 2.11), unlike a read through it."""
+
+    def forward(self, x):
+        keep = torch.ones(x.shape[-1], dtype=torch.bool)
+        keep[0] = False
+        y = x.clone()
+        y[..., keep] = 0.0  # expect: SY003
+        return y
+
+
 def detection_batch(device, images=2, queries=5, classes=3):
     generator = torch.Generator().manual_seed(0)
     outputs = {
@@ -110,4 +122,5 @@ def cases(device):
         "matched_loss": (MatchedLoss(GreedyMatcher()), (outputs, targets)),
         "numpy_and_list_rows": (StridedRows(), (torch.rand(6, 3, device=device),)),
         "host_order": (HostOrder(), (scores,)),
+        "masked_write": (MaskedWrite(), (torch.rand(3, 4, device=device),)),
     }

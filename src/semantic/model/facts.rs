@@ -419,9 +419,13 @@ impl<'a> SemanticModel<'a> {
                     return qualified.starts_with("numpy.");
                 }
                 match &*call.func {
-                    // `t.numpy()` makes one; methods of a numpy value stay numpy.
+                    // `t.numpy()` makes one; methods of a numpy value stay numpy. `a.copy()`,
+                    // `a.astype(t)`: methods torch.Tensor lacks (generated from torch) whose result
+                    // has the receiver's kind — a host array, not a tensor. Still a numpy value,
+                    // not "no tensor": Dynamo traces numpy as tensors, so `.item()` of one breaks.
                     Expr::Attribute(attribute) => {
                         attribute.attr.id.as_str() == "numpy"
+                            || is_same_kind_method(attribute.attr.id.as_str())
                             || self.is_numpy_value_depth(&attribute.value, depth + 1)
                     }
                     _ => false,
@@ -438,6 +442,11 @@ impl<'a> SemanticModel<'a> {
             _ => false,
         }
     }
+}
+
+/// A method torch.Tensor lacks whose result has its receiver's kind (`copy`, `astype`).
+fn is_same_kind_method(method: &str) -> bool {
+    TORCH.same_kind_methods.contains(method) && !TORCH.generated.tensor_members.contains(method)
 }
 
 /// Does calling the torch function with this qualified name return a tensor? Torch's own
