@@ -22,6 +22,10 @@ declare_rule! {
     /// two modules, one without the keyword, compiles to two graphs; when every callee accepts
     /// the arguments it is one graph, so only code that really takes the fallback pays.
     ///
+    /// A torch function probed this way (`torch.is_autocast_enabled(device)` with a fallback for
+    /// older torch) is not flagged: Dynamo does not inline it, and on the torch versions that
+    /// accept the argument it binds.
+    ///
     /// ## Example
     /// ```python
     /// def forward(self, x, lengths):
@@ -79,12 +83,16 @@ fn check_statement(checker: &mut Checker<'_>, stmt: &Stmt) {
     }
     let mut tried = Calls::default();
     tried.visit_body(&try_stmt.body);
-    // One finding per try: the first probed call is the cause.
-    let Some(probe) = tried
-        .0
-        .into_iter()
-        .find(|call| retried.contains(&ComparableExpr::from(&*call.func)))
-    else {
+    // One finding per try: the first probed call is the cause. A torch function is not inlined:
+    // probing its signature across torch versions (`torch.is_autocast_enabled(device)`) binds
+    // or fails in C, not in Dynamo's inliner, and binds on the versions that accept it.
+    let semantic = checker.semantic();
+    let Some(probe) = tried.0.into_iter().find(|call| {
+        retried.contains(&ComparableExpr::from(&*call.func))
+            && !semantic
+                .qualified(&call.func)
+                .is_some_and(|name| name == "torch" || name.starts_with("torch."))
+    }) else {
         return;
     };
     checker.report(

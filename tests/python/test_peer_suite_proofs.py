@@ -115,6 +115,14 @@ def test_br014_positive_unbound_arguments_are_refused_not_raised(case):
 @pytest.mark.parametrize("case", list(corpus_cases("BR014", "negative")))
 def test_br014_negative_compiles_whole(case):
     fn, args = corpus_cases("BR014", "negative")[case]
+    if case == "torch_signature_probe" and TORCH_VERSION < (2, 4):
+        # torch.is_autocast_enabled takes no device before 2.4: the C function rejects the
+        # argument while Dynamo evaluates it (an internal error, another hazard), never the
+        # inliner's bind refusal this rule is about.
+        exc = fullgraph_error(fn, args)
+        assert exc is not None and "failed to bind" not in str(exc), exc
+        assert type(exc).__name__ != "ArgsMismatchError", exc
+        return
     assert fullgraph_error(fn, args) is None
     assert compile_once(fn, args) == (1, [])
 

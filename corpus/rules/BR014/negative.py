@@ -28,6 +28,22 @@ class OtherErrorFallback(nn.Module):
         return y
 
 
+def autocast_on(device):
+    """A torch signature probed across versions: torch's own function, not inlined by Dynamo."""
+    try:
+        return torch.is_autocast_enabled(device)
+    except TypeError:
+        return torch.is_autocast_enabled()
+
+
+class VersionProbe(nn.Module):
+    def forward(self, x):
+        return x * 2 if autocast_on(x.device.type) else x + 1
+
+
 def cases():
     """Entry points for the proofs: name -> (callable, example args)."""
-    return {"other_error_fallback": (OtherErrorFallback(), (torch.randn(4),))}
+    return {
+        "other_error_fallback": (OtherErrorFallback(), (torch.randn(4),)),
+        "torch_signature_probe": (VersionProbe(), (torch.randn(4),)),
+    }
