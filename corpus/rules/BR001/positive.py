@@ -226,7 +226,7 @@ class RandomLayerSkip(nn.Module):
     """`all()` over a tensor of booleans reads each element: a data-dependent jump."""
 
     def forward(self, x):
-        keep = torch.rand(3) < 0.5
+        keep = torch.zeros(3).uniform_(0.0, 1.0) < 0.5  # `uniform_` returns a tensor (its annotation)
         if all(keep):  # expect: BR001
             return x * 2
         return x + 1 if any(x.flatten() > 10) else x  # expect: BR001
