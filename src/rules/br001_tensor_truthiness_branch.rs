@@ -33,6 +33,12 @@ declare_rule! {
     /// `torch._assert_async` and keeps tracing, but any other message makes the test a
     /// data-dependent jump like an `if` (measured on torch 2.2, 2.5, 2.8 and 2.11).
     ///
+    /// The builtins `all(t)` / `any(t)` over a tensor iterate it and read the truth of each
+    /// element: the same data-dependent jump, reported at the branch that tests them (`if
+    /// all(keep):` with `keep = torch.rand(n) < p`; measured on torch 2.2, 2.5, 2.8 and 2.11: one
+    /// break, and 0 graphs inside a loop). A list or generator argument is not this rule's
+    /// (`all([x.dim() == 2, ok])` is host values).
+    ///
     /// Shape tests (`x.shape[0] > 1`, `x.dim() == 4`), `is None`, `isinstance`, `len()` and
     /// `self.training` are host values and are not flagged.
     ///
@@ -68,13 +74,19 @@ declare_rule! {
 /// tensor under Dynamo).
 fn check_operand(checker: &mut Checker<'_>, operand: &Expr) {
     let semantic = checker.semantic();
-    if !semantic.in_function() || semantic.tensor_kind(operand) != TensorKind::Tensor {
+    if !semantic.in_function() {
         return;
     }
+    // `all(t)` / `any(t)`: the tensor whose elements are tested.
+    let iterated = iterated_tensor(checker, operand);
+    if iterated.is_none() && semantic.tensor_kind(operand) != TensorKind::Tensor {
+        return;
+    }
+    let tested = iterated.unwrap_or(operand);
     // The sync half holds only for a tensor that can be on an accelerator; in a loop Dynamo
     // cannot resume after the break and gives up on the whole frame (measured on torch 2.2 and
     // 2.11: 0 graphs for a data-dependent `if` inside a `for` or `while` loop).
-    let sync = if semantic.is_on_host(operand) {
+    let sync = if semantic.is_on_host(tested) {
         "; the value is built on the host, so there is no device sync"
     } else {
         "; on an accelerator the host also waits for the device"
@@ -98,6 +110,23 @@ fn check_operand(checker: &mut Checker<'_>, operand: &Expr) {
         &TensorTruthinessBranch::META,
         Finding::new(operand.range(), message).with_hazard(hazard),
     );
+}
+
+/// The tensor that `all(t)` / `any(t)` iterates: the builtin reads each element's truth, so the
+/// test is as data-dependent as `if t.all():`.
+fn iterated_tensor<'e>(checker: &Checker<'_>, operand: &'e Expr) -> Option<&'e Expr> {
+    let Expr::Call(call) = operand else {
+        return None;
+    };
+    let semantic = checker.semantic();
+    let builtin = ["all", "any"]
+        .into_iter()
+        .any(|name| semantic.is_builtin(&call.func, name));
+    if !builtin || call.arguments.args.len() != 1 || !call.arguments.keywords.is_empty() {
+        return None;
+    }
+    let iterated = &call.arguments.args[0];
+    (semantic.tensor_kind(iterated) == TensorKind::Tensor).then_some(iterated)
 }
 
 /// `assert t.max() == t.min(), f"{t.max()}"`: Dynamo rewrites a tensor assert into

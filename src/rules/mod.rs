@@ -24,6 +24,7 @@ pub mod br010_skipped_function_call;
 pub mod br011_unwrapped_module_call;
 pub mod br012_zero_dim_tensor_index;
 pub mod br013_cached_wrapper_call;
+pub mod br014_argument_probe_call;
 pub mod br020_class_statement_in_region;
 pub mod br021_check_message_not_extractable;
 pub mod cf001_suppress_errors;
@@ -207,6 +208,7 @@ pub const ALL: &[&RuleMeta] = &[
     &br011_unwrapped_module_call::UnwrappedModuleCall::META,
     &br012_zero_dim_tensor_index::ZeroDimTensorIndex::META,
     &br013_cached_wrapper_call::CachedWrapperCall::META,
+    &br014_argument_probe_call::ArgumentProbeCall::META,
     &sy001_blocking_host_to_device::BlockingHostToDevice::META,
     &sy002_device_to_host_read::DeviceToHostRead::META,
     &sy003_host_index_on_device_tensor::HostIndexOnDeviceTensor::META,

@@ -199,6 +199,8 @@ pub struct Generated {
     pub unwrapped_modules: Versioned<Refusal>,
     /// Tensor methods whose annotation on the newest torch is a host value (`is_contiguous`).
     pub host_tensor_methods: NameSet,
+    /// Tensor methods whose annotation on the newest torch is exactly a tensor (`uniform_`).
+    pub tensor_tensor_methods: NameSet,
     /// Tensor methods tagged `dynamic_output_shape` on every call (`nonzero`, `unique`).
     pub dynamic_shape_methods: NameSet,
     /// Attribute names of `torch.Tensor` on any generated torch (`dir(torch.Tensor)`): a value
@@ -235,6 +237,17 @@ impl Generated {
             })
             .map(str::to_owned)
             .collect();
+        let tensor_tensor_methods = return_types
+            .entries
+            .keys()
+            .filter_map(|name| name.strip_prefix("Tensor."))
+            .filter(|method| {
+                return_types
+                    .latest(&format!("Tensor.{method}"))
+                    .is_some_and(|returns| returns.returns == "tensor")
+            })
+            .map(str::to_owned)
+            .collect();
         let op_tags: Versioned<OpTags> = Versioned::parse(OP_TAGS, "op_tags");
         let dynamic_shape_methods = op_tags
             .entries
@@ -252,6 +265,7 @@ impl Generated {
             dynamic_shape_methods,
             return_types,
             host_tensor_methods,
+            tensor_tensor_methods,
             skipped_functions: Versioned::parse(SKIPPED_FUNCTIONS, "skipped_functions"),
             skipped_library_functions: Versioned::parse(
                 SKIPPED_LIBRARY_FUNCTIONS,

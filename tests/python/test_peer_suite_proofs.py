@@ -94,6 +94,40 @@ def test_br020_negative_compiles_whole(case):
 
 
 # --------------------------------------------------------------------------------------------
+# BR014 argument-probe-call
+
+
+@pytest.mark.parametrize("case", list(corpus_cases("BR014", "positive")))
+def test_br014_positive_unbound_arguments_are_refused_not_raised(case):
+    fn, args = corpus_cases("BR014", "positive")[case]
+    # Dynamo does not turn the failed binding into a TypeError for the handler: it refuses the
+    # call (2.11: "failed to bind arguments when attempting to inline"; 2.2-2.8: ArgsMismatchError).
+    exc = fullgraph_error(fn, args)
+    assert exc is not None, case
+    assert "failed to bind arguments" in str(exc) or type(exc).__name__ == "ArgsMismatchError", exc
+    torch._dynamo.reset()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compiled = torch.compile(fn, backend="eager")(*args)
+    torch.testing.assert_close(compiled, fn(*args))
+
+
+@pytest.mark.parametrize("case", list(corpus_cases("BR014", "negative")))
+def test_br014_negative_compiles_whole(case):
+    fn, args = corpus_cases("BR014", "negative")[case]
+    if case == "torch_signature_probe" and TORCH_VERSION < (2, 4):
+        # torch.is_autocast_enabled takes no device before 2.4: the C function rejects the
+        # argument while Dynamo evaluates it (an internal error, another hazard), never the
+        # inliner's bind refusal this rule is about.
+        exc = fullgraph_error(fn, args)
+        assert exc is not None and "failed to bind" not in str(exc), exc
+        assert type(exc).__name__ != "ArgsMismatchError", exc
+        return
+    assert fullgraph_error(fn, args) is None
+    assert compile_once(fn, args) == (1, [])
+
+
+# --------------------------------------------------------------------------------------------
 # BR006: torch._dynamo.step_unsupported (torch >= 2.11)
 
 

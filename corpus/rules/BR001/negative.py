@@ -162,6 +162,15 @@ class ConstantMessageAsserts(nn.Module):
         return x + 1
 
 
+class AllOverHostValues(nn.Module):
+    """`all()` / `any()` over a list of shape tests or over a shape: host values."""
+
+    def forward(self, x):
+        if all([x.dim() == 1, x.shape[0] > 1]) and any(x.shape):
+            return x * 2
+        return x
+
+
 class TorchHelpersReturningHostValues(nn.Module):
     # A private torch helper reached through an alias: torch annotates
     # `torch.nn._reduction.get_enum(reduction: str) -> int`, so `mode` is a Python int. A torch
@@ -204,4 +213,5 @@ def cases():
         "scalar_overrides_tensor_attribute": (ScalarOverridesTensorAttribute(), (torch.randn(4),)),
         "constant_message_asserts": (ConstantMessageAsserts(), (torch.randn(4),)),
         "torch_helpers_returning_host_values": (TorchHelpersReturningHostValues(), (torch.randn(4),)),
+        "all_over_host_values": (AllOverHostValues(), (torch.randn(4),)),
     }

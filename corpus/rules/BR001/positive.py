@@ -222,6 +222,16 @@ class BalancedMask(nn.Module):
         return x * 2
 
 
+class RandomLayerSkip(nn.Module):
+    """`all()` over a tensor of booleans reads each element: a data-dependent jump."""
+
+    def forward(self, x):
+        keep = torch.zeros(3).uniform_(0.0, 1.0) < 0.5  # `uniform_` returns a tensor (its annotation)
+        if all(keep):  # expect: BR001
+            return x * 2
+        return x + 1 if any(x.flatten() > 10) else x  # expect: BR001
+
+
 def loop_cases():
     """Branches inside loop bodies: the whole frame runs eagerly."""
     x = torch.randn(4, 8) * 4
@@ -252,4 +262,5 @@ def cases():
         "parameter_weight_in_training": (WeightedAuxLoss().train(), (x,)),
         "tensor_attribute_of_base_class": (ThresholdGate(), (x,)),
         "assert_with_formatted_message": (BalancedMask(), (x,)),
+        "all_and_any_over_a_tensor": (RandomLayerSkip(), (x,)),
     }

@@ -140,6 +140,13 @@ impl<'a> SemanticModel<'a> {
             {
                 return TensorKind::Tensor;
             }
+            // Any other method torch annotates as returning a tensor, on a receiver known to be
+            // one (`torch.zeros(n).uniform_(0, 1)`): the receiver makes it `Tensor.<method>`.
+            if TORCH.generated.tensor_tensor_methods.contains(method)
+                && self.tensor_kind_depth(&attribute.value, depth + 1) == TensorKind::Tensor
+            {
+                return TensorKind::Tensor;
+            }
         }
         TensorKind::Unknown
     }
