@@ -10,6 +10,7 @@ they also run on the older torch venvs (2.2, 2.5, 2.8) the rules' ranges claim:
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import re
 import sys
 import types
@@ -314,3 +315,24 @@ def test_br023_negative_compiles_whole(case):
         assert fullgraph_error(fn, args) is not None
         return
     assert fullgraph_error(fn, args) is None
+
+
+# --------------------------------------------------------------------------------------------
+# BR006 through the type flow: a disabled function passed in as an argument
+# (corpus/typeflow/disabled_argument; flagged with --type-flow)
+
+
+def test_disabled_function_argument_breaks_at_the_call():
+    path = REPO_ROOT / "corpus" / "typeflow" / "disabled_argument" / "model.py"
+    spec = importlib.util.spec_from_file_location("_graphbreak_peer_disabled_argument", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    fn = module.apply._torchdynamo_orig_callable
+    args = (module.eager_helper, torch.randn(3))
+    graphs, reasons = compile_once(fn, args)
+    if TORCH_VERSION >= (2, 8):
+        expected = "Skip calling `torch.compiler.disable()`d function"
+    else:
+        expected = "call torch._dynamo.disable() wrapped function"
+    assert any(expected in r for r in reasons), reasons
+    assert graphs == 1, graphs  # the graph before the call; the disabled call runs eagerly
