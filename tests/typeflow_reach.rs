@@ -292,3 +292,20 @@ fn findings_carry_their_chain_and_why_rejects_bad_lines() {
         assert_eq!(out.status.code(), Some(2), "{bad}: {}", common::text(&out));
     }
 }
+
+#[test]
+fn a_disabled_function_passed_as_an_argument_is_a_deliberate_break_at_the_call() {
+    let dir = fixture("disabled_argument");
+    let flagged = |extra: &[&str]| {
+        let mut args = vec!["scan", ".", "--select", "BR006", "--exit-zero"];
+        args.extend_from_slice(extra);
+        stdout(&graphbreak(&dir, &args))
+    };
+    let with_flow = flagged(&["--type-flow"]);
+    assert!(
+        with_flow.contains("model.py:18:12: BR006 call into `eager_helper` (passed in as a value)"),
+        "{with_flow}"
+    );
+    // Without the type flow the parameter's value is unknown: nothing to report.
+    assert!(!flagged(&[]).contains("BR006"), "{}", flagged(&[]));
+}

@@ -2,7 +2,7 @@ use crate::rules::declare_rule;
 use crate::scan::checker::{Checker, Finding};
 use crate::semantic::Sym;
 use crate::semantic::link::Project;
-use crate::semantic::summary::{Candidate, FileId, Hazard};
+use crate::semantic::summary::{Candidate, FileId, FuncIdx, Hazard};
 use ruff_python_ast as ast;
 use ruff_text_size::Ranged;
 
@@ -11,7 +11,10 @@ declare_rule! {
     /// Reports deliberate graph breaks in code Dynamo traces: explicit calls to
     /// `torch._dynamo.graph_break()` (and, from torch 2.11, `torch._dynamo.step_unsupported()`,
     /// GB4636), and calls into functions decorated with
-    /// `@torch.compiler.disable` / `@torch._dynamo.disable` (anywhere in the project).
+    /// `@torch.compiler.disable` / `@torch._dynamo.disable` (anywhere in the project). With
+    /// `--type-flow`, also a disabled function that reaches the call as a value — passed in as an
+    /// argument (`apply(helper, x)` → `return fn(x)`; GB0098 at the call, measured on torch 2.2 to
+    /// 2.11 in tests/python/test_peer_suite_proofs.py).
     ///
     /// ## Why is this bad?
     /// It is not a bug — someone chose it — but it still costs what every graph break costs: the
@@ -137,6 +140,47 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
         };
         if project.is_traced(file, &candidate) {
             out.push(candidate);
+        }
+    }
+    // A disabled function reached only through the values the type flow follows: passed in as
+    // an argument (`outer(f, x)` → `return fn(x)`), stored and called back. Measured on torch
+    // 2.11: GB0098 at the call, as for a direct call.
+    let mut seen: Vec<(u32, u32)> = out
+        .iter()
+        .map(|c| (c.location.row, c.location.column))
+        .collect();
+    for func in 0..summary.functions.len() as FuncIdx {
+        if !project.may_trace(file, func) {
+            continue;
+        }
+        for (call, name, path, line) in project.disabled_flow_callees(file, func) {
+            let at = (call.location.row, call.location.column);
+            if seen.contains(&at) {
+                continue;
+            }
+            let candidate = Candidate {
+                code: DeliberateGraphBreak::META.code,
+                message: format!(
+                    "call into `{name}` (passed in as a value), which is `@torch.compiler.disable`d ({}:{line}): Dynamo runs it eagerly, a deliberate graph break ({})",
+                    super::file_name(path),
+                    super::graph_break_label("Skip calling `torch.compiler.disable()`d function"),
+                ),
+                location: call.location,
+                end_location: call.end_location,
+                statement_rows: (call.location.row, call.end_location.row),
+                fix: None,
+                func: Some(func),
+                path: call.path.to_vec(),
+                scope: DeliberateGraphBreak::META.scope,
+                hazard: Hazard::GraphBreak,
+                holds_below: None,
+                host_index: None,
+                conditional_block: None,
+            };
+            if project.is_traced(file, &candidate) {
+                seen.push(at);
+                out.push(candidate);
+            }
         }
     }
     out

@@ -27,6 +27,8 @@ pub mod br013_cached_wrapper_call;
 pub mod br014_argument_probe_call;
 pub mod br020_class_statement_in_region;
 pub mod br021_check_message_not_extractable;
+pub mod br022_ndarray_attribute_in_region;
+pub mod br023_tensor_to_string_in_region;
 pub mod cf001_suppress_errors;
 pub mod cf002_dead_compile_gate;
 pub mod cr001_shape_as_tensor_stack;
@@ -96,6 +98,8 @@ pub struct Hooks {
     pub truth_test: Option<fn(&mut Checker<'_>, &Expr)>,
     /// Every attribute expression.
     pub attribute: Option<fn(&mut Checker<'_>, &ast::ExprAttribute)>,
+    /// Every comparison (`a == b`, `a != b < c`, ...).
+    pub compare: Option<fn(&mut Checker<'_>, &ast::ExprCompare)>,
     /// Every subscript expression (loads and store targets; `subscript.ctx` tells which).
     pub subscript: Option<fn(&mut Checker<'_>, &ast::ExprSubscript)>,
     /// Every statement, before its children are visited.
@@ -109,6 +113,7 @@ impl Hooks {
         call: None,
         truth_test: None,
         attribute: None,
+        compare: None,
         subscript: None,
         statement: None,
         project: None,
@@ -220,6 +225,8 @@ pub const ALL: &[&RuleMeta] = &[
     &ts001_patched_torch_compile::PatchedTorchCompile::META,
     &br020_class_statement_in_region::ClassStatementInRegion::META,
     &br021_check_message_not_extractable::CheckMessageNotExtractable::META,
+    &br022_ndarray_attribute_in_region::NdarrayAttributeInRegion::META,
+    &br023_tensor_to_string_in_region::TensorToStringInRegion::META,
     &meta::SyntaxError::META,
     &meta::UnreadableFile::META,
     &meta::TooDeeplyNested::META,

@@ -772,6 +772,11 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 }
             }
             Expr::Compare(compare) => {
+                for rule in rules::ALL {
+                    if let Some(hook) = rule.hooks.compare {
+                        hook(self, compare);
+                    }
+                }
                 if let Some(op) = compare.ops.first() {
                     self.semantic.record_implicit_dunders(
                         &compare.left,

@@ -267,6 +267,48 @@ impl<'a> Project<'a> {
             })
     }
 
+    /// Calls of function `func` that the type flow alone resolves to a disabled project function
+    /// (a function passed in as an argument, `outer(f, x)` → `fn(x)`): the call, and the callee's
+    /// qualified name, file and line.
+    pub fn disabled_flow_callees(
+        &self,
+        file: FileId,
+        func: FuncIdx,
+    ) -> Vec<(
+        &'a crate::semantic::typeflow::FlowCall,
+        String,
+        &'a Path,
+        u32,
+    )> {
+        let mut out = Vec::new();
+        if self.disabled_names.is_empty() {
+            return out;
+        }
+        let Some(scope) = self.files[file as usize].flow.functions.get(func as usize) else {
+            return out;
+        };
+        let calls = &scope.calls;
+        for edge in self.flow.edges.get(&(file, func)).into_iter().flatten() {
+            if edge.by_name {
+                continue;
+            }
+            let (callee_file, idx) = edge.callee;
+            let summary = &self.files[callee_file as usize];
+            let info = &summary.functions[idx as usize];
+            if info.disabled
+                && let Some(call) = calls.get(edge.call as usize)
+            {
+                out.push((
+                    call,
+                    info.qualified_name(),
+                    summary.path.as_path(),
+                    info.line,
+                ));
+            }
+        }
+        out
+    }
+
     /// The first write to outside state in the function(s) `sym` names (a checkpointed body):
     /// the function, its name and file, and the write.
     pub fn outside_write_of(

@@ -485,7 +485,9 @@ impl<'a> SemanticModel<'a> {
             1 => values.pop(),
             _ => Some(ValueExpr::Union(values)),
         };
-        let row = self.location(offset).row;
+        let location = self.location(offset);
+        let end_location = self.location(u32::from(call.end()));
+        let row = location.row;
         let recorded = FlowCall {
             callee,
             positional,
@@ -494,6 +496,8 @@ impl<'a> SemanticModel<'a> {
             double_star: spread(double_star),
             path: self.path.as_slice().into(),
             row,
+            location,
+            end_location,
             by_name_fallback,
         };
         let scope = self.flow_scope_mut();

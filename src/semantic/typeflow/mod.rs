@@ -77,6 +77,9 @@ pub struct FlowCall {
     /// Guards and exception paths leading to the call (a call Dynamo never traces compiles nothing).
     pub path: Box<[PathStep]>,
     pub row: u32,
+    /// Where the call starts and ends (findings about what the type flow found it calls).
+    pub location: crate::source::Location,
+    pub end_location: crate::source::Location,
     /// The receiver is not known to be a tensor: a method call on an unknown value may fall back
     /// to every project class with that method name.
     pub by_name_fallback: bool,
