@@ -256,3 +256,39 @@ class Outer(torch.nn.Module):
     assert!(gated("Outer()"));
     assert!(!gated("Outer(loud=True)"));
 }
+
+/// JUnit follows the exit status: under `warn` an option-tier finding is a passing test case that
+/// carries the finding in `<system-out>`; under `error` it fails like any other.
+#[test]
+fn junit_fails_an_option_tier_case_only_when_the_run_fails_on_it() {
+    let expected = marked();
+    let gated = expected.values().filter(|tag| **tag == "gated").count();
+    let normal = expected.len() - gated;
+    let junit = |mode: &str| {
+        let out = graphbreak(
+            &fixture(),
+            &[
+                "scan",
+                ".",
+                "--no-config",
+                "--output-format",
+                "junit",
+                "--option-gated",
+                mode,
+            ],
+        );
+        stdout(&out)
+    };
+    let warn = junit("warn");
+    let model_cases = |xml: &str, inner: &str| {
+        xml.split("<testcase ")
+            .filter(|case| case.contains("model.py") && case.contains(inner))
+            .count()
+    };
+    assert_eq!(model_cases(&warn, "<failure "), normal, "{warn}");
+    assert_eq!(model_cases(&warn, "<system-out>"), gated, "{warn}");
+    assert!(warn.contains("only with"), "{warn}");
+    let error = junit("error");
+    assert_eq!(model_cases(&error, "<failure "), normal + gated, "{error}");
+    assert_eq!(model_cases(&error, "<system-out>"), 0, "{error}");
+}

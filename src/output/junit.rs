@@ -1,7 +1,10 @@
 //! `--output-format junit`: JUnit XML for CI test-report views (GitLab, Jenkins, Buildkite, Azure).
 //! One `<testsuite>` per file with findings and one failed `<testcase>` per finding; a clean scan
-//! is one passing test case, so the report is never empty (ruff does the same).
+//! is one passing test case, so the report is never empty (ruff does the same). A finding of the
+//! option tier under `--option-gated warn` does not fail the run, so it does not fail its test case
+//! either: it passes with the finding in `<system-out>` (CI views still show it).
 
+use crate::config::OptionGated;
 use crate::diagnostics::Diagnostic;
 use std::io::Write;
 use std::path::Path;
@@ -9,14 +12,16 @@ use std::path::Path;
 pub fn write(
     out: &mut dyn Write,
     diagnostics: &[Diagnostic],
+    option_gated: OptionGated,
     display_path: fn(&Path) -> String,
 ) -> std::io::Result<()> {
+    let fails = |d: &Diagnostic| !d.is_option_gated() || option_gated == OptionGated::Error;
     writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
     let total = diagnostics.len().max(1);
     writeln!(
         out,
         r#"<testsuites name="graphbreak" tests="{total}" failures="{}" errors="0">"#,
-        diagnostics.len()
+        diagnostics.iter().filter(|d| fails(d)).count()
     )?;
     if diagnostics.is_empty() {
         writeln!(
@@ -34,8 +39,9 @@ pub fn write(
         let file = escape(&display_path(&group[0].path));
         writeln!(
             out,
-            r#"  <testsuite name="{file}" tests="{n}" failures="{n}" errors="0">"#,
-            n = group.len()
+            r#"  <testsuite name="{file}" tests="{n}" failures="{failed}" errors="0">"#,
+            n = group.len(),
+            failed = group.iter().filter(|d| fails(d)).count(),
         )?;
         for d in group {
             // `file:row:col`, or `file:cell N:row:col` in a notebook (its rows count within the cell).
@@ -46,12 +52,20 @@ pub fn write(
                 r#"    <testcase name="{code} {place}" classname="{file}" file="{file}" line="{row}">"#,
                 code = d.code,
             )?;
-            writeln!(
-                out,
-                r#"      <failure message="{message}" type="{code}">{place}: {code} {message}</failure>"#,
-                code = d.code,
-                message = escape(&d.message),
-            )?;
+            let message = escape(&d.message);
+            if fails(d) {
+                writeln!(
+                    out,
+                    r#"      <failure message="{message}" type="{code}">{place}: {code} {message}</failure>"#,
+                    code = d.code,
+                )?;
+            } else {
+                writeln!(
+                    out,
+                    r#"      <system-out>{place}: {code} {message}</system-out>"#,
+                    code = d.code,
+                )?;
+            }
             writeln!(out, "    </testcase>")?;
         }
         writeln!(out, "  </testsuite>")?;

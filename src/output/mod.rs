@@ -52,7 +52,7 @@ pub fn write(
         OutputFormat::Json => write_json(out, diagnostics, summary.rule_url_base.as_deref()),
         OutputFormat::Github => write_github(out, diagnostics),
         OutputFormat::Sarif => write_sarif(out, diagnostics, summary.rule_url_base.as_deref()),
-        OutputFormat::Junit => junit::write(out, diagnostics, display_path),
+        OutputFormat::Junit => junit::write(out, diagnostics, summary.option_gated.0, display_path),
     }
 }
 
