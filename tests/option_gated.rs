@@ -50,9 +50,17 @@ fn tiers(args: &[&str]) -> BTreeMap<u32, &'static str> {
 #[test]
 fn each_finding_lands_in_its_marked_tier_with_and_without_roots() {
     let expected = marked();
-    assert_eq!(expected.len(), 8);
+    assert_eq!(expected.len(), 13);
     assert_eq!(tiers(&[]), expected);
-    assert_eq!(tiers(&["--roots", "pkg.model.Net"]), expected);
+    let roots = [
+        "--roots",
+        "pkg.model.Net",
+        "--roots",
+        "pkg.model.Outer",
+        "--roots",
+        "pkg.model.Received",
+    ];
+    assert_eq!(tiers(&roots), expected);
 }
 
 #[test]
@@ -81,13 +89,41 @@ fn a_gated_finding_names_its_option_in_json_and_text() {
     assert!(shown.contains("only with Net(proj=<not None>)"), "{shown}");
     assert!(shown.contains("Found 2 findings"), "{shown}");
     assert!(
-        shown.contains("6 more only with a constructor option"),
+        shown.contains("11 more only with a constructor option"),
         "{shown}"
     );
     // Listed after the normal tier.
     let last_normal = shown.find("model.py:36:").unwrap();
     let first_gated = shown.find("model.py:33:").unwrap();
     assert!(last_normal < first_gated, "{shown}");
+}
+
+/// An attribute copied from a submodule's attribute (`self.flag = self.inner.flag`, or from a
+/// received `net: Inner`), the submodule's attribute read directly, and an option normalized
+/// from `None` (`scale or False`, `shift if shift is not None else False`) are gated by the
+/// submodule's own option, named as `Inner(flag=True)`.
+#[test]
+fn a_borrowed_or_normalized_option_names_the_option_it_comes_from() {
+    let out = graphbreak(
+        &fixture(),
+        &["scan", ".", "--no-config", "--output-format", "json"],
+    );
+    let findings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let gate = |row: u64| {
+        findings
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["location"]["row"] == row)
+            .unwrap_or_else(|| panic!("line {row} reported"))["gated_by"]
+            .clone()
+    };
+    let inner = |option: &str, default: &str| serde_json::json!([{"class": "pkg.model.Inner", "option": option, "default": default, "needs": "True"}]);
+    assert_eq!(gate(71), inner("scale", "None"));
+    assert_eq!(gate(73), inner("shift", "None"));
+    for row in [86, 88, 100] {
+        assert_eq!(gate(row), inner("flag", "False"), "line {row}");
+    }
 }
 
 #[test]

@@ -17,6 +17,7 @@
 //! class or a subclass, `obj.<attr> = ...` or `setattr(obj, "<attr>", ...)` anywhere). Matching
 //! keywords by name only over-approximates "set", never under.
 
+use super::Sym;
 use super::context::ConstValue;
 use super::link::{ClassRef, FuncRef, Project};
 use super::summary::{FileId, PathStep};
@@ -34,6 +35,20 @@ pub struct OptionStore {
     pub default: ConstValue,
     /// The attribute's value when the parameter keeps its default.
     pub value: ConstValue,
+    /// The value replaces a `None` or falsy default (`p or False`): a gated branch needs the
+    /// attribute's value changed, not the default's.
+    pub normalized: bool,
+}
+
+/// `self.<attr> = self.<sub>.<inner>` (or `= net.<inner>`) at the top of `__init__`, `from` the
+/// project class of the submodule (`model/options.rs`).
+#[derive(Clone, Debug)]
+pub struct BorrowedStore {
+    /// Local qualified name of the class that stores it.
+    pub class: String,
+    pub attr: String,
+    pub from: Sym,
+    pub from_attr: String,
 }
 
 /// What a call passes for a keyword.
@@ -54,6 +69,8 @@ pub enum PassedValue {
 #[derive(Debug, Default)]
 pub struct FileOptions {
     pub stores: Vec<OptionStore>,
+    /// Attributes copied from a submodule's attribute in `__init__`.
+    pub borrowed: Vec<BorrowedStore>,
     /// `(class, attr)`: other stores to `self.<attr>` in the class's methods.
     pub overwritten: Vec<(String, String)>,
     /// Attributes stored on objects other than `self` (`m.use_ema = True`, `setattr`).
@@ -72,6 +89,8 @@ pub struct OptionFact {
     pub value: ConstValue,
     /// The class whose constructor takes it (`module.Qual`).
     pub class: String,
+    /// As `OptionStore::normalized`.
+    pub normalized: bool,
 }
 
 /// One option a gated finding needs (`gated_by` in JSON).
@@ -129,6 +148,89 @@ impl<'a> Project<'a> {
         if self.files.iter().all(|f| f.options.stores.is_empty()) {
             return OptionTable::default();
         }
+        let mut table = self.own_option_table();
+        self.add_borrowed_options(&mut table);
+        table
+    }
+
+    /// `self.<attr> = self.<sub>.<inner>`: the attribute is the submodule class's option
+    /// `<inner>` when nothing sets that one and nothing else stores the attribute (one pass over
+    /// the borrowed stores, after the own options are known).
+    fn add_borrowed_options(&self, table: &mut OptionTable) {
+        let mut counts: HashMap<(ClassRef, &str), u32> = HashMap::default();
+        let mut written: HashSet<&str> = HashSet::default();
+        let mut blocked: HashSet<(ClassRef, &str)> = HashSet::default();
+        for (file_id, file) in self.files.iter().enumerate() {
+            let file_id = file_id as FileId;
+            written.extend(file.options.written_anywhere.iter().map(String::as_str));
+            let class_of = |name: &str| file.class_by_name.get(name).map(|&idx| (file_id, idx));
+            for (class, attr) in &file.options.overwritten {
+                blocked.extend(class_of(class).map(|class| (class, attr.as_str())));
+            }
+            for store in &file.options.stores {
+                blocked.extend(class_of(&store.class).map(|class| (class, store.attr.as_str())));
+            }
+            for borrowed in &file.options.borrowed {
+                if let Some(class) = class_of(&borrowed.class) {
+                    *counts.entry((class, borrowed.attr.as_str())).or_default() += 1;
+                }
+            }
+        }
+        let mut found = Vec::new();
+        for (file_id, file) in self.files.iter().enumerate() {
+            let file_id = file_id as FileId;
+            for borrowed in &file.options.borrowed {
+                let Some(&idx) = file.class_by_name.get(&borrowed.class) else {
+                    continue;
+                };
+                let class = (file_id, idx);
+                let attr = borrowed.attr.as_str();
+                if counts.get(&(class, attr)) != Some(&1)
+                    || written.contains(attr)
+                    || self
+                        .class_and_subclasses(class)
+                        .iter()
+                        .any(|&member| blocked.contains(&(member, attr)))
+                {
+                    continue;
+                }
+                let Some(fact) =
+                    self.submodule_option(table, &borrowed.from, file_id, &borrowed.from_attr)
+                else {
+                    continue;
+                };
+                found.push((class, attr.to_owned(), fact.clone()));
+            }
+        }
+        for (class, attr, fact) in found {
+            table.by_class.entry(class).or_default().insert(attr, fact);
+        }
+    }
+
+    /// The option `attr` of the project class `class` names (from `file`), in the own options.
+    fn submodule_option<'t>(
+        &self,
+        table: &'t OptionTable,
+        class: &Sym,
+        file: FileId,
+        attr: &str,
+    ) -> Option<&'t OptionFact> {
+        let mut facts =
+            self.resolve_sym(class, file)
+                .into_iter()
+                .filter_map(|target| match target {
+                    super::link::Target::Class(class) => Some(class),
+                    _ => None,
+                });
+        let inner = facts.next()?;
+        if facts.next().is_some() {
+            return None;
+        }
+        table.by_class.get(&inner)?.get(attr)
+    }
+
+    /// The classes' own options (`self.<attr> = <param>`).
+    fn own_option_table(&self) -> OptionTable {
         let mut keywords: HashMap<&str, Vec<(FileId, &PassedValue)>> = HashMap::default();
         let mut positional: HashMap<&str, u32> = HashMap::default();
         let mut written: HashSet<&str> = HashSet::default();
@@ -280,6 +382,7 @@ impl<'a> Project<'a> {
                     default: store.default.clone(),
                     value: store.value.clone(),
                     class: display,
+                    normalized: store.normalized,
                 },
             );
         }
@@ -311,6 +414,14 @@ impl<'a> Project<'a> {
         }
         let file = &self.files[func.0 as usize];
         let class = file.functions[func.1 as usize].class.as_ref()?;
+        // `self.<sub>.<inner>`: the option of the class `self.<sub>` was built from.
+        if let Some((sub, inner)) = attr.split_once('.') {
+            let typed = file.self_attr_types.get(class)?.get(sub)?;
+            if !matches!(typed, Sym::Dotted(_) | Sym::Local(_)) {
+                return None;
+            }
+            return self.submodule_option(&self.options, typed, func.0, inner);
+        }
         let &idx = file.class_by_name.get(class)?;
         let mut queue = vec![(func.0, idx)];
         let mut seen = 0;
@@ -351,7 +462,11 @@ impl<'a> Project<'a> {
                             class: fact.class.clone(),
                             option: fact.param.clone(),
                             default: python_repr(&fact.default),
-                            needs: needs_text(&fact.default),
+                            needs: needs_text(if fact.normalized {
+                                &fact.value
+                            } else {
+                                &fact.default
+                            }),
                         };
                         if !out.contains(&option) {
                             out.push(option);

@@ -141,6 +141,14 @@ impl<'a> SemanticModel<'a> {
     /// method. Elsewhere the atom still records what a caller's path establishes for the calls
     /// under it, but is not decided.
     fn self_attr_atom(&self, attribute: &ast::ExprAttribute) -> Option<Cond> {
+        // `self.<sub>.<inner>`: decided only as the option of the submodule's class (never at
+        // entry: no caller's guard establishes it).
+        if let Some((_, sub)) = self.self_attribute(&attribute.value) {
+            return Some(Cond::Atom(Atom::SelfAttr {
+                attr: format!("{sub}.{}", attribute.attr.id),
+                at_entry: false,
+            }));
+        }
         let Expr::Name(owner) = &*attribute.value else {
             return None;
         };

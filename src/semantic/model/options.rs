@@ -6,7 +6,7 @@
 
 use super::*;
 use crate::semantic::context::ConstValue;
-use crate::semantic::options::{OptionStore, PassedValue};
+use crate::semantic::options::{BorrowedStore, OptionStore, PassedValue};
 
 impl<'a> SemanticModel<'a> {
     /// Notes the `self.<attr>` stores of an assignment: an option store when it is one, else a
@@ -55,6 +55,10 @@ impl<'a> SemanticModel<'a> {
                 if let Some(store) = value.and_then(|value| self.option_store(&class, attr, value))
                 {
                     self.summary.options.stores.push(store);
+                } else if let Some(borrowed) =
+                    value.and_then(|value| self.borrowed_store(&class, attr, value))
+                {
+                    self.summary.options.borrowed.push(borrowed);
                 } else {
                     self.summary
                         .options
@@ -104,6 +108,36 @@ impl<'a> SemanticModel<'a> {
                     _ => return None,
                 }
             }
+            // `p or False`: the constant when the default is falsy.
+            Expr::BoolOp(bool_op)
+                if bool_op.op == ast::BoolOp::Or
+                    && let [Expr::Name(name), fallback] = &*bool_op.values =>
+            {
+                (name.id.as_str(), Derive::OrElse(ConstValue::of(fallback)?))
+            }
+            // `p if p is not None else False` / `False if p is None else p`.
+            Expr::If(choice) => {
+                let Expr::Compare(compare) = &*choice.test else {
+                    return None;
+                };
+                let Expr::Name(name) = &*compare.left else {
+                    return None;
+                };
+                if compare.ops.len() != 1
+                    || !matches!(&*compare.comparators, [Expr::NoneLiteral(_)])
+                {
+                    return None;
+                }
+                let (kept, fallback) = match compare.ops[0] {
+                    ast::CmpOp::IsNot => (&*choice.body, &*choice.orelse),
+                    ast::CmpOp::Is => (&*choice.orelse, &*choice.body),
+                    _ => return None,
+                };
+                if !matches!(kept, Expr::Name(kept) if kept.id == name.id) {
+                    return None;
+                }
+                (name.id.as_str(), Derive::IfNone(ConstValue::of(fallback)?))
+            }
             _ => return None,
         };
         if frame.values.contains_key(param) {
@@ -125,7 +159,11 @@ impl<'a> SemanticModel<'a> {
             Derive::Bool => ConstValue::Bool(default.truthy()),
             Derive::IsNone => ConstValue::Bool(default == ConstValue::None),
             Derive::IsNotNone => ConstValue::Bool(default != ConstValue::None),
+            Derive::OrElse(ref fallback) if !default.truthy() => fallback.clone(),
+            Derive::IfNone(ref fallback) if default == ConstValue::None => fallback.clone(),
+            Derive::OrElse(_) | Derive::IfNone(_) => default.clone(),
         };
+        let normalized = matches!(derive, Derive::OrElse(_) | Derive::IfNone(_));
         Some(OptionStore {
             class: class.to_owned(),
             attr: attr.to_owned(),
@@ -133,6 +171,40 @@ impl<'a> SemanticModel<'a> {
             position,
             default,
             value,
+            normalized,
+        })
+    }
+
+    /// `self.<attr> = self.<sub>.<inner>` / `= net.<inner>` at the top level of `__init__`, the
+    /// submodule a project class the class builds (`self.<sub> = Inner(...)`) or receives (a
+    /// local built by one, a parameter annotated with one): the attribute is the submodule's
+    /// option `<inner>` when that one is an option nothing sets (decided when linking).
+    fn borrowed_store(&self, class: &str, attr: &str, value: &Expr) -> Option<BorrowedStore> {
+        if !self.path.is_empty() || self.loop_depth > 0 {
+            return None;
+        }
+        let frame = self.function_frame()?;
+        let FrameKind::Function { idx, .. } = &frame.kind else {
+            return None;
+        };
+        if self.summary.functions[*idx as usize].name != "__init__" {
+            return None;
+        }
+        let Expr::Attribute(read) = value else {
+            return None;
+        };
+        let from = match self.self_attribute(&read.value) {
+            Some((owner, sub)) => match self.self_attribute_type(&owner, &sub)? {
+                sym @ (Sym::Dotted(_) | Sym::Local(_)) => sym.clone(),
+                _ => return None,
+            },
+            None => self.instance_class(&read.value)?,
+        };
+        Some(BorrowedStore {
+            class: class.to_owned(),
+            attr: attr.to_owned(),
+            from,
+            from_attr: read.attr.id.to_string(),
         })
     }
 
@@ -267,8 +339,11 @@ impl<'a> SemanticModel<'a> {
 }
 
 /// How an option attribute derives from its parameter.
-#[derive(Clone, Copy)]
 enum Derive {
+    /// `p or <constant>`.
+    OrElse(ConstValue),
+    /// `p if p is not None else <constant>`.
+    IfNone(ConstValue),
     Same,
     Not,
     Bool,

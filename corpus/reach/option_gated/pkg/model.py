@@ -56,3 +56,46 @@ class Net(nn.Module):
         x = x - x.std().item()  # gated: after an early return taken at the default
         return x
 
+
+
+class Inner(nn.Module):
+    def __init__(self, dim, flag=False, scale=None, shift=None):
+        super().__init__()
+        self.lin = nn.Linear(dim, dim)
+        self.flag = flag
+        self.scale = scale or False
+        self.shift = shift if shift is not None else False
+
+    def forward(self, x):
+        if self.scale:
+            x = x * x.mean().item()  # gated: `scale or False` is False at the default
+        if self.shift:
+            x = x - x.mean().item()  # gated: `shift if shift is not None else False` too
+        return self.lin(x)
+
+
+class Outer(nn.Module):
+    def __init__(self, dim, **inner_options):
+        super().__init__()
+        self.inner = Inner(dim, **inner_options)
+        self.flag = self.inner.flag
+
+    def forward(self, x):
+        x = self.inner(x)
+        if self.flag:
+            x = x + x.max().item()  # gated: borrowed from the submodule's option
+        if self.inner.flag:
+            x = x + x.min().item()  # gated: the submodule's option read directly
+        return x
+
+
+class Received(nn.Module):
+    def __init__(self, net: Inner):
+        super().__init__()
+        self.net = net
+        self.flag = net.flag
+
+    def forward(self, x):
+        if self.flag:
+            x = x * x.std().item()  # gated: borrowed from a received submodule's option
+        return self.net(x)
