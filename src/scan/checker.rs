@@ -91,7 +91,9 @@ pub struct Checker<'a> {
     semantic: SemanticModel<'a>,
     candidates: Vec<Candidate>,
     /// Findings waiting for a fact known only once the file is walked.
-    pending: Vec<(Candidate, Requirement)>,
+    /// Most of them are dropped (BR011 reports every call or attribute read of a `self.<attr>`),
+    /// so their rows and columns are computed only for those that hold.
+    pending: Vec<(Unplaced<'a>, Requirement)>,
     depth: u32,
     too_deep: bool,
     /// The statement being visited (rows are computed only when a finding is reported).
@@ -271,38 +273,34 @@ impl<'a> Checker<'a> {
             ),
             (hazard, _) => (hazard, finding.message),
         };
-        let candidate = Candidate {
-            code: meta.code,
-            message,
-            location: self.semantic.location(finding.range.start().into()),
-            end_location: self.semantic.location(finding.range.end().into()),
-            statement_rows: self.statement.map_or_else(
-                || {
-                    let row = self.row(finding.range.start());
-                    (row, row)
-                },
-                |stmt| self.statement_rows_of(stmt),
-            ),
-            fix: finding.fix,
-            func,
-            path: self.semantic.path().to_vec(),
-            scope: meta.scope,
-            hazard,
-            holds_below: finding.holds_below.map(|below| VersionBound {
-                below,
-                asserted: self
-                    .semantic
-                    .version_flags_asserted_before(finding.range.start().into()),
-            }),
-            host_index: finding.host_index,
-            conditional_block: self
-                .conditional_blocks
-                .last()
-                .map(|range| (self.row(range.start()), self.row(range.end()))),
+        let unplaced = Unplaced {
+            candidate: Candidate {
+                code: meta.code,
+                message,
+                location: Location { row: 0, column: 0 },
+                end_location: Location { row: 0, column: 0 },
+                statement_rows: (0, 0),
+                fix: finding.fix,
+                func,
+                path: self.semantic.path().to_vec(),
+                scope: meta.scope,
+                hazard,
+                holds_below: finding.holds_below.map(|below| VersionBound {
+                    below,
+                    asserted: self
+                        .semantic
+                        .version_flags_asserted_before(finding.range.start().into()),
+                }),
+                host_index: finding.host_index,
+                conditional_block: None,
+            },
+            range: finding.range,
+            statement: self.statement,
+            conditional_block: self.conditional_blocks.last().copied(),
         };
         match finding.requires {
-            Some(requirement) => self.pending.push((candidate, requirement)),
-            None => self.candidates.push(candidate),
+            Some(requirement) => self.pending.push((unplaced, requirement)),
+            None => self.candidates.push(unplaced.place(&self.semantic)),
         }
     }
 
@@ -314,7 +312,7 @@ impl<'a> Checker<'a> {
             ..
         } = self;
         let mut unwrapped_class_checks = std::collections::HashMap::default();
-        for (candidate, requirement) in pending {
+        for (unplaced, requirement) in pending {
             let holds = match &requirement {
                 Requirement::IntAttribute { class, attr } => semantic.is_int_attribute(class, attr),
                 Requirement::UnwrappedModuleAttribute { class, attr } => {
@@ -345,7 +343,7 @@ impl<'a> Checker<'a> {
                 }
             };
             if holds {
-                candidates.push(candidate);
+                candidates.push(unplaced.place(&semantic));
             }
         }
         let mut summary = semantic.finish();
@@ -371,27 +369,6 @@ impl<'a> Checker<'a> {
                 location,
                 location,
             ));
-    }
-
-    fn row(&self, offset: TextSize) -> u32 {
-        self.semantic.location(offset.into()).row
-    }
-
-    /// The rows a finding inside `stmt` is attributed to: the whole statement for simple ones,
-    /// the header (up to the end of its test / iterable / items) for compound ones.
-    fn statement_rows_of(&self, stmt: &Stmt) -> (u32, u32) {
-        let header_end = match stmt {
-            Stmt::If(s) => s.test.end(),
-            Stmt::While(s) => s.test.end(),
-            Stmt::For(s) => s.iter.end(),
-            Stmt::With(s) => s.items.last().map_or(s.start(), Ranged::end),
-            Stmt::Match(s) => s.subject.end(),
-            Stmt::Try(s) => s.start(),
-            Stmt::FunctionDef(s) => s.parameters.end(),
-            Stmt::ClassDef(s) => s.arguments.as_ref().map_or(s.name.end(), |a| a.end()),
-            other => other.end(),
-        };
-        (self.row(stmt.start()), self.row(header_end))
     }
 
     /// Walks the operands of a branch test the way Python evaluates them (`and`/`or` short-circuit,
@@ -858,4 +835,61 @@ impl<'a> Visitor<'a> for Checker<'a> {
 /// The range a block of statements spans (`None` for an empty one).
 fn body_range(body: &[Stmt]) -> Option<TextRange> {
     Some(TextRange::new(body.first()?.start(), body.last()?.end()))
+}
+
+fn row_of(semantic: &SemanticModel<'_>, offset: TextSize) -> u32 {
+    semantic.location(offset.into()).row
+}
+
+/// A finding with everything that depends on where the walk is, but not yet its rows and
+/// columns (line lookups and a character count per location).
+struct Unplaced<'a> {
+    candidate: Candidate,
+    range: TextRange,
+    statement: Option<&'a Stmt>,
+    conditional_block: Option<TextRange>,
+}
+
+impl Unplaced<'_> {
+    fn place(self, semantic: &SemanticModel<'_>) -> Candidate {
+        let Unplaced {
+            mut candidate,
+            range,
+            statement,
+            conditional_block,
+        } = self;
+        candidate.location = semantic.location(range.start().into());
+        candidate.end_location = semantic.location(range.end().into());
+        candidate.statement_rows = statement.map_or_else(
+            || {
+                let row = row_of(semantic, range.start());
+                (row, row)
+            },
+            |stmt| statement_rows_of(semantic, stmt),
+        );
+        candidate.conditional_block = conditional_block.map(|range| {
+            (
+                row_of(semantic, range.start()),
+                row_of(semantic, range.end()),
+            )
+        });
+        candidate
+    }
+}
+
+/// The rows a finding inside `stmt` is attributed to: the whole statement for simple ones,
+/// the header (up to the end of its test / iterable / items) for compound ones.
+fn statement_rows_of(semantic: &SemanticModel<'_>, stmt: &Stmt) -> (u32, u32) {
+    let header_end = match stmt {
+        Stmt::If(s) => s.test.end(),
+        Stmt::While(s) => s.test.end(),
+        Stmt::For(s) => s.iter.end(),
+        Stmt::With(s) => s.items.last().map_or(s.start(), Ranged::end),
+        Stmt::Match(s) => s.subject.end(),
+        Stmt::Try(s) => s.start(),
+        Stmt::FunctionDef(s) => s.parameters.end(),
+        Stmt::ClassDef(s) => s.arguments.as_ref().map_or(s.name.end(), |a| a.end()),
+        other => other.end(),
+    };
+    (row_of(semantic, stmt.start()), row_of(semantic, header_end))
 }
