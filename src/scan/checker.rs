@@ -314,6 +314,7 @@ impl<'a> Checker<'a> {
             ..
         } = self;
         let mut unwrapped_class_checks = std::collections::HashMap::default();
+        let mut factory_class_checks = std::collections::HashMap::default();
         for (candidate, requirement) in pending {
             let holds = match &requirement {
                 Requirement::IntAttribute { class, attr } => semantic.is_int_attribute(class, attr),
@@ -328,17 +329,25 @@ impl<'a> Checker<'a> {
                             .is_some()
                     };
                     let classes = semantic.self_attribute_classes(class, attr);
-                    let undecided: Vec<Sym> = classes
-                        .iter()
-                        .filter(|sym| !semantic.derives_from(sym, &unwrapped))
-                        .map(|sym| (*sym).clone())
-                        .collect();
-                    // A class this file imports (or derives from an imported one) may be a
-                    // project subclass defined elsewhere: linking decides.
-                    if !classes.is_empty() && !undecided.is_empty() {
-                        unwrapped_class_checks.insert(candidates.len(), undecided.into());
+                    // Picked by a helper imported from another file: linking decides.
+                    if classes.is_empty()
+                        && let Some(helper) = semantic.self_attribute_imported_factory(class, attr)
+                    {
+                        factory_class_checks.insert(candidates.len(), helper.clone());
+                        true
+                    } else {
+                        let undecided: Vec<Sym> = classes
+                            .iter()
+                            .filter(|sym| !semantic.derives_from(sym, &unwrapped))
+                            .map(|sym| (*sym).clone())
+                            .collect();
+                        // A class this file imports (or derives from an imported one) may be a
+                        // project subclass defined elsewhere: linking decides.
+                        if !classes.is_empty() && !undecided.is_empty() {
+                            unwrapped_class_checks.insert(candidates.len(), undecided.into());
+                        }
+                        !classes.is_empty()
                     }
-                    !classes.is_empty()
                 }
                 Requirement::SlotOnHost { slot, on_host } => {
                     semantic.slot_on_host(slot) == *on_host
@@ -351,6 +360,7 @@ impl<'a> Checker<'a> {
         let mut summary = semantic.finish();
         summary.candidates = candidates;
         summary.unwrapped_class_checks = unwrapped_class_checks;
+        summary.factory_class_checks = factory_class_checks;
         summary
     }
 

@@ -284,8 +284,13 @@ impl<'a> SemanticModel<'a> {
             .map(|(name, dict)| (name.clone(), self.dispatch_callees(dict)))
             .filter(|(_, callees)| !callees.is_empty())
             .collect();
+        let factories: HashMap<String, Box<[Sym]>> = self
+            .class_factory_returns()
+            .map(|(qual, classes)| (qual.clone(), classes.clone().into()))
+            .collect();
         let mut summary = self.summary;
         summary.module_dispatch = dispatch;
+        summary.class_factory_returns = factories;
         for (name, binding) in self.module_bindings {
             match binding {
                 Binding::Import(target) => {
