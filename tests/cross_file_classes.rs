@@ -35,7 +35,7 @@ fn a_submodule_built_from_a_class_an_imported_helper_picks_is_reported_when_ever
     // (pkg/layers/picking.py) bind a project RNN subclass to the local it returns.
     let out = graphbreak(&fixture(), &["scan", ".", "--roots", "pkg.picked.*"]);
     let text = stdout(&out);
-    assert!(text.contains("pkg/picked.py:14:18: BR011"), "{text}");
+    assert!(text.contains("pkg/picked.py:15:18: BR011"), "{text}");
 }
 
 #[test]
@@ -44,6 +44,17 @@ fn a_helper_that_may_return_its_parameter_is_no_rnn_pick() {
     // not every class it can return is an RNN kind, so `self.layer(x)` is not reported.
     let out = graphbreak(&fixture(), &["scan", ".", "--roots", "pkg.picked.*"]);
     let text = stdout(&out);
-    assert_eq!(text.matches("BR011").count(), 1, "{text}");
-    assert!(!text.contains("pkg/picked.py:25:"), "{text}");
+    assert_eq!(text.matches("BR011").count(), 3, "{text}");
+    assert!(!text.contains("pkg/picked.py:26:"), "{text}");
+}
+
+#[test]
+fn a_parameter_narrowed_by_a_class_test_keeps_the_pick_an_rnn_kind() {
+    // `pick_known`: the caller's class is returned only inside `issubclass(cell, nn.LSTM)`;
+    // `pick_kept`: a module instance inside `isinstance(cell, nn.Module)` builds no submodule
+    // when called with constructor arguments, so only `Lstm` can be built.
+    let out = graphbreak(&fixture(), &["scan", ".", "--roots", "pkg.picked.*"]);
+    let text = stdout(&out);
+    assert!(text.contains("pkg/picked.py:36:18: BR011"), "{text}");
+    assert!(text.contains("pkg/picked.py:47:18: BR011"), "{text}");
 }

@@ -445,7 +445,9 @@ impl<'a> Checker<'a> {
         // when every branch that gets there agrees.
         let mut join = self.semantic.begin_join();
         let guard = self.semantic.enter_guard(&stmt_if.test, Branch::WhenTrue);
+        let narrowing = self.semantic.enter_narrowing(&stmt_if.test);
         self.visit_branch(&stmt_if.body);
+        self.semantic.leave_narrowing(narrowing);
         self.semantic.end_path(&mut join, !path_ends(&stmt_if.body));
         if let Some(g) = guard {
             self.semantic.pop_step();
@@ -459,7 +461,9 @@ impl<'a> Checker<'a> {
                     self.visit_truth_test(test);
                     self.visit_expr(test);
                     let clause_guard = self.semantic.enter_guard(test, Branch::WhenTrue);
+                    let narrowing = self.semantic.enter_narrowing(test);
                     self.visit_branch(&clause.body);
+                    self.semantic.leave_narrowing(narrowing);
                     if let Some(g) = clause_guard {
                         self.semantic.pop_step();
                         self.semantic

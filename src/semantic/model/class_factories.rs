@@ -8,11 +8,22 @@
 
 use super::SemanticModel;
 use crate::semantic::Sym;
+use crate::semantic::data::TORCH;
 use ruff_python_ast::{Expr, Stmt};
 use rustc_hash::FxHashMap;
 
 /// Deeper class chains (or conditional expressions) than this are not followed.
 const MAX_DEPTH: u32 = 16;
+
+/// What a branch test says a name holds inside the branch.
+pub(crate) enum Narrowed {
+    /// `issubclass(name, C)`: a subclass of `C`.
+    SubclassOf(Sym),
+    /// `isinstance(name, C)` with `C` an `nn.Module` class: a module instance. Called with
+    /// constructor arguments (`cls(dim, ...)`) it runs its `forward` and builds no submodule, so
+    /// as a class picker's result that branch contributes no class.
+    ModuleInstance,
+}
 
 #[derive(Default)]
 pub(crate) struct ClassFactories {
@@ -92,6 +103,39 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
+    /// Entering the true branch of `test`: `issubclass(name, C)` narrows `name` to a subclass of
+    /// `C` there, `isinstance(name, C)` (an `nn.Module` class) to a module instance ([`Narrowed`]).
+    /// Returns what [`Self::leave_narrowing`] restores.
+    pub(crate) fn enter_narrowing(&mut self, test: &Expr) -> usize {
+        let depth = self.narrowed.len();
+        let Expr::Call(call) = test else { return depth };
+        let instance = self.is_builtin(&call.func, "isinstance");
+        if !(instance || self.is_builtin(&call.func, "issubclass"))
+            || !call.arguments.keywords.is_empty()
+        {
+            return depth;
+        }
+        let [Expr::Name(name), kind] = &*call.arguments.args else {
+            return depth;
+        };
+        let Some(class @ (Sym::Local(_) | Sym::Dotted(_))) = self.resolve(kind) else {
+            return depth;
+        };
+        let narrowed = if !instance {
+            Narrowed::SubclassOf(class)
+        } else if self.derives_from(&class, &|dotted| TORCH.is_module_base(dotted)) {
+            Narrowed::ModuleInstance
+        } else {
+            return depth;
+        };
+        self.narrowed.push((name.id.to_string(), narrowed));
+        depth
+    }
+
+    pub(crate) fn leave_narrowing(&mut self, depth: usize) {
+        self.narrowed.truncate(depth);
+    }
+
     /// The names each branch of `value` resolves to; false if some branch is not a plain name.
     fn returned_names(&self, value: &Expr, out: &mut Vec<Sym>, depth: u32) -> bool {
         if depth > MAX_DEPTH {
@@ -113,6 +157,18 @@ impl<'a> SemanticModel<'a> {
                 }
                 None => false,
             };
+        }
+        if let Expr::Name(name) = value
+            && let Some((_, narrowed)) = self
+                .narrowed
+                .iter()
+                .rev()
+                .find(|(narrowed, _)| narrowed == name.id.as_str())
+        {
+            if let Narrowed::SubclassOf(class) = narrowed {
+                out.push(class.clone());
+            }
+            return true;
         }
         match value {
             Expr::If(if_exp) => {

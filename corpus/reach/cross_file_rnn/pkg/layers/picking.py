@@ -24,3 +24,22 @@ def pick_layer(kind, default):
     else:
         layer = default
     return layer
+
+
+def pick_known(cell):
+    # A class the caller passes is kept only inside `issubclass(cell, nn.LSTM)`: still an RNN kind.
+    if issubclass(cell, nn.LSTM):
+        chosen = cell
+    else:
+        chosen = Gru
+    return chosen
+
+
+def pick_kept(cell):
+    # A module instance passed in is kept: called with constructor arguments it runs its
+    # `forward` and builds no submodule, so the only classes this can build are `Lstm`.
+    if isinstance(cell, nn.Module):
+        chosen = cell
+    else:
+        chosen = Lstm
+    return chosen
