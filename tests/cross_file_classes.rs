@@ -1,6 +1,7 @@
 //! Class hierarchy across files at link time: a submodule whose class is a project subclass of a
 //! torch module Dynamo will not wrap, defined in another file and imported through a package's
-//! `__init__` (corpus/reach/cross_file_rnn). tests/python/test_reach_proofs.py shows Dynamo
+//! `__init__`, or picked by a helper in another file and bound through a local
+//! (corpus/reach/cross_file_rnn). tests/python/test_reach_proofs.py shows Dynamo
 //! refusing it (GB0014) and running the frame eagerly, and tracing the wrapped one whole.
 
 mod common;
@@ -26,4 +27,34 @@ fn an_imported_project_subclass_of_a_wrapped_module_is_not() {
     let text = stdout(&out);
     assert_eq!(text.matches("BR011").count(), 1, "{text}");
     assert!(!text.contains("pkg/model.py:24:"), "{text}");
+}
+
+#[test]
+fn a_submodule_built_from_a_class_an_imported_helper_picks_is_reported_when_every_pick_is_an_rnn() {
+    // `cell_cls = pick_cell(kind)`; `self.rnn = cell_cls(...)`: both branches of `pick_cell`
+    // (pkg/layers/picking.py) bind a project RNN subclass to the local it returns.
+    let out = graphbreak(&fixture(), &["scan", ".", "--roots", "pkg.picked.*"]);
+    let text = stdout(&out);
+    assert!(text.contains("pkg/picked.py:15:18: BR011"), "{text}");
+}
+
+#[test]
+fn a_helper_that_may_return_its_parameter_is_no_rnn_pick() {
+    // `pick_layer` returns the caller's `default` in one branch (here `nn.Linear`, traced whole):
+    // not every class it can return is an RNN kind, so `self.layer(x)` is not reported.
+    let out = graphbreak(&fixture(), &["scan", ".", "--roots", "pkg.picked.*"]);
+    let text = stdout(&out);
+    assert_eq!(text.matches("BR011").count(), 3, "{text}");
+    assert!(!text.contains("pkg/picked.py:26:"), "{text}");
+}
+
+#[test]
+fn a_parameter_narrowed_by_a_class_test_keeps_the_pick_an_rnn_kind() {
+    // `pick_known`: the caller's class is returned only inside `issubclass(cell, nn.LSTM)`;
+    // `pick_kept`: a module instance inside `isinstance(cell, nn.Module)` builds no submodule
+    // when called with constructor arguments, so only `Lstm` can be built.
+    let out = graphbreak(&fixture(), &["scan", ".", "--roots", "pkg.picked.*"]);
+    let text = stdout(&out);
+    assert!(text.contains("pkg/picked.py:36:18: BR011"), "{text}");
+    assert!(text.contains("pkg/picked.py:47:18: BR011"), "{text}");
 }

@@ -312,6 +312,7 @@ impl<'a> Checker<'a> {
             ..
         } = self;
         let mut unwrapped_class_checks = std::collections::HashMap::default();
+        let mut factory_class_checks = std::collections::HashMap::default();
         for (unplaced, requirement) in pending {
             let holds = match &requirement {
                 Requirement::IntAttribute { class, attr } => semantic.is_int_attribute(class, attr),
@@ -326,17 +327,25 @@ impl<'a> Checker<'a> {
                             .is_some()
                     };
                     let classes = semantic.self_attribute_classes(class, attr);
-                    let undecided: Vec<Sym> = classes
-                        .iter()
-                        .filter(|sym| !semantic.derives_from(sym, &unwrapped))
-                        .map(|sym| (*sym).clone())
-                        .collect();
-                    // A class this file imports (or derives from an imported one) may be a
-                    // project subclass defined elsewhere: linking decides.
-                    if !classes.is_empty() && !undecided.is_empty() {
-                        unwrapped_class_checks.insert(candidates.len(), undecided.into());
+                    // Picked by a helper imported from another file: linking decides.
+                    if classes.is_empty()
+                        && let Some(helper) = semantic.self_attribute_imported_factory(class, attr)
+                    {
+                        factory_class_checks.insert(candidates.len(), helper.clone());
+                        true
+                    } else {
+                        let undecided: Vec<Sym> = classes
+                            .iter()
+                            .filter(|sym| !semantic.derives_from(sym, &unwrapped))
+                            .map(|sym| (*sym).clone())
+                            .collect();
+                        // A class this file imports (or derives from an imported one) may be a
+                        // project subclass defined elsewhere: linking decides.
+                        if !classes.is_empty() && !undecided.is_empty() {
+                            unwrapped_class_checks.insert(candidates.len(), undecided.into());
+                        }
+                        !classes.is_empty()
                     }
-                    !classes.is_empty()
                 }
                 Requirement::SlotOnHost { slot, on_host } => {
                     semantic.slot_on_host(slot) == *on_host
@@ -349,6 +358,7 @@ impl<'a> Checker<'a> {
         let mut summary = semantic.finish();
         summary.candidates = candidates;
         summary.unwrapped_class_checks = unwrapped_class_checks;
+        summary.factory_class_checks = factory_class_checks;
         summary
     }
 
@@ -412,7 +422,9 @@ impl<'a> Checker<'a> {
         // when every branch that gets there agrees.
         let mut join = self.semantic.begin_join();
         let guard = self.semantic.enter_guard(&stmt_if.test, Branch::WhenTrue);
+        let narrowing = self.semantic.enter_narrowing(&stmt_if.test);
         self.visit_branch(&stmt_if.body);
+        self.semantic.leave_narrowing(narrowing);
         self.semantic.end_path(&mut join, !path_ends(&stmt_if.body));
         if let Some(g) = guard {
             self.semantic.pop_step();
@@ -426,7 +438,9 @@ impl<'a> Checker<'a> {
                     self.visit_truth_test(test);
                     self.visit_expr(test);
                     let clause_guard = self.semantic.enter_guard(test, Branch::WhenTrue);
+                    let narrowing = self.semantic.enter_narrowing(test);
                     self.visit_branch(&clause.body);
+                    self.semantic.leave_narrowing(narrowing);
                     if let Some(g) = clause_guard {
                         self.semantic.pop_step();
                         self.semantic

@@ -141,6 +141,9 @@ pub struct SemanticModel<'a> {
     try_body_depth: u32,
     /// Attributes probed by an enclosing `hasattr(...) and ...` or conditional expression.
     probes: Vec<String>,
+    /// Names narrowed to a class by the `if isinstance(name, C)` / `issubclass(name, C)` branches
+    /// around the code being visited (`model/class_factories.rs`).
+    narrowed: Vec<(String, class_factories::Narrowed)>,
     /// `(class, attr)` pairs some method initializes to a Python int (`self.calls = 0`).
     int_attributes: HashMap<String, HashSet<String>>,
     /// Where the tensors kept in `self.<attr>[...]` slots live (`model/slots.rs`).
@@ -238,6 +241,7 @@ impl<'a> SemanticModel<'a> {
             loop_depth: 0,
             try_body_depth: 0,
             probes: Vec::new(),
+            narrowed: Vec::new(),
             version_asserts: Vec::new(),
             int_attributes: HashMap::new(),
             slot_places: slots::SlotPlaces::default(),
@@ -284,8 +288,13 @@ impl<'a> SemanticModel<'a> {
             .map(|(name, dict)| (name.clone(), self.dispatch_callees(dict)))
             .filter(|(_, callees)| !callees.is_empty())
             .collect();
+        let factories: HashMap<String, Box<[Sym]>> = self
+            .class_factory_returns()
+            .map(|(qual, classes)| (qual.clone(), classes.clone().into()))
+            .collect();
         let mut summary = self.summary;
         summary.module_dispatch = dispatch;
+        summary.class_factory_returns = factories;
         for (name, binding) in self.module_bindings {
             match binding {
                 Binding::Import(target) => {

@@ -348,6 +348,13 @@ pub struct FileSummary {
     /// project's classes in any file, from a torch module Dynamo will not wrap: the file alone
     /// could not tell (`self.rnn = Lstm(...)` with `Lstm` imported from another project file).
     pub unwrapped_class_checks: HashMap<usize, Box<[Sym]>>,
+    /// Candidates (by index) that hold only when the helper this file imported to pick a
+    /// submodule's class (`cls = pick(kind)`; `self.rnn = cls(...)`) is a project function all of
+    /// whose returned classes derive from a torch module Dynamo will not wrap.
+    pub factory_class_checks: HashMap<usize, Sym>,
+    /// Module-level functions (by local qualified name) all of whose `return`s name classes, with
+    /// those classes as named in this file (read by files that import the function).
+    pub class_factory_returns: HashMap<String, Box<[Sym]>>,
     /// Diagnostics decided within the file (syntax errors, unreadable, too deep).
     pub file_diagnostics: Vec<Candidate>,
     /// The project's torch floor for this file (guards read version-dependent predicates with it).

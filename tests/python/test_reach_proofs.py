@@ -90,14 +90,14 @@ def test_dynamo_runs_the_wrapper_a_project_decorator_returns():
 CROSS_FILE_RNN = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "cross_file_rnn"
 
 
-def _refused(case: str) -> tuple[list[str], int]:
+def _refused(case: str, module: str = "pkg.model") -> tuple[list[str], int]:
     from torch._dynamo.utils import counters
 
     sys.path.insert(0, str(CROSS_FILE_RNN))
     try:
         for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
             del sys.modules[name]
-        model = importlib.import_module("pkg.model")
+        model = importlib.import_module(module)
     finally:
         sys.path.remove(str(CROSS_FILE_RNN))
     net, args = getattr(model, case)()
@@ -119,6 +119,27 @@ def test_dynamo_refuses_a_project_rnn_subclass_from_another_file_and_runs_the_fr
 
 def test_dynamo_traces_a_project_subclass_of_a_wrapped_module_whole():
     reasons, graphs = _refused("case_gated")
+    assert reasons == [] and graphs == 1, (reasons, graphs)
+
+
+def test_dynamo_refuses_an_rnn_class_an_imported_helper_picked_through_a_local():
+    # tests/cross_file_classes.rs: BR011 at picked.py:15 (`self.rnn(...)`, class from `pick_cell`).
+    reasons, graphs = _refused("case_picked_encoder", "pkg.picked")
+    assert any("Attempted to wrap RNN, GRU, or LSTM" in r for r in reasons), reasons
+    assert graphs == 0
+
+
+def test_dynamo_refuses_the_rnn_classes_picked_through_a_narrowed_parameter():
+    # picked.py:36 (`pick_known`, issubclass) and :47 (`pick_kept`, isinstance) are reported.
+    for case in ("case_known_encoder", "case_kept_encoder"):
+        reasons, graphs = _refused(case, "pkg.picked")
+        assert any("Attempted to wrap RNN, GRU, or LSTM" in r for r in reasons), (case, reasons)
+        assert graphs == 0, case
+
+
+def test_dynamo_traces_a_class_a_helper_returned_from_its_parameter_whole():
+    # picked.py:26 is not reported: `pick_layer` handed back the caller's `nn.Linear`.
+    reasons, graphs = _refused("case_picked_layer", "pkg.picked")
     assert reasons == [] and graphs == 1, (reasons, graphs)
 
 

@@ -450,6 +450,36 @@ impl<'a> Project<'a> {
         false
     }
 
+    /// Is `helper` (named in `file`) a project function every class it can return derives from a
+    /// torch module Dynamo will not wrap? Unknown returns (a parameter, a call) make it no.
+    pub(super) fn factory_returns_unwrapped(
+        &self,
+        helper: &Sym,
+        file: FileId,
+        floor: Option<crate::config::TorchVersion>,
+    ) -> bool {
+        let targets = self.resolve_sym(helper, file);
+        !targets.is_empty()
+            && targets.iter().all(|target| {
+                let Target::Function((home, idx)) = *target else {
+                    return false;
+                };
+                let summary = &self.files[home as usize];
+                let function = &summary.functions[idx as usize];
+                if function.class.is_some() {
+                    return false;
+                }
+                summary
+                    .class_factory_returns
+                    .get(&function.name)
+                    .is_some_and(|classes| {
+                        classes
+                            .iter()
+                            .all(|sym| self.derives_from_unwrapped(sym, home, floor))
+                    })
+            })
+    }
+
     /// The findings of one file that survive linking (rules' project hooks add theirs separately).
     pub fn findings(&self, file: FileId) -> Vec<&Candidate> {
         let summary = &self.files[file as usize];
@@ -477,7 +507,18 @@ impl<'a> Project<'a> {
                                         self.derives_from_unwrapped(sym, file, summary.torch_floor)
                                     })
                                 });
-                        (classes_hold).then_some(c)
+                        let factory_holds =
+                            summary
+                                .factory_class_checks
+                                .get(&index)
+                                .is_none_or(|helper| {
+                                    self.factory_returns_unwrapped(
+                                        helper,
+                                        file,
+                                        summary.torch_floor,
+                                    )
+                                });
+                        (classes_hold && factory_holds).then_some(c)
                     })
                     .filter(|c| {
                         let in_scope = match c.scope {

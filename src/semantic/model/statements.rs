@@ -139,6 +139,11 @@ impl<'a> SemanticModel<'a> {
         let numpy = self.is_numpy_value(value);
         let on_host = self.is_on_host_given(value, host_built, numpy);
         let shape_list = self.is_shape_tensor_sequence(value);
+        for target in targets {
+            if let Expr::Name(name) = target {
+                self.note_assigned_class(name.id.as_str(), value);
+            }
+        }
         let Some(frame) = self.function_frame_mut() else {
             return;
         };
