@@ -299,11 +299,6 @@ impl<'a> Project<'a> {
             {
                 break;
             }
-            if !live_same {
-                // `self.m()` targets depend on which classes are live (overrides in live
-                // subclasses, a base method only some live class runs): resolve them again.
-                callees.clear();
-            }
             project.live_classes = grown;
             project.flags_pinned = pinned;
             project.vararg_lens = vararg_lens;

@@ -142,18 +142,3 @@ def test_dynamo_traces_a_class_a_helper_returned_from_its_parameter_whole():
     reasons, graphs = _refused("case_picked_layer", "pkg.picked")
     assert reasons == [] and graphs == 1, (reasons, graphs)
 
-
-def test_dynamo_never_runs_a_base_method_every_built_subclass_overrides():
-    # tests/inherited_construction.rs: heads.py:11 (a tensor branch in the base `score`) is not
-    # reported; Dynamo compiles the scorer whole.
-    sys.path.insert(0, str(INHERITED))
-    try:
-        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
-            del sys.modules[name]
-        heads = importlib.import_module("pkg.heads")
-    finally:
-        sys.path.remove(str(INHERITED))
-    net, args = heads.case_scorer()
-    torch._dynamo.reset()
-    explanation = torch._dynamo.explain(net)(*args)
-    assert explanation.graph_break_count == 0 and explanation.graph_count == 1
