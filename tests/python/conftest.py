@@ -8,6 +8,8 @@ import sys
 import types
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 HARNESS_ROOT = REPO / "src" / "check" / "harness"
 CORPUS_DIR = REPO / "corpus" / "rules"
@@ -74,3 +76,20 @@ def resolve(dotted: str):
             obj = getattr(obj, attr)
         return obj
     raise ImportError(dotted)
+
+
+@pytest.fixture(autouse=True)
+def _forget_corpus_packages():
+    """Fixture packages under corpus/ share top-level names (several are `pkg`): a module one test
+    imported from one fixture must not answer another test's import from a different fixture, so
+    every module loaded from corpus/ is dropped from `sys.modules` after each test."""
+    yield
+    corpus = REPO / "corpus"
+    for name, module in list(sys.modules.items()):
+        # A namespace package has no __file__, only the folders on its __path__.
+        path = getattr(module, "__path__", None)
+        places = [getattr(module, "__file__", None)]
+        if isinstance(path, (list, tuple)) or type(path).__name__ == "_NamespacePath":
+            places += list(path)
+        if any(isinstance(place, str) and corpus in Path(place).resolve().parents for place in places):
+            del sys.modules[name]
