@@ -226,28 +226,22 @@ impl Generated {
             }
         }
         let return_types: Versioned<Returns> = Versioned::parse(RETURN_TYPES, "return_types");
-        let host_tensor_methods = return_types
-            .entries
-            .keys()
-            .filter_map(|name| name.strip_prefix("Tensor."))
-            .filter(|method| {
-                return_types
-                    .latest(&format!("Tensor.{method}"))
-                    .is_some_and(|returns| !returns.is_tensor())
-            })
-            .map(str::to_owned)
-            .collect();
-        let tensor_tensor_methods = return_types
-            .entries
-            .keys()
-            .filter_map(|name| name.strip_prefix("Tensor."))
-            .filter(|method| {
-                return_types
-                    .latest(&format!("Tensor.{method}"))
-                    .is_some_and(|returns| returns.returns == "tensor")
-            })
-            .map(str::to_owned)
-            .collect();
+        // Tensor methods whose latest annotated return satisfies `keep`.
+        let tensor_methods_returning = |keep: fn(&Returns) -> bool| {
+            return_types
+                .entries
+                .keys()
+                .filter_map(|name| name.strip_prefix("Tensor."))
+                .filter(|method| {
+                    return_types
+                        .latest(&format!("Tensor.{method}"))
+                        .is_some_and(keep)
+                })
+                .map(str::to_owned)
+                .collect()
+        };
+        let host_tensor_methods = tensor_methods_returning(|returns| !returns.is_tensor());
+        let tensor_tensor_methods = tensor_methods_returning(|returns| returns.returns == "tensor");
         let op_tags: Versioned<OpTags> = Versioned::parse(OP_TAGS, "op_tags");
         let dynamic_shape_methods = op_tags
             .entries

@@ -45,36 +45,8 @@ impl<'a> SemanticModel<'a> {
                     return None;
                 }
                 let (param, _) = self.unchanged_param(name)?;
-                let equals = |constant: ConstValue| {
+                compared_with_constant(op, comparator, |constant| {
                     Cond::Atom(Atom::ParamTest(param.clone(), ParamTest::Equals(constant)))
-                };
-                let positive = match op {
-                    ast::CmpOp::Eq | ast::CmpOp::NotEq => equals(ConstValue::of(comparator)?),
-                    // Identity and equality agree for `None` and the booleans only.
-                    ast::CmpOp::Is | ast::CmpOp::IsNot => match ConstValue::of(comparator)? {
-                        constant @ (ConstValue::None | ConstValue::Bool(_)) => equals(constant),
-                        _ => return None,
-                    },
-                    ast::CmpOp::In | ast::CmpOp::NotIn => {
-                        let elements = match comparator {
-                            Expr::Tuple(tuple) => &tuple.elts,
-                            Expr::List(list) => &list.elts,
-                            Expr::Set(set) => &set.elts,
-                            _ => return None,
-                        };
-                        let options = elements
-                            .iter()
-                            .map(|element| ConstValue::of(element).map(equals))
-                            .collect::<Option<Vec<_>>>()?;
-                        Cond::Or(options)
-                    }
-                    _ => return None,
-                };
-                Some(match op {
-                    ast::CmpOp::NotEq | ast::CmpOp::IsNot | ast::CmpOp::NotIn => {
-                        Cond::Not(Box::new(positive))
-                    }
-                    _ => positive,
                 })
             }
             _ => None,
@@ -96,39 +68,11 @@ impl<'a> SemanticModel<'a> {
                 };
                 let op = compare.ops[0];
                 let comparator = compare.comparators.first()?;
-                let equals = |constant: ConstValue| {
+                compared_with_constant(op, comparator, |constant| {
                     Cond::Atom(Atom::SelfAttrIs {
                         attr: attr.clone(),
                         test: ParamTest::Equals(constant),
                     })
-                };
-                let positive = match op {
-                    ast::CmpOp::Eq | ast::CmpOp::NotEq => equals(ConstValue::of(comparator)?),
-                    ast::CmpOp::Is | ast::CmpOp::IsNot => match ConstValue::of(comparator)? {
-                        constant @ (ConstValue::None | ConstValue::Bool(_)) => equals(constant),
-                        _ => return None,
-                    },
-                    ast::CmpOp::In | ast::CmpOp::NotIn => {
-                        let elements = match comparator {
-                            Expr::Tuple(tuple) => &tuple.elts,
-                            Expr::List(list) => &list.elts,
-                            Expr::Set(set) => &set.elts,
-                            _ => return None,
-                        };
-                        Cond::Or(
-                            elements
-                                .iter()
-                                .map(|element| ConstValue::of(element).map(equals))
-                                .collect::<Option<Vec<_>>>()?,
-                        )
-                    }
-                    _ => return None,
-                };
-                Some(match op {
-                    ast::CmpOp::NotEq | ast::CmpOp::IsNot | ast::CmpOp::NotIn => {
-                        Cond::Not(Box::new(positive))
-                    }
-                    _ => positive,
                 })
             }
             _ => None,
@@ -274,4 +218,40 @@ impl<'a> SemanticModel<'a> {
             writes.push(attr.to_owned());
         }
     }
+}
+
+/// `x <op> comparator` as a condition over `equals(c)` (x equals the constant c): `==`/`!=` with a
+/// constant, `is`/`is not` with `None` or a boolean (identity and equality agree for those only),
+/// `in`/`not in` a literal tuple, list or set of constants. `None` for any other comparison.
+fn compared_with_constant(
+    op: ast::CmpOp,
+    comparator: &Expr,
+    equals: impl Fn(ConstValue) -> Cond,
+) -> Option<Cond> {
+    let positive = match op {
+        ast::CmpOp::Eq | ast::CmpOp::NotEq => equals(ConstValue::of(comparator)?),
+        ast::CmpOp::Is | ast::CmpOp::IsNot => match ConstValue::of(comparator)? {
+            constant @ (ConstValue::None | ConstValue::Bool(_)) => equals(constant),
+            _ => return None,
+        },
+        ast::CmpOp::In | ast::CmpOp::NotIn => {
+            let elements = match comparator {
+                Expr::Tuple(tuple) => &tuple.elts,
+                Expr::List(list) => &list.elts,
+                Expr::Set(set) => &set.elts,
+                _ => return None,
+            };
+            Cond::Or(
+                elements
+                    .iter()
+                    .map(|element| ConstValue::of(element).map(&equals))
+                    .collect::<Option<Vec<_>>>()?,
+            )
+        }
+        _ => return None,
+    };
+    Some(match op {
+        ast::CmpOp::NotEq | ast::CmpOp::IsNot | ast::CmpOp::NotIn => Cond::Not(Box::new(positive)),
+        _ => positive,
+    })
 }
