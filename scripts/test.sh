@@ -17,7 +17,9 @@ PY
 then
   echo "==> creating $VENV with ${PY_PINS[*]}"
   python3 -m venv "$VENV"
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check "${PY_PINS[@]}"
+  # --no-cache-dir: torch with its CUDA libraries is several GB; a cached copy doubles the disk it
+  # needs (CI once ran out of disk in this step).
+  "$VENV/bin/pip" install --quiet --no-cache-dir --disable-pip-version-check "${PY_PINS[@]}"
 fi
 # The HTML report is tested in a real headless browser (tests/check_html.rs): Debian's chromium.
 if ! command -v "${GRAPHBREAK_CHROMIUM:-chromium}" >/dev/null 2>&1; then
@@ -51,7 +53,7 @@ PY
 then
   echo "==> creating $TOOLS_VENV with ${TOOL_PINS[*]}"
   python3 -m venv "$TOOLS_VENV"
-  "$TOOLS_VENV/bin/pip" install --quiet --disable-pip-version-check "${TOOL_PINS[@]}"
+  "$TOOLS_VENV/bin/pip" install --quiet --no-cache-dir --disable-pip-version-check "${TOOL_PINS[@]}"
 fi
 # Keep the check harness's compile caches inside the tree so runs never touch the user's cache.
 export XDG_CACHE_HOME="${XDG_CACHE_HOME:-$PWD/target/test-cache}"
