@@ -1,6 +1,7 @@
 //! graphbreak: find what `torch.compile` will break, recompile or stall — statically (`scan`) and by
 //! compiling the project's real configs (`check`).
 
+mod allocator;
 mod cache;
 mod check;
 mod config;
@@ -172,6 +173,7 @@ struct ScanArgs {
 }
 
 fn main() -> ExitCode {
+    allocator::keep_freed_pages();
     let cli = Cli::parse();
     match cli.command {
         Command::Scan(args) => run_scan(args),

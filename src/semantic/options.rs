@@ -72,13 +72,15 @@ pub struct FileOptions {
     /// Attributes copied from a submodule's attribute in `__init__`.
     pub borrowed: Vec<BorrowedStore>,
     /// `(class, attr)`: other stores to `self.<attr>` in the class's methods.
-    pub overwritten: Vec<(String, String)>,
+    pub overwritten: HashSet<(String, String)>,
     /// Attributes stored on objects other than `self` (`m.use_ema = True`, `setattr`).
-    pub written_anywhere: Vec<String>,
-    /// Keywords passed by calls, deduplicated.
-    pub keywords: Vec<(String, PassedValue)>,
-    /// `(called name, positional arguments passed)`; `u32::MAX` for a `*args` spread.
-    pub positional: Vec<(String, u32)>,
+    pub written_anywhere: HashSet<String>,
+    /// Keyword → the distinct values calls pass for it. Keyed by name so that noting a call's
+    /// keyword compares only with the values seen for that name (every call is noted).
+    pub keywords: HashMap<String, Vec<PassedValue>>,
+    /// Called name → the most positional arguments any call passes it; `u32::MAX` for a
+    /// `*args` spread. Only the maximum is read, so one entry per name, not one per call.
+    pub positional: HashMap<String, u32>,
 }
 
 /// An option of a class nothing in the tree sets.
@@ -237,11 +239,11 @@ impl<'a> Project<'a> {
         let mut overwritten: HashSet<(ClassRef, &str)> = HashSet::default();
         for (file_id, file) in self.files.iter().enumerate() {
             let options = &file.options;
-            for (name, value) in &options.keywords {
+            for (name, values) in &options.keywords {
                 keywords
                     .entry(name)
                     .or_default()
-                    .push((file_id as FileId, value));
+                    .extend(values.iter().map(|value| (file_id as FileId, value)));
             }
             for (callee, count) in &options.positional {
                 let max = positional.entry(callee).or_default();

@@ -489,6 +489,9 @@ impl<'a> Project<'a> {
         } else {
             HashMap::default()
         };
+        // BR011 candidates of one file name the same few classes many times over (every use of
+        // `self.<attr>`): each class is decided once.
+        let mut derives: HashMap<&Sym, bool> = HashMap::default();
         summary
             .file_diagnostics
             .iter()
@@ -504,7 +507,13 @@ impl<'a> Project<'a> {
                                 .get(&index)
                                 .is_none_or(|classes| {
                                     classes.iter().all(|sym| {
-                                        self.derives_from_unwrapped(sym, file, summary.torch_floor)
+                                        *derives.entry(sym).or_insert_with(|| {
+                                            self.derives_from_unwrapped(
+                                                sym,
+                                                file,
+                                                summary.torch_floor,
+                                            )
+                                        })
                                     })
                                 });
                         let factory_holds =

@@ -12,15 +12,19 @@ impl<'a> SemanticModel<'a> {
     /// Notes the `self.<attr>` stores of an assignment: an option store when it is one, else a
     /// store that may change the attribute (any object's `.attr` outside `self` by name).
     pub(crate) fn note_option_stores(&mut self, stmt: &'a Stmt) {
-        let (targets, value): (Vec<&Expr>, Option<&Expr>) = match stmt {
-            Stmt::Assign(assign) => (assign.targets.iter().collect(), Some(&*assign.value)),
-            Stmt::AugAssign(assign) => (vec![&*assign.target], None),
-            Stmt::AnnAssign(assign) => (vec![&*assign.target], assign.value.as_deref()),
-            _ => return,
-        };
-        let single = targets.len() == 1;
-        for target in targets {
-            self.note_option_target(target, if single { value } else { None });
+        // Every assignment comes here: no allocation for the list of targets.
+        match stmt {
+            Stmt::Assign(assign) => {
+                let value = (assign.targets.len() == 1).then_some(&*assign.value);
+                for target in &assign.targets {
+                    self.note_option_target(target, value);
+                }
+            }
+            Stmt::AugAssign(assign) => self.note_option_target(&assign.target, None),
+            Stmt::AnnAssign(assign) => {
+                self.note_option_target(&assign.target, assign.value.as_deref());
+            }
+            _ => {}
         }
     }
 
@@ -49,7 +53,10 @@ impl<'a> SemanticModel<'a> {
                 };
                 let Some(class) = on_self else {
                     // `model.use_ema = True`: any object's attribute of that name may change.
-                    self.summary.options.written_anywhere.push(attr.to_owned());
+                    let written = &mut self.summary.options.written_anywhere;
+                    if !written.contains(attr) {
+                        written.insert(attr.to_owned());
+                    }
                     return;
                 };
                 if let Some(store) = value.and_then(|value| self.option_store(&class, attr, value))
@@ -63,7 +70,7 @@ impl<'a> SemanticModel<'a> {
                     self.summary
                         .options
                         .overwritten
-                        .push((class, attr.to_owned()));
+                        .insert((class, attr.to_owned()));
                 }
             }
             _ => {}
@@ -211,8 +218,8 @@ impl<'a> SemanticModel<'a> {
     /// What a call passes by keyword and how many arguments it passes by position (under the
     /// called name; `super().__init__(...)` under each base of the enclosing class).
     pub(crate) fn note_option_args(&mut self, call: &ast::ExprCall) {
-        let options = &self.summary.options;
-        let mut keywords = Vec::new();
+        // Every call in the file comes here: nothing is allocated unless the call adds a keyword
+        // value or a called name not seen before in this file.
         for keyword in call.arguments.keywords.iter() {
             let Some(name) = &keyword.arg else { continue };
             let name = name.id.as_str();
@@ -244,12 +251,16 @@ impl<'a> SemanticModel<'a> {
                     _ => PassedValue::Other,
                 },
             };
-            if !options
-                .keywords
-                .iter()
-                .any(|(known, value)| known == name && *value == passed)
-            {
-                keywords.push((name.to_owned(), passed));
+            let keywords = &mut self.summary.options.keywords;
+            match keywords.get_mut(name) {
+                Some(values) => {
+                    if !values.contains(&passed) {
+                        values.push(passed);
+                    }
+                }
+                None => {
+                    keywords.insert(name.to_owned(), vec![passed]);
+                }
             }
         }
         let positional = if call
@@ -262,62 +273,65 @@ impl<'a> SemanticModel<'a> {
         } else {
             call.arguments.args.len() as u32
         };
-        let mut callees: Vec<(String, u32)> = Vec::new();
         match &*call.func {
             Expr::Name(name) if name.id.as_str() == "partial" => {
                 if let Some(first) = call.arguments.args.first()
                     && let Some(called) = called_name(first)
                 {
-                    callees.push((called.to_owned(), positional.saturating_sub(1)));
+                    self.note_positional(called, positional.saturating_sub(1));
                 }
             }
             Expr::Attribute(attribute) if attribute.attr.id.as_str() == "partial" => {
                 if let Some(first) = call.arguments.args.first()
                     && let Some(called) = called_name(first)
                 {
-                    callees.push((called.to_owned(), positional.saturating_sub(1)));
+                    self.note_positional(called, positional.saturating_sub(1));
                 }
             }
             Expr::Attribute(attribute) if attribute.attr.id.as_str() == "__init__" => {
                 match &*attribute.value {
                     // `super().__init__(a, b)`: the bases of the enclosing class.
                     Expr::Call(_) => {
-                        if let Some((_, class)) = self.method_context()
+                        if positional > 0
+                            && let Some((_, class)) = self.method_context()
                             && let Some(&class_idx) = self.summary.class_by_name.get(class)
                         {
+                            let options = &mut self.summary.options;
                             for base in &self.summary.classes[class_idx as usize].bases {
-                                callees.push((base.last_segment().to_owned(), positional));
+                                note_max(&mut options.positional, base.last_segment(), positional);
                             }
                         }
                     }
                     // `Base.__init__(self, a, b)`.
                     other => {
                         if let Some(called) = called_name(other) {
-                            callees.push((called.to_owned(), positional.saturating_sub(1)));
+                            self.note_positional(called, positional.saturating_sub(1));
                         }
                     }
                 }
             }
             other => {
                 if let Some(called) = called_name(other) {
-                    callees.push((called.to_owned(), positional));
+                    self.note_positional(called, positional);
                 }
-            }
-        }
-        let options = &mut self.summary.options;
-        options.keywords.extend(keywords);
-        for (callee, count) in callees {
-            if count > 0 {
-                options.positional.push((callee, count));
             }
         }
         // `setattr(obj, "use_ema", True)`.
         if matches!(&*call.func, Expr::Name(name) if name.id.as_str() == "setattr")
             && let Some(Expr::StringLiteral(attr)) = call.arguments.args.get(1)
         {
-            options
-                .written_anywhere
-                .push(attr.value.to_str().to_owned());
+            let written = &mut self.summary.options.written_anywhere;
+            let attr = attr.value.to_str();
+            if !written.contains(attr) {
+                written.insert(attr.to_owned());
+            }
+        }
+    }
+
+    /// A call passes `count` positional arguments to `callee` (none: nothing to note).
+    fn note_positional(&mut self, callee: &str, count: u32) {
+        if count > 0 {
+            note_max(&mut self.summary.options.positional, callee, count);
         }
     }
 
@@ -357,5 +371,15 @@ fn called_name(expr: &Expr) -> Option<&str> {
         Expr::Name(name) => Some(name.id.as_str()),
         Expr::Attribute(attribute) => Some(attribute.attr.id.as_str()),
         _ => None,
+    }
+}
+
+/// `table[name] = max(table[name], count)`, allocating the name only when it is new.
+fn note_max(table: &mut rustc_hash::FxHashMap<String, u32>, name: &str, count: u32) {
+    match table.get_mut(name) {
+        Some(max) => *max = (*max).max(count),
+        None => {
+            table.insert(name.to_owned(), count);
+        }
     }
 }
