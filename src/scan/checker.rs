@@ -101,6 +101,9 @@ pub struct Checker<'a> {
     statement: Option<&'a Stmt>,
     /// The conditional blocks around the code being visited, innermost last (their ranges).
     conditional_blocks: Vec<TextRange>,
+    /// Per function being visited (innermost last): has a `return` been passed, so that what
+    /// follows may not run on every call?
+    returned: Vec<bool>,
 }
 
 pub fn analyze_path(path: &Path, ctx: &FileContext<'_>) -> FileSummary {
@@ -214,6 +217,7 @@ pub fn analyze_source(
         too_deep: false,
         statement: None,
         conditional_blocks: Vec::new(),
+        returned: Vec::new(),
     };
     checker.semantic.collect_module_bindings(&module.body);
     checker.visit_body(&module.body);
@@ -321,9 +325,10 @@ impl<'a> Checker<'a> {
     }
 
     /// Is the code being visited run on every call of its function: no branch, guard, loop,
-    /// comprehension or failure path around it?
+    /// comprehension or failure path around it, no `return` before it?
     fn runs_on_every_call(&self) -> bool {
         self.conditional_blocks.is_empty()
+            && self.returned.last() == Some(&false)
             && !self.semantic.iterates()
             && self.semantic.path().is_empty()
     }
@@ -661,7 +666,9 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     }
                 }
                 let scope = self.semantic.enter_function(def);
+                self.returned.push(false);
                 self.visit_body(&def.body);
+                self.returned.pop();
                 self.semantic.leave_function(scope, def);
             }
             Stmt::ClassDef(class) => {
@@ -759,6 +766,9 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 }
             }
             _ => visitor::walk_stmt(self, stmt),
+        }
+        if let (Stmt::Return(_), Some(returned)) = (stmt, self.returned.last_mut()) {
+            *returned = true;
         }
         self.statement = saved_statement;
         self.depth -= 1;

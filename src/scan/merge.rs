@@ -181,19 +181,29 @@ pub fn fold_frame_skips<'c>(
     };
     for candidate in candidates {
         // The calls before this finding skip the frame first (unless a skip before them did).
+        // A finding of the call's own statement comes first: the statement's arguments run
+        // before the call, and its own skip (if any) is the one the later hazards fold into.
         while let Some(&index) = calls.peek()
             && callee_skips[index].site.location < candidate.location
+            && callee_skips[index].site.statement_rows != candidate.statement_rows
         {
             calls.next();
             let site = callee_skips[index].site;
-            if folded_by(
-                &kept,
-                &skips_of_frame,
-                site.func,
-                site.statement_rows,
-                site.location.row,
-            )
-            .is_none()
+            let own_skip = skips_of_frame.get(&site.func).is_some_and(|skips| {
+                skips.iter().any(|&skip| {
+                    matches!(skip, SkipAt::Finding(_))
+                        && place(&kept, skip).0 == site.statement_rows
+                })
+            });
+            if !own_skip
+                && folded_by(
+                    &kept,
+                    &skips_of_frame,
+                    site.func,
+                    site.statement_rows,
+                    site.location.row,
+                )
+                .is_none()
             {
                 skips_of_frame
                     .entry(site.func)
