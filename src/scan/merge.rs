@@ -22,6 +22,11 @@
 //! branch, a side of a conditional expression), or anywhere later when it has none; a break
 //! after an `if` whose branch holds the skip is real when the branch is not taken. Syncs stay
 //! (the eager frame still syncs). The first one names the later ones' lines instead.
+//!
+//! A call inside a loop or `try` body to a function that certainly breaks
+//! (`semantic/link/frame_skips.rs`) skips the caller's frame the same way: the caller's later
+//! hazards fold into the call, and the callee's break (the one finding; it stays, the callee is
+//! compiled as a frame of its own) names the call and their lines (`scan/mod.rs`, `SkipNote`).
 
 use crate::diagnostics::{Diagnostic, Noqa};
 use crate::rules::{self, Family};
