@@ -9,7 +9,8 @@ use crate::semantic::Sym;
 use crate::semantic::data::TORCH;
 use crate::semantic::model::{FileContext, SemanticModel, path_ends};
 use crate::semantic::summary::{
-    Branch, Candidate, FileSummary, Hazard, IndexDep, PathStep, Requirement, VersionBound,
+    Branch, Candidate, CertainBreak, FileSummary, FrameSkipCall, FuncIdx, Hazard, IndexDep,
+    PathStep, Requirement, VersionBound,
 };
 use crate::source::{LineIndex, Location, read_source};
 use ruff_python_ast::token::TokenKind;
@@ -100,6 +101,9 @@ pub struct Checker<'a> {
     statement: Option<&'a Stmt>,
     /// The conditional blocks around the code being visited, innermost last (their ranges).
     conditional_blocks: Vec<TextRange>,
+    /// Per function being visited (innermost last): has a `return` been passed, so that what
+    /// follows may not run on every call?
+    returned: Vec<bool>,
 }
 
 pub fn analyze_path(path: &Path, ctx: &FileContext<'_>) -> FileSummary {
@@ -213,6 +217,7 @@ pub fn analyze_source(
         too_deep: false,
         statement: None,
         conditional_blocks: Vec::new(),
+        returned: Vec::new(),
     };
     checker.semantic.collect_module_bindings(&module.body);
     checker.visit_body(&module.body);
@@ -273,6 +278,21 @@ impl<'a> Checker<'a> {
             ),
             (hazard, _) => (hazard, finding.message),
         };
+        if let Some(func) = func
+            && matches!(hazard, Hazard::GraphBreak | Hazard::FrameSkip)
+            && meta.scope == Scope::CompiledRegion
+            && finding.requires.is_none()
+            && finding.holds_below.is_none()
+            && finding.host_index.is_none()
+            && !finding.breaks_only_on_failure
+            && self.runs_on_every_call()
+        {
+            let location = self.semantic.location(finding.range.start().into());
+            self.semantic
+                .summary_mut()
+                .certain_breaks
+                .push(CertainBreak { func, location });
+        }
         let unplaced = Unplaced {
             candidate: Candidate {
                 code: meta.code,
@@ -301,6 +321,52 @@ impl<'a> Checker<'a> {
         match finding.requires {
             Some(requirement) => self.pending.push((unplaced, requirement)),
             None => self.candidates.push(unplaced.place(&self.semantic)),
+        }
+    }
+
+    /// Is the code being visited run on every call of its function: no branch, guard, loop,
+    /// comprehension or failure path around it, no `return` before it?
+    fn runs_on_every_call(&self) -> bool {
+        self.conditional_blocks.is_empty()
+            && self.returned.last() == Some(&false)
+            && !self.semantic.iterates()
+            && self.semantic.path().is_empty()
+    }
+
+    /// Where a project call is, for frames a breaking callee makes Dynamo skip
+    /// (`FileSummary::frame_skip_calls`, `FileSummary::every_call_calls`).
+    fn note_project_call(&mut self, (func, call): (FuncIdx, u32), range: TextRange) {
+        if let Some(block) = self.semantic.break_skips_frame() {
+            let location = self.semantic.location(range.start().into());
+            let statement_rows = self.statement.map_or_else(
+                || {
+                    let row = row_of(&self.semantic, range.start());
+                    (row, row)
+                },
+                |stmt| statement_rows_of(&self.semantic, stmt),
+            );
+            let conditional_block = self.conditional_blocks.last().map(|block| {
+                (
+                    row_of(&self.semantic, block.start()),
+                    row_of(&self.semantic, block.end()),
+                )
+            });
+            self.semantic
+                .summary_mut()
+                .frame_skip_calls
+                .push(FrameSkipCall {
+                    func,
+                    call,
+                    location,
+                    statement_rows,
+                    conditional_block,
+                    block,
+                });
+        } else if self.runs_on_every_call() {
+            self.semantic
+                .summary_mut()
+                .every_call_calls
+                .push((func, call));
         }
     }
 
@@ -600,7 +666,9 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     }
                 }
                 let scope = self.semantic.enter_function(def);
+                self.returned.push(false);
                 self.visit_body(&def.body);
+                self.returned.pop();
                 self.semantic.leave_function(scope, def);
             }
             Stmt::ClassDef(class) => {
@@ -699,6 +767,9 @@ impl<'a> Visitor<'a> for Checker<'a> {
             }
             _ => visitor::walk_stmt(self, stmt),
         }
+        if let (Stmt::Return(_), Some(returned)) = (stmt, self.returned.last_mut()) {
+            *returned = true;
+        }
         self.statement = saved_statement;
         self.depth -= 1;
     }
@@ -723,7 +794,11 @@ impl<'a> Visitor<'a> for Checker<'a> {
                         hook(self, call, qualified);
                     }
                 }
+                let sites_before = self.semantic.project_call_sites();
                 self.semantic.record_call(call, callee.as_ref());
+                if let Some(site) = self.semantic.project_call_site_since(sites_before) {
+                    self.note_project_call(site, call.range());
+                }
                 self.semantic.note_callee(&call.func);
             }
             Expr::Name(name) => self.semantic.record_name_reference(name),

@@ -22,10 +22,16 @@
 //! branch, a side of a conditional expression), or anywhere later when it has none; a break
 //! after an `if` whose branch holds the skip is real when the branch is not taken. Syncs stay
 //! (the eager frame still syncs). The first one names the later ones' lines instead.
+//!
+//! A call inside a loop or `try` body to a function that certainly breaks
+//! (`semantic/link/frame_skips.rs`) skips the caller's frame the same way: the caller's later
+//! hazards fold into the call, and the callee's break (the one finding; it stays, the callee is
+//! compiled as a frame of its own) names the call and their lines (`scan/mod.rs`, `SkipNote`).
 
 use crate::diagnostics::{Diagnostic, Noqa};
 use crate::rules::{self, Family};
-use crate::semantic::summary::{Candidate, Hazard};
+use crate::semantic::link::CertainBreakAt;
+use crate::semantic::summary::{Candidate, FrameSkipCall, Hazard};
 use std::collections::HashMap;
 
 /// The rows that identify a finding's statement. A finding in an `elif` test is stamped with
@@ -119,59 +125,161 @@ pub fn merge_per_statement(
         .collect()
 }
 
+/// A call inside a loop or `try` body whose callee certainly breaks
+/// (`semantic/link/frame_skips.rs`): Dynamo skips the caller's frame at this call, like a break of
+/// the caller's own there. It is not a finding (the callee's break is); the caller's later
+/// hazards fold into it and are named on the callee's break instead.
+pub struct CalleeSkip<'p> {
+    pub site: &'p FrameSkipCall,
+    pub at: CertainBreakAt,
+}
+
+/// The rows of a caller's later hazards that one callee skip (its index) folded.
+pub type CalleeFold = (usize, Vec<u32>);
+
+/// A skip a later hazard folds into: a kept finding, or a call whose callee breaks.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum SkipAt {
+    Finding(usize),
+    Call(usize),
+}
+
 /// Per function, keeps the first frame-skipping finding (by location) and folds into its message
 /// the later findings of that function that are about tracing (a break, a frame skip, a crash)
 /// that run only after it did (inside its innermost conditional block, or anywhere after it when
 /// it is on every path through the function);
-/// every other finding passes unchanged (a sync still happens in the eager frame). Returns each
-/// kept finding with its message.
-pub fn fold_frame_skips(mut candidates: Vec<&Candidate>) -> Vec<(&Candidate, String)> {
+/// every other finding passes unchanged (a sync still happens in the eager frame). A call in
+/// `callee_skips` skips the frame the same way (unless an earlier skip already did): the findings
+/// after it fold into it. Returns each kept finding with its message, and per callee skip that
+/// folded something (its index in `callee_skips`) the rows it folded.
+pub fn fold_frame_skips<'c>(
+    mut candidates: Vec<&'c Candidate>,
+    callee_skips: &[CalleeSkip<'_>],
+) -> (Vec<(&'c Candidate, String)>, Vec<CalleeFold>) {
     candidates.sort_by_key(|c| (c.location, c.code));
-    let mut skips_of_frame: HashMap<u32, Vec<usize>> = HashMap::new();
-    let mut later: HashMap<usize, Vec<u32>> = HashMap::new();
+    let mut calls: Vec<usize> = (0..callee_skips.len()).collect();
+    calls.sort_by_key(|&index| callee_skips[index].site.location);
+    let mut calls = calls.into_iter().peekable();
+    let mut skips_of_frame: HashMap<u32, Vec<SkipAt>> = HashMap::new();
+    let mut later: HashMap<SkipAt, Vec<u32>> = HashMap::new();
     let mut kept: Vec<&Candidate> = Vec::with_capacity(candidates.len());
+    // The statement and conditional block of a skip.
+    let place = |kept: &Vec<&Candidate>, skip: SkipAt| match skip {
+        SkipAt::Finding(index) => (kept[index].statement_rows, kept[index].conditional_block),
+        SkipAt::Call(index) => {
+            let site = callee_skips[index].site;
+            (site.statement_rows, site.conditional_block)
+        }
+    };
+    // The earlier skip of `func` that code at `row` of statement `statement` runs after.
+    let folded_by = |kept: &Vec<&Candidate>,
+                     skips_of_frame: &HashMap<u32, Vec<SkipAt>>,
+                     func: u32,
+                     statement: (u32, u32),
+                     row: u32| {
+        skips_of_frame.get(&func)?.iter().copied().find(|&skip| {
+            let (skip_statement, block) = place(kept, skip);
+            // The skipping statement's own findings stay (they merge per statement).
+            skip_statement != statement
+                && block.is_none_or(|(first, last)| (first..=last).contains(&row))
+        })
+    };
     for candidate in candidates {
+        // The calls before this finding skip the frame first (unless a skip before them did).
+        // A finding of the call's own statement comes first: the statement's arguments run
+        // before the call, and its own skip (if any) is the one the later hazards fold into.
+        while let Some(&index) = calls.peek()
+            && callee_skips[index].site.location < candidate.location
+            && callee_skips[index].site.statement_rows != candidate.statement_rows
+        {
+            calls.next();
+            let site = callee_skips[index].site;
+            let own_skip = skips_of_frame.get(&site.func).is_some_and(|skips| {
+                skips.iter().any(|&skip| {
+                    matches!(skip, SkipAt::Finding(_))
+                        && place(&kept, skip).0 == site.statement_rows
+                })
+            });
+            if !own_skip
+                && folded_by(
+                    &kept,
+                    &skips_of_frame,
+                    site.func,
+                    site.statement_rows,
+                    site.location.row,
+                )
+                .is_none()
+            {
+                skips_of_frame
+                    .entry(site.func)
+                    .or_default()
+                    .push(SkipAt::Call(index));
+            }
+        }
         let Some(func) = candidate.func else {
             kept.push(candidate);
             continue;
         };
         if candidate.hazard != Hazard::NoBreak
-            && let Some(skips) = skips_of_frame.get(&func)
-            && let Some(&first) = skips.iter().find(|&&index| {
-                let skip = kept[index];
-                // The skipping statement's own findings stay (they merge per statement).
-                skip.statement_rows != candidate.statement_rows
-                    && skip.conditional_block.is_none_or(|(first, last)| {
-                        (first..=last).contains(&candidate.location.row)
-                    })
-            })
+            && let Some(first) = folded_by(
+                &kept,
+                &skips_of_frame,
+                func,
+                candidate.statement_rows,
+                candidate.location.row,
+            )
         {
             later.entry(first).or_default().push(candidate.location.row);
             continue;
         }
         if candidate.hazard == Hazard::FrameSkip {
-            skips_of_frame.entry(func).or_default().push(kept.len());
+            skips_of_frame
+                .entry(func)
+                .or_default()
+                .push(SkipAt::Finding(kept.len()));
         }
         kept.push(candidate);
     }
-    kept.into_iter()
+    let mut callee_folds: Vec<CalleeFold> = later
+        .iter()
+        .filter_map(|(skip, rows)| match skip {
+            SkipAt::Call(index) => {
+                let mut rows = rows.clone();
+                rows.dedup();
+                Some((*index, rows))
+            }
+            SkipAt::Finding(_) => None,
+        })
+        .collect();
+    callee_folds.sort();
+    let kept = kept
+        .into_iter()
         .enumerate()
         .map(|(index, candidate)| {
-            let message = match later.get(&index) {
+            let message = match later.get(&SkipAt::Finding(index)) {
                 Some(rows) => {
                     let mut rows = rows.clone();
                     rows.dedup();
-                    let rows: Vec<String> = rows.iter().map(u32::to_string).collect();
                     format!(
-                        "{} (the frame runs eagerly, so its later hazards on line{} {} are never traced: not separate causes)",
+                        "{} (the frame runs eagerly, so its later hazards on {} are never traced: not separate causes)",
                         candidate.message,
-                        if rows.len() == 1 { "" } else { "s" },
-                        rows.join(", ")
+                        lines_text(&rows)
                     )
                 }
                 None => candidate.message.clone(),
             };
             (candidate, message)
         })
-        .collect()
+        .collect();
+    (kept, callee_folds)
+}
+
+/// `line 7` / `lines 7, 9`.
+pub fn lines_text(rows: &[u32]) -> String {
+    let rows: Vec<String> = rows.iter().map(u32::to_string).collect();
+    format!(
+        "line{} {}",
+        if rows.len() == 1 { "" } else { "s" },
+        rows.join(", ")
+    )
 }

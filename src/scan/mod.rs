@@ -9,11 +9,13 @@ pub mod roots;
 use crate::config::{self, Settings, TorchVersion};
 use crate::diagnostics::Diagnostic;
 use crate::rules;
+use crate::semantic::link::CertainBreakAt;
 use crate::semantic::link::Project;
 pub use crate::semantic::link::RegionSource;
 use crate::semantic::link::{RootPattern, RootSpec};
 use crate::semantic::model::FileContext;
-use crate::semantic::summary::{Candidate, FileId, FileSummary, Scope};
+use crate::semantic::summary::{Candidate, FileId, FileSummary, FrameSkipCall, Hazard, Scope};
+use merge::CalleeSkip;
 use rayon::prelude::*;
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -202,12 +204,17 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
             Some((path, row)) => Some(why(&project, path, *row)?),
             None => None,
         };
-        let mut diagnostics: Vec<Diagnostic> = (0..summaries.len())
+        let per_file: Vec<(Vec<Diagnostic>, Vec<SkipNote>)> = (0..summaries.len())
             .into_par_iter()
-            .flat_map_iter(|id| {
-                file_diagnostics(&project, id as FileId, &files[id].settings, options)
-            })
+            .map(|id| file_diagnostics(&project, id as FileId, &files[id].settings, options))
             .collect();
+        let mut diagnostics: Vec<Diagnostic> = Vec::new();
+        let mut notes: Vec<SkipNote> = Vec::new();
+        for (found, noted) in per_file {
+            diagnostics.extend(found);
+            notes.extend(noted);
+        }
+        apply_skip_notes(&mut diagnostics, notes);
         // One statement got one finding already (`merge::merge_per_statement`, per file).
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         if let Some(named) = &named_files {
@@ -422,12 +429,75 @@ fn project_root(file: &std::path::Path) -> Option<PathBuf> {
     })
 }
 
+/// What a callee's break does to a caller that calls it inside a loop or `try` body: named on
+/// the callee's finding, which may be in another file (`merge::CalleeSkip`).
+struct SkipNote {
+    /// The file and place of the callee's break.
+    path: PathBuf,
+    location: crate::source::Location,
+    text: String,
+}
+
+fn callee_skip_note(
+    project: &Project<'_>,
+    file: FileId,
+    site: &FrameSkipCall,
+    at: &CertainBreakAt,
+    rows: &[u32],
+) -> SkipNote {
+    let summary = &project.files[file as usize];
+    let info = &summary.functions[site.func as usize];
+    let caller = match &info.class {
+        Some(class) => format!("{class}.{}", info.name),
+        None => info.name.clone(),
+    };
+    let file_name = summary
+        .path
+        .file_name()
+        .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
+    let through = match at.chain.split_last() {
+        Some((_, before)) if !before.is_empty() => format!(" through `{}`", before.join("` → `")),
+        _ => String::new(),
+    };
+    SkipNote {
+        path: project.files[at.file as usize].path.clone(),
+        location: at.location,
+        text: format!(
+            "called inside a {} of `{caller}` ({file_name}:{}){through}, this break makes Dynamo skip the frame of `{caller}`: it runs eagerly, so its later hazards on {} are never traced: not separate causes",
+            site.block,
+            site.location.row,
+            merge::lines_text(rows)
+        ),
+    }
+}
+
+/// Appends each note to the finding of the callee's break it is about (the finding whose
+/// statement holds the break, in its file); a note whose break was not reported is dropped.
+fn apply_skip_notes(diagnostics: &mut [Diagnostic], mut notes: Vec<SkipNote>) {
+    if notes.is_empty() {
+        return;
+    }
+    notes.sort_by(|a, b| (&a.path, a.location, &a.text).cmp(&(&b.path, b.location, &b.text)));
+    for note in notes {
+        let found = diagnostics.iter_mut().find(|d| {
+            d.path == note.path
+                && d.cell.is_none()
+                && (d.location == note.location
+                    || (d.statement_rows.0..=d.statement_rows.1).contains(&note.location.row))
+        });
+        if let Some(diagnostic) = found {
+            diagnostic.message = format!("{} ({})", diagnostic.message, note.text);
+        }
+    }
+}
+
 fn file_diagnostics(
     project: &Project<'_>,
     file: FileId,
     settings: &Settings,
     options: &ScanOptions,
-) -> Vec<Diagnostic> {
+) -> (Vec<Diagnostic>, Vec<SkipNote>) {
+    let mut notes: Vec<SkipNote> = Vec::new();
     let summary = &project.files[file as usize];
     let linked: Vec<Candidate> = checker::project_findings(project, file);
     let select: &[String] = options.select.as_deref().unwrap_or(&settings.select);
@@ -451,8 +521,31 @@ fn file_diagnostics(
                     .any(|s| rules::selector_matches(s, c.code))
         })
         .collect();
+    // A call in a loop or `try` body to a function that always breaks skips the frame too; asked
+    // only where a later hazard of the same function could fold (rare, and cheap then).
+    let callee_skips: Vec<merge::CalleeSkip<'_>> = summary
+        .frame_skip_calls
+        .iter()
+        .filter(|site| {
+            selected.iter().any(|c| {
+                c.func == Some(site.func)
+                    && c.hazard != Hazard::NoBreak
+                    && c.location > site.location
+            })
+        })
+        .filter_map(|site| {
+            project
+                .skips_frame_at(file, site)
+                .map(|at| merge::CalleeSkip { site, at })
+        })
+        .collect();
     // After a hazard that makes Dynamo give up on its frame, later ones of that frame say so once.
-    let selected = merge::fold_frame_skips(selected)
+    let (selected, callee_folds) = merge::fold_frame_skips(selected, &callee_skips);
+    for (index, rows) in callee_folds {
+        let CalleeSkip { site, at } = &callee_skips[index];
+        notes.push(callee_skip_note(project, file, site, at, &rows));
+    }
+    let selected = selected
         .into_iter()
         .map(|(c, message)| Diagnostic {
             code: c.code,
@@ -476,7 +569,7 @@ fn file_diagnostics(
         .collect();
     // One statement, one finding; a noqa for any of its codes suppresses it. (Rows are still the
     // joined source's here, as the noqa rows are; a notebook's move to its cells comes last.)
-    merge::merge_per_statement(selected, &summary.noqa)
+    let diagnostics = merge::merge_per_statement(selected, &summary.noqa)
         .into_iter()
         .map(|mut d| {
             // The option tier says which options it needs, in every output format.
@@ -486,7 +579,8 @@ fn file_diagnostics(
             d
         })
         .map(|d| in_cells(d, &summary.cell_starts))
-        .collect()
+        .collect();
+    (diagnostics, notes)
 }
 
 /// A notebook's finding, moved from the joined source's rows to its code cell's (ruff's

@@ -14,7 +14,10 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
+pub use frame_skips::CertainBreakAt;
+
 mod call_facts;
+mod frame_skips;
 mod queries;
 mod resolve;
 mod roots;

@@ -144,6 +144,32 @@ pub struct CallEdge {
     pub host_index_args: Box<[IndexArg]>,
 }
 
+/// A project call placed where a graph break cannot resume (inside a `for`/`while` body or a
+/// `try` body of its function): if the callee breaks on every call, the break happens at this
+/// call in the caller's frame, and Dynamo skips that frame (`scan/merge.rs` folds its later
+/// hazards like those after a same-frame skip).
+#[derive(Clone, Debug)]
+pub struct FrameSkipCall {
+    pub func: FuncIdx,
+    /// Index of the edge in the function's `calls`.
+    pub call: u32,
+    pub location: Location,
+    /// Rows of the statement the call is in.
+    pub statement_rows: (u32, u32),
+    /// Rows of the innermost conditional block around the call (`Candidate::conditional_block`).
+    pub conditional_block: Option<(u32, u32)>,
+    /// `"loop"` or `"`try` block"`.
+    pub block: &'static str,
+}
+
+/// A graph break (or frame skip) of a rule that every call of `func` hits: no guard, branch,
+/// loop or failure path around it, and it depends on no fact decided later.
+#[derive(Clone, Debug)]
+pub struct CertainBreak {
+    pub func: FuncIdx,
+    pub location: Location,
+}
+
 /// A write to state outside the function's frame, and where.
 #[derive(Clone, Debug)]
 pub struct OutsideWrite {
@@ -330,6 +356,15 @@ pub struct FileSummary {
     pub compile_roots: Vec<CompileTarget>,
     /// Calls from a function to a project function (for findings about what the callee is).
     pub call_sites: Vec<ProjectCall>,
+    /// Project calls where a break cannot resume (inside a loop or a `try` body): when the
+    /// callee breaks on every call, Dynamo skips the caller's frame (`link/frame_skips.rs`).
+    pub frame_skip_calls: Vec<FrameSkipCall>,
+    /// Project calls made on every call of their function (`(function, index in its calls)`):
+    /// outside loops, branches and failure paths, so a callee that always breaks makes the
+    /// caller always break too.
+    pub every_call_calls: Vec<(FuncIdx, u32)>,
+    /// Breaks every call of their function hits (`link/frame_skips.rs`).
+    pub certain_breaks: Vec<CertainBreak>,
     /// Module-level dispatch dicts (`NAME = {key: callable, ...}`) and what their values call.
     pub module_dispatch: HashMap<String, Vec<Sym>>,
     /// `torch.utils.checkpoint.checkpoint(fn, ...)` calls: `callee` is the checkpointed function.

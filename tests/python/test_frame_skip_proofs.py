@@ -8,6 +8,7 @@ Version-independent on purpose (no GB registry): run it under each torch of the 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import sys
 import types
@@ -73,3 +74,36 @@ def test_a_break_in_a_comprehension_resumes():
 
     explanation = explain(per_row_values, (torch.ones(3),))
     assert explanation.graph_count >= 1 and explanation.break_reasons, explanation
+
+
+def callee_skip_params():
+    for case, entry in load_corpus("BR004", "positive").callee_skip_cases().items():
+        yield pytest.param(case, entry, id=case)
+
+
+@pytest.mark.parametrize("case,entry", callee_skip_params())
+def test_a_callee_that_breaks_inside_the_callers_loop_or_try_skips_the_callers_frame(case, entry):
+    # The break happens at the call, in the caller's frame, where Dynamo cannot resume: the
+    # caller runs eagerly (its later logger call is no break), while the callee is compiled as a
+    # frame of its own and its break stays. When the callee does not break (a Python test it
+    # does not take), the caller's later logger call is a real break.
+    module, args, method, skips = entry
+    caller = unwrap(getattr(module, method))
+    code = getattr(caller, "__func__", caller).__code__
+    lines, first = inspect.getsourcelines(code)
+    caller_rows = range(first, first + len(lines))
+    explanation = explain(module, args)
+    frames = [r.user_stack[-1] for r in explanation.break_reasons if r.user_stack]
+    in_caller = {
+        f.lineno for f in frames if f.filename == code.co_filename and f.lineno in caller_rows
+    }
+    later = first + next(i for i, line in enumerate(lines) if 'logger.info("refined' in line)
+    earlier = [first + i for i, line in enumerate(lines) if 'logger.info("refining' in line]
+    if skips:
+        # Breaks happened (the callee's), but none at the caller's later logger call.
+        assert frames and later not in in_caller, (case, in_caller, explanation)
+    else:
+        assert later in in_caller, (case, in_caller, explanation)
+    # A break of the caller before the loop is still a break.
+    assert all(row in in_caller for row in earlier), (case, in_caller, explanation)
+    torch.testing.assert_close(torch.compile(module, backend="eager")(*args), module(*args))

@@ -171,6 +171,70 @@ class MaybeNoisyRefine(nn.Module):
         return x
 
 
+# A break in a *callee* called inside the caller's loop or `try` body happens at the call, in
+# the caller's frame: Dynamo skips the caller's frame there (torch 2.2–2.11: the callee is
+# compiled as a frame of its own and breaks; the caller's later breaks give no break reason).
+# The callee's break is the finding; the caller's later hazards fold into it. A break before
+# the loop stays (the loop runs in its resume function); a callee that breaks only on some
+# Python value does not skip the frame when it does not.
+def report_scale(x):
+    x = x * 0.5
+    print("scale", x.shape)  # expect: BR004
+    return x
+
+
+def report_twice(x):
+    return report_scale(x) + 1
+
+
+class StepwiseRefine(nn.Module):
+    def forward(self, x):
+        x = x + 1
+        logger.info("refining %s", tuple(x.shape))  # expect: BR004
+        for _ in range(2):
+            x = report_scale(x)
+        x = x + 1
+        logger.info("refined %s", tuple(x.shape))
+        return x
+
+
+class ChainedRefine(nn.Module):
+    def forward(self, x):
+        try:
+            x = report_twice(x)
+        except ValueError:
+            pass
+        x = x + 1
+        logger.info("refined %s", tuple(x.shape))
+        return x
+
+
+def report_wide(x):
+    x = x * 0.5
+    if x.dim() > 2:
+        print("wide", x.shape)  # expect: BR004
+    return x
+
+
+class MaybeStepwiseRefine(nn.Module):
+    def forward(self, x):
+        for _ in range(2):
+            x = report_wide(x)
+        x = x + 1
+        logger.info("refined %s", tuple(x.shape))  # expect: BR004
+        return x
+
+
+def callee_skip_cases():
+    """name -> (caller, args, caller function name, whether the caller's frame is skipped)."""
+    x = torch.randn(4, 8)
+    return {
+        "callee_breaks_in_loop": (StepwiseRefine(), (x,), "forward", True),
+        "callee_chain_breaks_in_try": (ChainedRefine(), (x,), "forward", True),
+        "callee_breaks_only_on_wide_input": (MaybeStepwiseRefine(), (x,), "forward", False),
+    }
+
+
 def frame_skip_cases():
     """name -> (callable, args, whether Dynamo skips the whole frame)."""
     x = torch.randn(4, 8)

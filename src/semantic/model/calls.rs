@@ -129,6 +129,20 @@ impl<'a> SemanticModel<'a> {
         self.note_gated_call(func, site_call, u32::from(call.start()));
     }
 
+    /// How many project call sites the file has recorded so far.
+    pub(crate) fn project_call_sites(&self) -> usize {
+        self.summary.call_sites.len()
+    }
+
+    /// The project call site recorded after the first `before` ones, if the last call added
+    /// one: its function and the index of its edge in that function's `calls`.
+    pub(crate) fn project_call_site_since(&self, before: usize) -> Option<(FuncIdx, u32)> {
+        (self.summary.call_sites.len() > before)
+            .then(|| self.summary.call_sites.last())
+            .flatten()
+            .map(|site| (site.func, site.call))
+    }
+
     /// The edge of a call to `sym` at the current path; its arguments are kept only when roots
     /// are configured (flag and argument facts at the root's calls).
     pub(super) fn call_edge(&self, sym: Sym, call: &ast::ExprCall) -> CallEdge {
