@@ -128,6 +128,7 @@ impl<'a> SemanticModel<'a> {
                                 frame
                                     .locals
                                     .insert(name.id.to_string(), TensorKind::Unknown);
+                                frame.value_joins.forget(name.id.as_str());
                             }
                         }
                     }

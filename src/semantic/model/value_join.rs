@@ -31,9 +31,32 @@ pub(crate) struct ValueJoins<'a> {
 struct Assigned<'a> {
     name: &'a str,
     /// The values the name may hold after it.
-    now: Vec<&'a Expr>,
+    now: Held<'a>,
     /// The values it may have held before it (none: unbound).
-    before: Vec<&'a Expr>,
+    before: Held<'a>,
+}
+
+/// What a name may hold: most assignments hold one value (no allocation for them).
+#[derive(Clone)]
+enum Held<'a> {
+    One(&'a Expr),
+    Many(Vec<&'a Expr>),
+}
+
+impl<'a> Held<'a> {
+    fn of(values: Vec<&'a Expr>) -> Self {
+        match values.as_slice() {
+            [one] => Held::One(one),
+            _ => Held::Many(values),
+        }
+    }
+
+    fn as_slice(&self) -> &[&'a Expr] {
+        match self {
+            Held::One(one) => std::slice::from_ref(one),
+            Held::Many(values) => values,
+        }
+    }
 }
 
 /// A branching statement's part of the record: where its log starts, the current path's start,
@@ -57,10 +80,14 @@ impl<'a> ValueJoins<'a> {
         if self.depth == 0 {
             return;
         }
-        let before = alternatives.unwrap_or_else(|| previous.into_iter().collect());
+        let before = match (alternatives, previous) {
+            (Some(values), _) => Held::Many(values),
+            (None, Some(previous)) => Held::One(previous),
+            (None, None) => Held::Many(Vec::new()),
+        };
         self.log.push(Assigned {
             name,
-            now: vec![value],
+            now: Held::One(value),
             before,
         });
     }
@@ -152,12 +179,12 @@ impl<'a> SemanticModel<'a> {
                 let mut before_reaches = fall_through;
                 for &(from, to) in &join.reaching {
                     match joins.log[from..to].iter().rev().find(|e| e.name == name) {
-                        Some(last) => push_distinct(&mut reach, &last.now),
+                        Some(last) => push_distinct(&mut reach, last.now.as_slice()),
                         None => before_reaches = true,
                     }
                 }
                 if before_reaches {
-                    push_distinct(&mut reach, &first.before);
+                    push_distinct(&mut reach, first.before.as_slice());
                 }
                 results.push((name, reach, first.before.clone()));
             }
@@ -174,7 +201,7 @@ impl<'a> SemanticModel<'a> {
                 if joins.depth > 0 {
                     joins.log.push(Assigned {
                         name,
-                        now: reach,
+                        now: Held::of(reach),
                         before,
                     });
                 }
@@ -191,5 +218,121 @@ fn push_distinct<'a>(into: &mut Vec<&'a Expr>, values: &[&'a Expr]) {
         if !into.iter().any(|v| std::ptr::eq(*v, *value)) {
             into.push(value);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scan::{ScanOptions, run};
+
+    /// Rows (counted from the first line of `source`) of the BR003 findings of `source`, a module
+    /// whose Module `forward`s are the roots.
+    fn mask_rows(source: &str) -> Vec<u32> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("model.py");
+        let header = "import torch\nfrom torch import nn\n\n\ndef unknown(x):\n    return x\n";
+        std::fs::write(&path, format!("{header}{source}")).unwrap();
+        let result = run(&ScanOptions {
+            paths: vec![path],
+            ..ScanOptions::default()
+        })
+        .unwrap();
+        let offset = header.lines().count() as u32;
+        let mut rows: Vec<u32> = result
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "BR003")
+            .map(|d| d.location.row - offset)
+            .collect();
+        rows.sort_unstable();
+        rows
+    }
+
+    #[test]
+    fn a_mask_on_any_reaching_path_is_a_mask() {
+        let source = r#"
+class First(nn.Module):
+    def forward(self, x, c: bool = True):
+        if c:
+            m = x > 0
+        else:
+            m = unknown(x)
+        return x[m]
+
+
+class Second(nn.Module):
+    def forward(self, x, c: bool = True):
+        m = unknown(x)
+        if c:
+            m = x > 0
+        return x[m]
+
+
+class Nested(nn.Module):
+    def forward(self, x, c: bool = True, d: bool = True):
+        m = unknown(x)
+        if c:
+            if d:
+                m = x > 0
+            else:
+                m = unknown(x)
+        return x[m]
+
+
+class ByMatch(nn.Module):
+    def forward(self, x, k: int = 0):
+        match k:
+            case 0:
+                m = x > 0
+            case _:
+                m = unknown(x)
+        return x[m]
+"#;
+        assert_eq!(mask_rows(source), [8, 16, 27, 37]);
+    }
+
+    #[test]
+    fn a_mask_no_path_leaves_is_not_a_mask() {
+        let source = r#"
+class ReturnsOnTheMaskPath(nn.Module):
+    def forward(self, x, c: bool = True):
+        if c:
+            m = x > 0
+            return x
+        else:
+            m = unknown(x)
+        return x[m]
+
+
+class ReplacedOnEveryPath(nn.Module):
+    def forward(self, x, c: bool = True):
+        if c:
+            m = x > 0
+        else:
+            m = unknown(x)
+        m = unknown(m)
+        return x[m]
+
+
+class ReplacedInsideTheBranch(nn.Module):
+    def forward(self, x, c: bool = True):
+        if c:
+            m = x > 0
+            m = unknown(m)
+        else:
+            m = unknown(x)
+        return x[m]
+
+
+class UnpackedAfter(nn.Module):
+    def forward(self, x, c: bool = True):
+        if c:
+            m = x > 0
+        else:
+            m = unknown(x)
+        m, n = unknown(x)
+        return x[m]
+"#;
+        assert_eq!(mask_rows(source), Vec::<u32>::new());
     }
 }
