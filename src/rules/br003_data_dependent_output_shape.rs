@@ -24,10 +24,15 @@ declare_rule! {
     /// A boolean mask is recognised only where it is known to be a boolean tensor: a comparison
     /// with a tensor operand (`scores > 0.5` where `scores` is a tensor, or a comparison on the
     /// indexed tensor itself: `boxes[boxes[:, 2] > 0]`), `isnan`/`isfinite`/`logical_*`/`.bool()`
-    /// of a tensor, `.to(torch.bool)`, a factory that builds a boolean tensor
-    /// (`torch.zeros(n, dtype=torch.bool)`, `torch.full(shape, False)`: torch infers `torch.bool`
-    /// from a bool fill value), `~m`, `m1 & m2`, or a local assigned from one of those (through further
-    /// locals: `c = c1 & c2` with `c1 = ~torch.isclose(...)`). Also a comparison of an element of
+    /// of a tensor, `.to(torch.bool)`, any torch factory given `dtype=torch.bool`
+    /// (`torch.zeros(n, dtype=torch.bool)`, `~torch.eye(n, dtype=torch.bool)`,
+    /// `x.new_ones(n, dtype=torch.bool)`), `torch.full(shape, False)` (torch infers `torch.bool`
+    /// from a bool fill value), `torch.tensor([True, False])`, `~m`, `m1 & m2`, or a local assigned
+    /// from one of those (through further locals: `c = c1 & c2` with `c1 = ~torch.isclose(...)`).
+    /// A local assigned differently on the paths of an `if` / `match` is a mask when a mask is
+    /// assigned on any path that reaches the read (`if c: m = x > 0 else: m = helper(x)`: the
+    /// path that holds the comparison breaks). A mask breaks in every index position (`x[m]`,
+    /// `x[:, m]`, `x[..., m]`; measured on torch 2.2, 2.5, 2.8 and 2.11). Also a comparison of an element of
     /// an unknown container used to index an element of another (or a tensor): `valid = labels[i]
     /// > -1; boxes[i][valid]`, where `labels` and `boxes` are lists of tensors in practice; and a
     /// comparison of a numpy value (`x[cond < 0]` with `cond = np.asarray(w) * 2`): Dynamo traces
@@ -358,26 +363,27 @@ pub(crate) fn is_bool_mask(
                     && semantic.receiver_may_be_tensor(&attribute.value, 0)
             }
             Expr::Attribute(attribute) if semantic.qualified(&call.func).is_none() => {
-                matches!(
-                    attribute.attr.id.as_str(),
-                    "isnan"
-                        | "isinf"
-                        | "isfinite"
-                        | "isneginf"
-                        | "isposinf"
-                        | "logical_and"
-                        | "logical_or"
-                        | "logical_not"
-                        | "logical_xor"
-                        | "bool"
-                        | "eq"
-                        | "ne"
-                        | "gt"
-                        | "lt"
-                        | "ge"
-                        | "le"
-                        | "isclose"
-                ) && semantic.tensor_kind(&attribute.value) == TensorKind::Tensor
+                is_bool_new_tensor(semantic, call)
+                    || matches!(
+                        attribute.attr.id.as_str(),
+                        "isnan"
+                            | "isinf"
+                            | "isfinite"
+                            | "isneginf"
+                            | "isposinf"
+                            | "logical_and"
+                            | "logical_or"
+                            | "logical_not"
+                            | "logical_xor"
+                            | "bool"
+                            | "eq"
+                            | "ne"
+                            | "gt"
+                            | "lt"
+                            | "ge"
+                            | "le"
+                            | "isclose"
+                    ) && semantic.tensor_kind(&attribute.value) == TensorKind::Tensor
             }
             _ if is_bool_factory(semantic, call) => true,
             _ => semantic.qualified(&call.func).is_some_and(|q| {
@@ -418,11 +424,14 @@ pub(crate) fn is_bool_mask(
             .elts
             .iter()
             .any(|e| is_bool_mask(semantic, e, indexed, depth + 1)),
-        // A local assigned from a mask (the value recorded at its assignment), through further
-        // locals (`cond = cond_a & cond_b`); the depth bound ends any cycle.
+        // A local assigned from a mask, through further locals (`cond = cond_a & cond_b`); after
+        // a join, a mask assigned on any path that reaches here (`if c: m = x > 0 else: m =
+        // helper(x)`: Dynamo breaks on the path that holds the mask). The depth bound ends any
+        // cycle.
         Expr::Name(name) => semantic
-            .local_value(name.id.as_str())
-            .is_some_and(|value| is_bool_mask(semantic, value, indexed, depth + 1)),
+            .local_values(name.id.as_str())
+            .iter()
+            .any(|value| is_bool_mask(semantic, value, indexed, depth + 1)),
         _ => false,
     }
 }
@@ -438,28 +447,50 @@ fn is_element_or_tensor(semantic: &SemanticModel<'_>, indexed: &Expr) -> bool {
     semantic.tensor_kind(indexed) == TensorKind::Tensor || is_unknown_element(semantic, indexed)
 }
 
-/// A tensor factory that builds a boolean tensor: `torch.zeros(n, dtype=torch.bool)`,
-/// `torch.ones_like(x, dtype=torch.bool)`, or `torch.full(shape, True)` / `torch.full_like(x,
-/// False)` (torch infers `torch.bool` from a bool fill value).
+/// A torch call that builds a boolean tensor: any `torch.*` function given `dtype=torch.bool`
+/// (`torch.zeros(n, dtype=torch.bool)`, `torch.eye(n, dtype=torch.bool)`, `torch.randint(0, 2,
+/// shape, dtype=torch.bool)`: a dtype keyword fixes the result's dtype for every torch factory),
+/// `torch.full(shape, True)` / `torch.full_like(x, False)` (torch infers `torch.bool` from a bool
+/// fill value) and `torch.tensor([True, False])` / `torch.as_tensor(...)` of bool literals.
 fn is_bool_factory(semantic: &SemanticModel<'_>, call: &ast::ExprCall) -> bool {
     let Some(qualified) = semantic.qualified(&call.func) else {
         return false;
     };
-    let fill_position = match qualified.as_str() {
-        "torch.full" | "torch.full_like" => Some(1),
-        "torch.zeros" | "torch.ones" | "torch.empty" | "torch.zeros_like" | "torch.ones_like"
-        | "torch.empty_like" | "torch.tensor" | "torch.as_tensor" => None,
-        _ => return false,
-    };
+    if !qualified.starts_with("torch.") {
+        return false;
+    }
     if let Some(dtype) = call.arguments.find_keyword("dtype") {
         return is_bool_dtype(semantic, &dtype.value);
     }
-    fill_position.is_some_and(|position| {
-        matches!(
-            call.arguments.find_argument_value("fill_value", position),
+    match qualified.as_str() {
+        "torch.full" | "torch.full_like" => matches!(
+            call.arguments.find_argument_value("fill_value", 1),
             Some(Expr::BooleanLiteral(_))
-        )
-    })
+        ),
+        "torch.tensor" | "torch.as_tensor" => match call.arguments.find_argument_value("data", 0) {
+            Some(
+                Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }),
+            ) => !elts.is_empty() && elts.iter().all(|e| matches!(e, Expr::BooleanLiteral(_))),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// `x.new_zeros(n, dtype=torch.bool)`, `x.new_ones(...)`, `x.new_full(...)`, `x.new_empty(...)`,
+/// `x.new_tensor(...)` with a bool dtype, on a receiver that may be a tensor.
+fn is_bool_new_tensor(semantic: &SemanticModel<'_>, call: &ast::ExprCall) -> bool {
+    let Expr::Attribute(attribute) = &*call.func else {
+        return false;
+    };
+    matches!(
+        attribute.attr.id.as_str(),
+        "new_zeros" | "new_ones" | "new_full" | "new_empty" | "new_tensor"
+    ) && call
+        .arguments
+        .find_keyword("dtype")
+        .is_some_and(|dtype| is_bool_dtype(semantic, &dtype.value))
+        && semantic.receiver_may_be_tensor(&attribute.value, 0)
 }
 
 /// `torch.bool` (however imported).

@@ -10,7 +10,8 @@ declare_rule! {
     /// Flags Python calls with side effects, or into libraries Dynamo does not trace, in code
     /// Dynamo traces: `print(...)`, `logging.info(...)` and logger methods (`logger.warning(...)`,
     /// `logger.warning_once(...)` on a receiver named `logger`/`log`/`LOGGER`/`self.logger`),
-    /// `warnings.warn(...)`, `time.time()` / `perf_counter()` / `monotonic()` / `sleep()`,
+    /// `warnings.warn(...)`, `warnings.simplefilter(...)` / `filterwarnings(...)` /
+    /// `resetwarnings()`, `time.time()` / `perf_counter()` / `monotonic()` / `sleep()`,
     /// `random.random()` / `choice()` / `shuffle()` / `sample()`, `copy.deepcopy(...)`, and any
     /// `scipy` function (e.g. `scipy.optimize.linear_sum_assignment` in a Hungarian matcher).
     ///
@@ -23,7 +24,11 @@ declare_rule! {
     /// `logging.Logger`: Dynamo traces into its code, which breaks where it reads the caller's
     /// frame (`sys._getframe`: GB0007) or writes output, and the message says so instead of GB0291;
     /// `warnings.warn`, `time.*`, `random.*`, `scipy.*` GB0007 "Attempted to call function marked
-    /// as skipped"; `copy.deepcopy` GB0179. Each costs a graph and the guards of a resumed frame
+    /// as skipped"; `warnings.simplefilter` / `filterwarnings` / `resetwarnings` change the filter
+    /// list and call the C builtin `_warnings._filters_mutated`, which Dynamo skips (GB0007 on
+    /// 2.11, GB0156 on 2.8, a break on 2.5 and 2.2 too; inside `with warnings.catch_warnings():`
+    /// the break cannot resume and the whole function runs eagerly: 0 graphs on 2.5 to 2.11);
+    /// `copy.deepcopy` GB0179. Each costs a graph and the guards of a resumed frame
     /// on every call. On torch 2.2 all of them broke too except `random.random()`, which 2.2 traced.
     ///
     /// Not flagged, because Dynamo traces them (measured): `random.randint`, `random.uniform`,
@@ -130,6 +135,14 @@ pub(super) fn classify_qualified(q: &str) -> Option<String> {
             "`logging.{function}()` in traced code: graph break under torch.compile (GB0156 Unsupported method call)"
         )),
         "warnings" if function == "warn" => Some(skipped("`warnings.warn()`")),
+        // They mutate the filter list and call the C builtin `_warnings._filters_mutated`
+        // (measured: torch 2.11 GB0007 on that builtin, 2.8 GB0156 on the list mutation, 2.5 and
+        // 2.2 "unsupported builtin" / `ListVariable.remove`).
+        "warnings" if matches!(function, "simplefilter" | "filterwarnings" | "resetwarnings") => {
+            Some(format!(
+                "`warnings.{function}()` in traced code: graph break under torch.compile (GB0007 Dynamo skips `_warnings._filters_mutated`, which it calls; inside `with warnings.catch_warnings():` Dynamo cannot resume and runs the whole function eagerly)"
+            ))
+        }
         "time"
             if matches!(
                 function,

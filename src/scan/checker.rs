@@ -498,7 +498,7 @@ impl<'a> Checker<'a> {
                 .push_step(PathStep::Guard(g, Branch::WhenFalse));
         }
         for clause in &stmt_if.elif_else_clauses {
-            self.semantic.start_path(&join);
+            self.semantic.start_path(&mut join);
             match &clause.test {
                 Some(test) => {
                     self.visit_truth_test(test);
@@ -550,7 +550,7 @@ impl<'a> Checker<'a> {
 
     fn visit_try(&mut self, stmt_try: &'a ast::StmtTry) {
         let handlers = SemanticModel::try_handlers(stmt_try);
-        let mut join = self.semantic.begin_join();
+        let mut join = self.semantic.begin_try_join();
         self.semantic.enter_try_body(handlers);
         self.visit_body(&stmt_try.body);
         self.semantic.leave_try_body(handlers);
@@ -559,7 +559,7 @@ impl<'a> Checker<'a> {
         let body_end = self.semantic.take_facts();
         for handler in &stmt_try.handlers {
             let ast::ExceptHandler::ExceptHandler(handler) = handler;
-            self.semantic.start_path(&join);
+            self.semantic.start_path(&mut join);
             self.semantic.forget_bound_in(&stmt_try.body);
             if let Some(kind) = &handler.type_ {
                 self.visit_expr(kind);
@@ -605,7 +605,7 @@ impl<'a> Checker<'a> {
         let mut join = self.semantic.begin_join();
         for (index, case) in stmt_match.cases.iter().enumerate() {
             if index > 0 {
-                self.semantic.start_path(&join);
+                self.semantic.start_path(&mut join);
             }
             self.semantic.forget_pattern_names(&case.pattern);
             self.visit_match_case(case);

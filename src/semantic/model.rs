@@ -34,6 +34,7 @@ mod guards;
 mod memo;
 mod options;
 mod typeflow;
+mod value_join;
 use typeflow::dotted_text;
 mod host_index;
 mod names;
@@ -93,6 +94,9 @@ struct Frame<'a> {
     facts: LocalFacts<'a>,
     /// The expression last assigned to each simple local (for rules that look through a name).
     values: FxMap<String, &'a Expr>,
+    /// The values a local may hold after a join of paths that assign it differently
+    /// (`model/value_join.rs`).
+    value_joins: value_join::ValueJoins<'a>,
     /// Parameters annotated with a project class (`config: MyConfig`, `head: Head | None`).
     param_classes: FxMap<String, Sym>,
     /// The first positional parameter after `self` (a function's input).

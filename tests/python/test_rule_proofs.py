@@ -801,3 +801,34 @@ def test_vr001_negative_version_assert_runs_before_the_newer_api():
             module.evaluate_eagerly(model, [torch.ones(1)])
     else:
         assert len(module.evaluate_eagerly(model, [torch.ones(1)])) == 1
+
+
+# --------------------------------------------------------------------------------------------
+# BR003 / BR004 on every torch (the GB-code proofs in test_recall_proofs.py need torch >= 2.8)
+
+# A boolean mask that reaches the read from one branch of an `if`, one built by a torch factory
+# with `dtype=torch.bool` and read after `...` / `:`, and a change of the warning filters: each
+# breaks the graph on torch 2.2, 2.5, 2.8 and 2.11 (the break text differs; the count does not).
+EVERY_TORCH_BREAKS = [
+    ("BR003", "mask_assigned_on_one_branch"),
+    ("BR003", "mask_from_bool_eye_after_ellipsis"),
+    ("BR003", "mask_from_bool_new_ones_after_slice"),
+    ("BR004", "warnings_filter_change"),
+]
+
+
+@pytest.mark.parametrize("code,case", EVERY_TORCH_BREAKS, ids=[f"{c}-{n}" for c, n in EVERY_TORCH_BREAKS])
+def test_new_mask_kinds_and_warning_filters_break_on_every_torch(code, case):
+    fn, args = corpus_cases(code, "positive")[case][:2]
+    torch._dynamo.reset()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert reasons(explain(fn, *args))
+    torch._dynamo.reset()
+
+
+def test_join_of_integer_indices_does_not_break_on_every_torch():
+    fn, args = corpus_cases("BR003", "negative")["integer_indices_on_both_branches"]
+    torch._dynamo.reset()
+    assert not reasons(explain(fn, *args))
+    torch._dynamo.reset()

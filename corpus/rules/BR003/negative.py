@@ -136,6 +136,32 @@ def pick_by_count(pair, counts):
     return pair[counts[0] > 1]
 
 
+def rank_order(x):
+    # A helper scan does not look into (it returns integer indices).
+    return torch.argsort(x, dim=0)
+
+
+class JoinedIndex(nn.Module):
+    """Integer indices on both branches of an `if` (one of them unknown to scan), and a mask
+    that every path replaces before the read: no boolean mask reaches either index."""
+
+    def __init__(self, descending: bool = True):
+        super().__init__()
+        self.descending = descending
+
+    def forward(self, x):
+        if self.descending:
+            order = torch.argsort(x, dim=0, descending=True)
+        else:
+            order = rank_order(x)
+        if self.descending:
+            pick = x[:, 0] > 0
+        else:
+            pick = rank_order(x)
+        pick = torch.arange(x.shape[0] - 1, device=x.device)
+        return torch.gather(x, 0, order) + x[pick].sum()
+
+
 def cases():
     x = torch.randn(4, 3)
     labels = torch.tensor([0, 2, 1, 3])
@@ -152,5 +178,6 @@ def cases():
         "forward_replaced_by_a_dispatcher": (SparseMoeBlock(), (torch.randn(5, 8),)),
         "integer_factory_indices": (FactoryIndices(), (x,)),
         "assignment_through_numpy_mask": (clamp_by_host_weights, (torch.randn(3), np.array([1.0, -1.0, 2.0]))),
+        "integer_indices_on_both_branches": (JoinedIndex(), (x,)),
         "bool_index_into_tuple": (pick_by_count, ((torch.randn(2), torch.randn(2)), [2, 0])),
     }

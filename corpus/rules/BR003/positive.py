@@ -159,6 +159,41 @@ def select_by_host_weights(x, weights):
     return x[cond < 0]  # expect: BR003
 
 
+def finite_entries(x):
+    # A helper scan does not look into: its result's kind is unknown at the call site.
+    return torch.isfinite(x)
+
+
+class JoinedMask(nn.Module):
+    """The mask is assigned on one branch of an `if`, a helper's result on the other: Dynamo
+    breaks on the path that holds the comparison (a mask on any reaching path is flagged)."""
+
+    def __init__(self, by_sign: bool = True):
+        super().__init__()
+        self.by_sign = by_sign
+
+    def forward(self, x):
+        if self.by_sign:
+            keep = x > 0
+        else:
+            keep = finite_entries(x)
+        return x[keep]  # expect: BR003
+
+
+@torch.compile
+def off_diagonal(x):
+    # Any torch factory given `dtype=torch.bool` builds a mask; it breaks in any index position.
+    off = ~torch.eye(x.shape[-1], dtype=torch.bool)
+    return x[..., off]  # expect: BR003
+
+
+@torch.compile
+def kept_columns(x):
+    cols = x.new_ones(x.shape[1], dtype=torch.bool)
+    cols[0] = False
+    return x[:, cols]  # expect: BR003
+
+
 def cases():
     """Entry points for the proofs: name -> (callable as written, example args)."""
     boxes = torch.rand(6, 4) * 10
@@ -188,6 +223,9 @@ def cases():
             ([torch.tensor([1, -1, 2])], [torch.randn(3, 4)], 0),
         ),
         "mask_from_numpy_comparison": (select_by_host_weights, (torch.randn(3), np.array([1.0, -1.0, 2.0]))),
+        "mask_assigned_on_one_branch": (JoinedMask(), (torch.randn(4, 3),)),
+        "mask_from_bool_eye_after_ellipsis": (off_diagonal, (torch.randn(2, 3, 3),)),
+        "mask_from_bool_new_ones_after_slice": (kept_columns, (torch.randn(4, 3),)),
         "mask_from_bool_dtype_factory_and_to_bool": (
             select_flagged,
             (torch.randn(4, 3), torch.tensor([1, 0, 1, 0])),

@@ -15,6 +15,7 @@
 //! than computing them from the value.
 
 use super::SemanticModel;
+use super::value_join::ValueJoin;
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
@@ -85,6 +86,8 @@ impl<'a> LocalFacts<'a> {
 pub(crate) struct Join<'a> {
     before: LocalFacts<'a>,
     reached: Option<LocalFacts<'a>>,
+    /// The values each path leaves in its locals (`model/value_join.rs`).
+    values: ValueJoin,
 }
 
 impl<'a> SemanticModel<'a> {
@@ -93,18 +96,30 @@ impl<'a> SemanticModel<'a> {
     }
 
     /// Starts a branching statement (the first path starts from the current facts).
-    pub(crate) fn begin_join(&self) -> Join<'a> {
+    pub(crate) fn begin_join(&mut self) -> Join<'a> {
+        self.begin_join_of(false)
+    }
+
+    /// Starts a `try`: its paths interleave (a handler starts anywhere in the body), so the
+    /// values its locals may hold stay last-assignment.
+    pub(crate) fn begin_try_join(&mut self) -> Join<'a> {
+        self.begin_join_of(true)
+    }
+
+    fn begin_join_of(&mut self, interleaved: bool) -> Join<'a> {
         Join {
             before: self
                 .function_frame()
                 .map(|frame| frame.facts.clone())
                 .unwrap_or_default(),
             reached: None,
+            values: self.begin_value_join(interleaved),
         }
     }
 
     /// Starts another path of `join` from the facts before the statement.
-    pub(crate) fn start_path(&mut self, join: &Join<'a>) {
+    pub(crate) fn start_path(&mut self, join: &mut Join<'a>) {
+        self.start_value_path(&mut join.values);
         if let Some(facts) = self.facts_mut() {
             facts.clone_from(&join.before);
         }
@@ -113,6 +128,7 @@ impl<'a> SemanticModel<'a> {
     /// Ends a path: when it `reaches` the end of the statement (does not `return`, `raise`,
     /// `break` or `continue`), its facts join the others.
     pub(crate) fn end_path(&mut self, join: &mut Join<'a>, reaches: bool) {
+        self.end_value_path(&mut join.values, reaches);
         let Some(facts) = self.facts_mut() else {
             return;
         };
@@ -128,7 +144,12 @@ impl<'a> SemanticModel<'a> {
     /// Ends the statement: the facts after it are those every reaching path holds (`fall_through`:
     /// the statement can also be passed without taking any path, as an `if` without `else`).
     pub(crate) fn finish_join(&mut self, join: Join<'a>, fall_through: bool) {
-        let Join { before, reached } = join;
+        let Join {
+            before,
+            reached,
+            values,
+        } = join;
+        self.finish_value_join(values, fall_through);
         let after = match reached {
             Some(mut reached) => {
                 if fall_through {
@@ -148,7 +169,9 @@ impl<'a> SemanticModel<'a> {
     /// before it, and no fact for a name the loop binds — a later iteration sees what the
     /// previous one assigned.
     pub(crate) fn begin_loop(&mut self, target: Option<&Expr>, body: &[Stmt]) -> Join<'a> {
-        let join = self.begin_join();
+        // A loop's iterations are not paths that follow one another in the log: its locals keep
+        // last-assignment values.
+        let join = self.begin_join_of(true);
         if !join.before.is_empty()
             && let Some(facts) = self.facts_mut()
         {
@@ -164,7 +187,8 @@ impl<'a> SemanticModel<'a> {
     /// the last one; with a `break` or `continue` in the body, a path can leave from the middle of
     /// it, so no fact survives for a name the body binds.
     pub(crate) fn finish_loop(&mut self, join: Join<'a>, body: &[Stmt]) {
-        let Join { before, .. } = join;
+        let Join { before, values, .. } = join;
+        self.finish_value_join(values, true);
         let Some(facts) = self.facts_mut() else {
             return;
         };

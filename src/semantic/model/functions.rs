@@ -241,6 +241,7 @@ impl<'a> SemanticModel<'a> {
             locals,
             facts: LocalFacts::default(),
             values: FxMap::default(),
+            value_joins: Default::default(),
             param_classes,
             first_input,
             param_positions,

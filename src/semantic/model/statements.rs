@@ -53,6 +53,7 @@ impl<'a> SemanticModel<'a> {
             locals: FxMap::default(),
             facts: LocalFacts::default(),
             values: FxMap::default(),
+            value_joins: Default::default(),
             param_classes: FxMap::default(),
             first_input: None,
             param_positions: Vec::new(),
@@ -127,6 +128,7 @@ impl<'a> SemanticModel<'a> {
                                 frame
                                     .locals
                                     .insert(name.id.to_string(), TensorKind::Unknown);
+                                frame.value_joins.forget(name.id.as_str());
                             }
                         }
                     }
@@ -161,8 +163,13 @@ impl<'a> SemanticModel<'a> {
                     if !frame.bindings.is_empty() {
                         frame.bindings.remove(&name);
                     }
-                    frame.values.insert(name.clone(), value);
+                    let previous = frame.values.insert(name.clone(), value);
                     frame.locals.insert(name, kind);
+                    if let Expr::Name(target) = *target {
+                        frame
+                            .value_joins
+                            .assigned(target.id.as_str(), value, previous);
+                    }
                 }
                 Expr::Tuple(tuple) => {
                     for element in &tuple.elts {
@@ -171,6 +178,7 @@ impl<'a> SemanticModel<'a> {
                             frame
                                 .locals
                                 .insert(name.id.to_string(), TensorKind::Unknown);
+                            frame.value_joins.forget(name.id.as_str());
                         }
                     }
                 }
