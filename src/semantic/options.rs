@@ -137,6 +137,7 @@ pub fn python_repr(value: &ConstValue) -> String {
         ConstValue::Bool(false) => "False".to_owned(),
         ConstValue::Int(int) => int.to_string(),
         ConstValue::Str(text) => format!("{text:?}").replace('"', "'"),
+        ConstValue::Float(bits) => format!("{:?}", f64::from_bits(*bits)),
         ConstValue::Dim => "<dim>".to_owned(),
     }
 }
