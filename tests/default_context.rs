@@ -70,9 +70,20 @@ fn expected_reported() -> BTreeMap<(String, u32), &'static str> {
 
 #[test]
 fn each_marked_line_lands_in_its_tier_with_roots() {
+    // A root's own arguments are the user's: only its callees' are decided by the tree's calls.
     let expected = expected_reported();
     assert!(expected.len() >= 4, "{expected:?}");
-    assert_eq!(tiers(&["--roots", "pkg.**"]), expected);
+    let roots = [
+        "--roots",
+        "pkg.numeric.Dropper",
+        "--roots",
+        "pkg.chains.Doubled",
+        "--roots",
+        "pkg.chains.WorkerNet",
+        "--roots",
+        "pkg.chains.HookNet",
+    ];
+    assert_eq!(tiers(&roots), expected);
 }
 
 /// `self.prob > 0` on a `prob=0.0` option is decided at the default, and the gate says which
@@ -95,4 +106,78 @@ fn a_numeric_option_compared_with_a_number_is_gated_and_named() {
         gates.contains(&serde_json::json!([{"class": "pkg.numeric.Dropper", "option": "prob", "default": "0.0", "needs": "!= 0.0"}])),
         "{gates:?}"
     );
+}
+
+/// The same tree plus one module whose calls pass the values the fixture never passes: the
+/// `never` and `gated` lines of chains.py are then reached with them and reported in the normal
+/// tier (the context joins every call edge; one that passes the value is enough).
+#[test]
+fn a_call_passing_the_value_puts_the_branch_back_in_the_normal_tier() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("pkg");
+    std::fs::create_dir(&pkg).unwrap();
+    for name in ["__init__.py", "chains.py"] {
+        std::fs::copy(fixture().join("pkg").join(name), pkg.join(name)).unwrap();
+    }
+    common::write(
+        &pkg,
+        "loud.py",
+        "from torch import nn\n\
+         from .chains import Clipped, Worker, hook\n\
+         \n\
+         class Loud(nn.Module):\n\
+         \x20   def __init__(self):\n\
+         \x20       super().__init__()\n\
+         \x20       self.worker = Worker()\n\
+         \x20       self.clipped = Clipped()\n\
+         \n\
+         \x20   def forward(self, x):\n\
+         \x20       x = self.clipped(x, clip=True)\n\
+         \x20       x = self.worker(x, opt=True)\n\
+         \x20       return hook(x, strict=True)\n",
+    );
+    let out = graphbreak(
+        dir.path(),
+        &[
+            "scan",
+            ".",
+            "--no-config",
+            "--output-format",
+            "json",
+            "--roots",
+            "pkg.chains.Doubled",
+            "--roots",
+            "pkg.chains.WorkerNet",
+            "--roots",
+            "pkg.chains.HookNet",
+            "--roots",
+            "pkg.loud.Loud",
+        ],
+    );
+    let findings: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out)));
+    let mut normal = Vec::new();
+    for finding in findings.as_array().unwrap() {
+        if finding["filename"].as_str().unwrap().ends_with("chains.py")
+            && finding["gated_by"].as_array().unwrap().is_empty()
+        {
+            normal.push(finding["location"]["row"].as_u64().unwrap() as u32);
+        }
+    }
+    normal.sort();
+    let chains = fixture().join("pkg/chains.py");
+    let mut expected: Vec<u32> = ["# gated:", "# never:", "# normal:"]
+        .iter()
+        .flat_map(|tag| {
+            std::fs::read_to_string(&chains)
+                .unwrap()
+                .lines()
+                .enumerate()
+                .filter(|(_, line)| line.contains(tag))
+                .map(|(index, _)| index as u32 + 1)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    expected.sort();
+    assert_eq!(normal, expected);
 }

@@ -53,3 +53,25 @@ def test_numeric_options_break_only_off_their_defaults():
     assert normal <= at_defaults, sorted(at_defaults)
     with_options = break_lines("numeric", numeric.Dropper(4, prob=0.1, warmup=2, scale=0.5))
     assert gated <= with_options, sorted(with_options)
+
+
+def test_arguments_through_super_call_and_stored_callables_break_only_when_passed():
+    chains = load("chains")
+    never, gated, normal = marked("chains", "never"), marked("chains", "gated"), marked("chains", "normal")
+    assert len(never) == 3 and not gated and len(normal) == 1
+    # The calls as the tree writes them: none of the gated or never lines breaks.
+    as_written = (
+        break_lines("chains", chains.Doubled())
+        | break_lines("chains", chains.WorkerNet())
+        | break_lines("chains", chains.HookNet())
+    )
+    assert not ((never | gated) & as_written), sorted(as_written)
+    assert normal <= as_written, sorted(as_written)
+    # The values no call here passes: each line breaks.
+    worker = chains.Worker()
+    passed = (
+        break_lines("chains", lambda x: chains.Clipped()(x, clip=True))
+        | break_lines("chains", lambda x: worker(x, opt=True))
+        | break_lines("chains", chains.HookNet(fn=lambda x: chains.hook(x, strict=True)))
+    )
+    assert (never | gated) <= passed, sorted(passed)
