@@ -56,9 +56,9 @@ impl<'a> Project<'a> {
             let caller_is_root = self.root_funcs.contains(&caller);
             for call in &info.calls {
                 let Some(args) = &call.args else { continue };
-                if !flagged_names.contains(call.sym.last_segment())
-                    && !(through_instances && calls_an_instance(&call.sym))
-                {
+                let relevant = flagged_names.contains(call.sym.last_segment())
+                    || (through_instances && calls_an_instance(&call.sym));
+                if !relevant {
                     continue;
                 }
                 if !call.path.is_empty() && self.eager_only(caller.0, caller.1, call.path.iter()) {
