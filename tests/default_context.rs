@@ -82,6 +82,10 @@ fn each_marked_line_lands_in_its_tier_with_roots() {
         "pkg.chains.WorkerNet",
         "--roots",
         "pkg.chains.HookNet",
+        "--roots",
+        "pkg.inherited.PositionalGate",
+        "--roots",
+        "pkg.inherited.RenamedGate",
     ];
     assert_eq!(tiers(&roots), expected);
 }
@@ -180,4 +184,41 @@ fn a_call_passing_the_value_puts_the_branch_back_in_the_normal_tier() {
         .collect();
     expected.sort();
     assert_eq!(normal, expected);
+}
+
+/// A subclass forwarding its own parameter to the base's option (`super().__init__(dim, flag)`,
+/// `flag=use_flag`) keeps the base's option at its default only while nothing sets the
+/// subclass's parameter: a construction site passing it puts the branch in the normal tier.
+#[test]
+fn a_forwarded_option_set_at_a_construction_site_is_set() {
+    let inherited = fixture().join("pkg/inherited.py");
+    let gated = common::line_containing(&inherited, "# gated:") as u64;
+    for build in ["PositionalGate(4, True)", "RenamedGate(4, use_flag=True)"] {
+        let dir = tempfile::tempdir().unwrap();
+        let pkg = dir.path().join("pkg");
+        std::fs::create_dir(&pkg).unwrap();
+        for name in ["__init__.py", "inherited.py"] {
+            std::fs::copy(fixture().join("pkg").join(name), pkg.join(name)).unwrap();
+        }
+        common::write(
+            &pkg,
+            "build.py",
+            &format!(
+                "from .inherited import PositionalGate, RenamedGate\n\n\ndef make():\n    return {build}\n"
+            ),
+        );
+        let out = graphbreak(
+            dir.path(),
+            &["scan", ".", "--no-config", "--output-format", "json"],
+        );
+        let findings: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out)));
+        let finding = findings
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["location"]["row"] == gated)
+            .unwrap_or_else(|| panic!("line {gated} reported with {build}"));
+        assert_eq!(finding["gated_by"], serde_json::json!([]), "{build}");
+    }
 }

@@ -75,3 +75,15 @@ def test_arguments_through_super_call_and_stored_callables_break_only_when_passe
         | break_lines("chains", chains.HookNet(fn=lambda x: chains.hook(x, strict=True)))
     )
     assert (never | gated) <= passed, sorted(passed)
+
+
+def test_a_base_option_forwarded_by_subclasses_breaks_only_when_set():
+    inherited = load("inherited")
+    gated = marked("inherited", "gated")
+    assert len(gated) == 1
+    at_defaults = break_lines("inherited", inherited.PositionalGate(4)) | break_lines(
+        "inherited", inherited.RenamedGate(4)
+    )
+    assert not (gated & at_defaults), sorted(at_defaults)
+    assert gated <= break_lines("inherited", inherited.PositionalGate(4, True))
+    assert gated <= break_lines("inherited", inherited.RenamedGate(4, use_flag=True))

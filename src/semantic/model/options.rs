@@ -6,7 +6,7 @@
 
 use super::*;
 use crate::semantic::context::ConstValue;
-use crate::semantic::options::{BorrowedStore, OptionStore, PassedValue};
+use crate::semantic::options::{BorrowedStore, ForwardedParam, OptionStore, PassedValue};
 
 impl<'a> SemanticModel<'a> {
     /// Notes the `self.<attr>` stores of an assignment: an option store when it is one, else a
@@ -227,6 +227,11 @@ impl<'a> SemanticModel<'a> {
                             None => PassedValue::Other,
                         }
                     }
+                    // `Base(flag=use_flag)`: the caller's own parameter under another name.
+                    Expr::Name(value) => match self.forwarded_param(value.id.as_str()) {
+                        Some(forwarded) => PassedValue::Forwarded(forwarded),
+                        None => PassedValue::Other,
+                    },
                     // `Inner(opt=self.opt)`: the calling class's own option, if it is one.
                     Expr::Attribute(attribute) => {
                         match (&*attribute.value, self.method_context()) {
@@ -252,15 +257,25 @@ impl<'a> SemanticModel<'a> {
                 keywords.push((name.to_owned(), passed));
             }
         }
-        let positional = if call
-            .arguments
-            .args
-            .iter()
-            .any(|a| matches!(a, Expr::Starred(_)))
-        {
+        let args = &call.arguments.args;
+        // Trailing arguments that pass the caller's own parameter on are not counted as
+        // reaching their places: linking decides them from the caller's default.
+        let mut trailing: Vec<(u32, ForwardedParam)> = Vec::new();
+        let positional = if args.iter().any(|a| matches!(a, Expr::Starred(_))) {
             u32::MAX
         } else {
-            call.arguments.args.len() as u32
+            let mut counted = args.len();
+            while counted > 0 {
+                let Expr::Name(name) = &args[counted - 1] else {
+                    break;
+                };
+                let Some(forwarded) = self.forwarded_param(name.id.as_str()) else {
+                    break;
+                };
+                counted -= 1;
+                trailing.push((counted as u32, forwarded));
+            }
+            counted as u32
         };
         let mut callees: Vec<(String, u32)> = Vec::new();
         match &*call.func {
@@ -307,6 +322,15 @@ impl<'a> SemanticModel<'a> {
         let options = &mut self.summary.options;
         options.keywords.extend(keywords);
         for (callee, count) in callees {
+            // The count was shifted like the positions (`Base.__init__(self, ...)`, `partial`).
+            let shift = positional.saturating_sub(count);
+            for (position, forwarded) in &trailing {
+                if let Some(position) = position.checked_sub(shift) {
+                    options
+                        .positional_forwards
+                        .push((callee.clone(), position, forwarded.clone()));
+                }
+            }
             if count > 0 {
                 options.positional.push((callee, count));
             }
@@ -319,6 +343,35 @@ impl<'a> SemanticModel<'a> {
                 .written_anywhere
                 .push(attr.value.to_str().to_owned());
         }
+    }
+
+    /// The current function's unchanged parameter `name` with a literal default, as passed on
+    /// to a call (`PassedValue::Forwarded`): named for the calls of the function (its class for
+    /// `__init__`).
+    fn forwarded_param(&self, name: &str) -> Option<ForwardedParam> {
+        let default = self.own_param_default(name)?;
+        let frame = self.function_frame()?;
+        let FrameKind::Function { idx, .. } = &frame.kind else {
+            return None;
+        };
+        let info = &self.summary.functions[*idx as usize];
+        let caller = match (&info.class, info.name.as_str()) {
+            (Some(class), "__init__") => class.rsplit('.').next().unwrap_or(class).to_owned(),
+            (None, name) => name.to_owned(),
+            // A method's callers are not found by name alone.
+            (Some(_), _) => return None,
+        };
+        let position = info
+            .index_params
+            .iter()
+            .find(|(param, _)| param == name)
+            .and_then(|(_, position)| *position);
+        Some(ForwardedParam {
+            caller,
+            param: name.to_owned(),
+            position,
+            default,
+        })
     }
 
     /// The literal default of the current function's parameter `name`, when it is unchanged.
