@@ -26,6 +26,9 @@ pub enum ConstValue {
     Bool(bool),
     Int(i64),
     Str(String),
+    /// A float literal (`0.0`, `0.5`), kept by its bits so the type stays `Eq`/`Hash`; compared by
+    /// value (`py_eq`, `ParamTest::Order`): `prob=0.0` is an option like `prob=0`.
+    Float(u64),
     /// One dimension of a tensor's shape passed as an argument (`x.shape[1]`, `x.size(-1)`): an
     /// int, never `None`; its value is unknown, and it is assumed non-zero (an empty dimension is
     /// not an input users compile for), so `if not n:` / `n or default` take the non-empty side.
@@ -40,7 +43,8 @@ impl ConstValue {
             Expr::BooleanLiteral(literal) => Some(ConstValue::Bool(literal.value)),
             Expr::NumberLiteral(number) => match &number.value {
                 ast::Number::Int(int) => int.as_i64().map(ConstValue::Int),
-                _ => None,
+                ast::Number::Float(float) => Some(ConstValue::Float(float.to_bits())),
+                ast::Number::Complex { .. } => None,
             },
             Expr::StringLiteral(literal) => {
                 Some(ConstValue::Str(literal.value.to_str().to_owned()))
@@ -48,6 +52,9 @@ impl ConstValue {
             Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::USub => {
                 match ConstValue::of(&unary.operand)? {
                     ConstValue::Int(int) => Some(ConstValue::Int(-int)),
+                    ConstValue::Float(bits) => {
+                        Some(ConstValue::Float((-f64::from_bits(bits)).to_bits()))
+                    }
                     _ => None,
                 }
             }
@@ -61,7 +68,18 @@ impl ConstValue {
             ConstValue::Bool(value) => *value,
             ConstValue::Int(value) => *value != 0,
             ConstValue::Str(value) => !value.is_empty(),
+            ConstValue::Float(bits) => f64::from_bits(*bits) != 0.0,
             ConstValue::Dim => true,
+        }
+    }
+
+    /// The number a numeric constant is (`True` is 1, as in Python); `None` for the others.
+    pub fn number(&self) -> Option<f64> {
+        match self {
+            ConstValue::Bool(value) => Some(f64::from(u8::from(*value))),
+            ConstValue::Int(value) => Some(*value as f64),
+            ConstValue::Float(bits) => Some(f64::from_bits(*bits)),
+            _ => None,
         }
     }
 
@@ -73,6 +91,7 @@ impl ConstValue {
             ConstValue::Bool(value) => Some(*value),
             ConstValue::Int(value) => (*value != 0).then_some(true),
             ConstValue::Str(value) => (!value.is_empty()).then_some(true),
+            ConstValue::Float(bits) => (f64::from_bits(*bits) != 0.0).then_some(true),
             ConstValue::Dim => Some(true),
         }
     }
@@ -86,7 +105,10 @@ impl ConstValue {
         };
         match (as_int(self), as_int(other)) {
             (Some(a), Some(b)) => a == b,
-            _ => self == other,
+            _ => match (self.number(), other.number()) {
+                (Some(a), Some(b)) => a == b,
+                _ => self == other,
+            },
         }
     }
 }
@@ -98,6 +120,39 @@ pub enum ParamTest {
     Truthy,
     /// `p == c`, `p is c` (for `None` and booleans identity and equality agree).
     Equals(ConstValue),
+    /// `p > 0`, `p <= 0.5`: an ordering against a number (`self.prob > 0` on a `prob=0.0`
+    /// option).
+    Order(Order, ConstValue),
+}
+
+/// An ordering comparison operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    Lt,
+    LtE,
+    Gt,
+    GtE,
+}
+
+impl Order {
+    pub fn of(op: ast::CmpOp) -> Option<Order> {
+        match op {
+            ast::CmpOp::Lt => Some(Order::Lt),
+            ast::CmpOp::LtE => Some(Order::LtE),
+            ast::CmpOp::Gt => Some(Order::Gt),
+            ast::CmpOp::GtE => Some(Order::GtE),
+            _ => None,
+        }
+    }
+
+    fn holds(self, a: f64, b: f64) -> bool {
+        match self {
+            Order::Lt => a < b,
+            Order::LtE => a <= b,
+            Order::Gt => a > b,
+            Order::GtE => a >= b,
+        }
+    }
 }
 
 impl ParamTest {
@@ -106,6 +161,11 @@ impl ParamTest {
     pub fn holds(&self, value: &ConstValue) -> Option<bool> {
         match (self, value) {
             (ParamTest::Truthy, value) => Some(value.truthy()),
+            // A shape dimension's value is unknown; a string or `None` ordered with a number
+            // raises, which is not a branch taken.
+            (ParamTest::Order(order, number), value) => {
+                Some(order.holds(value.number()?, number.number()?))
+            }
             (ParamTest::Equals(ConstValue::Dim), _) => None,
             (ParamTest::Equals(constant), ConstValue::Dim) => match constant {
                 ConstValue::None | ConstValue::Str(_) => Some(false),

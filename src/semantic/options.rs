@@ -61,8 +61,24 @@ pub enum PassedValue {
         class: String,
         attr: String,
     },
+    /// `super().__init__(dim, use_flag)` / `Base(flag=use_flag)`: the calling function's own
+    /// unchanged parameter with a literal default, under another name or by position. It
+    /// passes that default unless something sets the caller's parameter (decided when linking).
+    Forwarded(ForwardedParam),
     /// Anything else (a run-time value): counts as set.
     Other,
+}
+
+/// The calling function's own parameter passed on as an argument (`PassedValue::Forwarded`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForwardedParam {
+    /// The name calls of the calling function use: its class's last name for `__init__`, else
+    /// the function's name.
+    pub caller: String,
+    pub param: String,
+    /// Its position among the caller's positional parameters after `self`.
+    pub position: Option<u32>,
+    pub default: ConstValue,
 }
 
 /// What one file contributes.
@@ -80,7 +96,11 @@ pub struct FileOptions {
     pub keywords: HashMap<String, Vec<PassedValue>>,
     /// Called name → the most positional arguments any call passes it; `u32::MAX` for a
     /// `*args` spread. Only the maximum is read, so one entry per name, not one per call.
+    /// Trailing arguments that forward the caller's own parameter are not counted: they are in
+    /// `positional_forwards`.
     pub positional: HashMap<String, u32>,
+    /// `(called name, position, forwarded parameter)` for those trailing arguments.
+    pub positional_forwards: Vec<(String, u32, ForwardedParam)>,
 }
 
 /// An option of a class nothing in the tree sets.
@@ -139,6 +159,7 @@ pub fn python_repr(value: &ConstValue) -> String {
         ConstValue::Bool(false) => "False".to_owned(),
         ConstValue::Int(int) => int.to_string(),
         ConstValue::Str(text) => format!("{text:?}").replace('"', "'"),
+        ConstValue::Float(bits) => format!("{:?}", f64::from_bits(*bits)),
         ConstValue::Dim => "<dim>".to_owned(),
     }
 }
@@ -234,7 +255,7 @@ impl<'a> Project<'a> {
     /// The classes' own options (`self.<attr> = <param>`).
     fn own_option_table(&self) -> OptionTable {
         let mut keywords: HashMap<&str, Vec<(FileId, &PassedValue)>> = HashMap::default();
-        let mut positional: HashMap<&str, u32> = HashMap::default();
+        let mut positional = PositionalSeen::default();
         let mut written: HashSet<&str> = HashSet::default();
         let mut overwritten: HashSet<(ClassRef, &str)> = HashSet::default();
         for (file_id, file) in self.files.iter().enumerate() {
@@ -246,8 +267,15 @@ impl<'a> Project<'a> {
                     .extend(values.iter().map(|value| (file_id as FileId, value)));
             }
             for (callee, count) in &options.positional {
-                let max = positional.entry(callee).or_default();
+                let max = positional.counts.entry(callee).or_default();
                 *max = (*max).max(*count);
+            }
+            for (callee, position, forwarded) in &options.positional_forwards {
+                positional
+                    .forwards
+                    .entry(callee.as_str())
+                    .or_default()
+                    .push((*position, forwarded));
             }
             written.extend(options.written_anywhere.iter().map(String::as_str));
             for (class, attr) in &options.overwritten {
@@ -318,7 +346,7 @@ impl<'a> Project<'a> {
         stores: &HashMap<(ClassRef, &str), Vec<&OptionStore>>,
         assumed: &HashMap<(ClassRef, &str), ConstValue>,
         keywords: &HashMap<&str, Vec<(FileId, &PassedValue)>>,
-        positional: &HashMap<&str, u32>,
+        positional: &PositionalSeen,
         written: &HashSet<&str>,
         overwritten: &HashSet<(ClassRef, &str)>,
     ) -> OptionTable {
@@ -344,6 +372,10 @@ impl<'a> Project<'a> {
                             .and_then(|&idx| assumed.get(&((*file, idx), outer_attr.as_str())));
                         outer.is_none_or(differs)
                     }
+                    PassedValue::Forwarded(forwarded) => {
+                        differs(&forwarded.default)
+                            || forwarded_is_set(forwarded, keywords, positional)
+                    }
                     PassedValue::Other => true,
                 })
             });
@@ -353,7 +385,22 @@ impl<'a> Project<'a> {
             // The class and its subclasses: none may pass it by position or store it otherwise.
             let family = self.class_and_subclasses(class);
             let reaches = |name: &str| match store.position {
-                Some(position) => positional.get(name).is_some_and(|&count| count > position),
+                Some(position) => positional
+                    .counts
+                    .get(name)
+                    .is_some_and(|&count| count > position),
+                None => false,
+            };
+            // A forwarded positional argument at the option's place passes the caller's default
+            // (`super().__init__(dim, flag)` in a subclass whose own `flag=False` nothing sets).
+            let forwarded_sets = |name: &str| match store.position {
+                Some(position) => positional.forwards.get(name).is_some_and(|list| {
+                    list.iter().any(|(at, forwarded)| {
+                        *at == position
+                            && (differs(&forwarded.default)
+                                || forwarded_is_set(forwarded, keywords, positional))
+                    })
+                }),
                 None => false,
             };
             let changed = family.iter().any(|&member| {
@@ -361,6 +408,7 @@ impl<'a> Project<'a> {
                 let name = file.classes[member.1 as usize].qualname.as_str();
                 let short = name.rsplit('.').next().unwrap_or(name);
                 reaches(short)
+                    || forwarded_sets(short)
                     || (member != class
                         && (overwritten.contains(&(member, attr))
                             || stores.get(&(member, attr)).is_some_and(|others| {
@@ -510,6 +558,72 @@ impl<'a> Project<'a> {
         }
         Vec::new()
     }
+}
+
+/// Forwarded positional arguments by called name: `(position, forwarded parameter)`.
+type Forwards<'f> = HashMap<&'f str, Vec<(u32, &'f ForwardedParam)>>;
+
+/// What calls pass by position, by called name: the most arguments counted, and the trailing
+/// forwarded parameters (`FileOptions::positional_forwards`).
+#[derive(Default)]
+struct PositionalSeen<'f> {
+    counts: HashMap<&'f str, u32>,
+    forwards: Forwards<'f>,
+}
+
+/// Whether something in the tree may set the calling function's parameter that `forwarded`
+/// passes on: a keyword of its name with another value (or a run-time one), a call of the caller
+/// passing enough positional arguments to reach it, or a forward into that place of a parameter
+/// that may be set itself (followed a few hops; deeper counts as set: over-approximating "set",
+/// never under).
+fn forwarded_is_set(
+    forwarded: &ForwardedParam,
+    keywords: &HashMap<&str, Vec<(FileId, &PassedValue)>>,
+    positional: &PositionalSeen,
+) -> bool {
+    forwarded_is_set_within(forwarded, keywords, positional, 4)
+}
+
+fn forwarded_is_set_within(
+    forwarded: &ForwardedParam,
+    keywords: &HashMap<&str, Vec<(FileId, &PassedValue)>>,
+    positional: &PositionalSeen,
+    hops: u32,
+) -> bool {
+    let Some(hops) = hops.checked_sub(1) else {
+        return true;
+    };
+    let sets = |other: &ForwardedParam| {
+        other.default == ConstValue::Dim
+            || !other.default.py_eq(&forwarded.default)
+            || forwarded_is_set_within(other, keywords, positional, hops)
+    };
+    let by_keyword = keywords
+        .get(forwarded.param.as_str())
+        .is_some_and(|values| {
+            values.iter().any(|(_, value)| match value {
+                PassedValue::Const(constant) => {
+                    *constant == ConstValue::Dim || !constant.py_eq(&forwarded.default)
+                }
+                PassedValue::Forwarded(other) => sets(other),
+                _ => true,
+            })
+        });
+    let Some(position) = forwarded.position else {
+        return by_keyword;
+    };
+    by_keyword
+        || positional
+            .counts
+            .get(forwarded.caller.as_str())
+            .is_some_and(|&count| count > position)
+        || positional
+            .forwards
+            .get(forwarded.caller.as_str())
+            .is_some_and(|list| {
+                list.iter()
+                    .any(|(at, other)| *at == position && sets(other))
+            })
 }
 
 /// What a gated branch needs of an option with this default.

@@ -30,6 +30,17 @@ impl<'a> Project<'a> {
                 std::iter::once(f.name.as_str()).chain(class_name)
             })
             .collect();
+        // `self.worker(x)` / `Worker()(x)` runs the class's `__call__` (a Module's `forward`):
+        // no name of the callee is in the call, so such calls are resolved when either has facts
+        // (else the callee would get no edge from them, and a flag only such a call passes could
+        // read as pinned from the other, named calls).
+        let through_instances =
+            flagged_names.contains("__call__") || flagged_names.contains("forward");
+        let calls_an_instance = |sym: &Sym| match sym {
+            Sym::SelfAttr { attr, .. } => !attr.contains('.'),
+            Sym::Instance { method, .. } => method == "__call__",
+            _ => false,
+        };
         let mut passed: HashMap<FuncRef, HashSet<String>> = HashMap::default();
         // `None`: the traced calls disagree, or one spreads `*x` into it.
         let mut vararg_counts: HashMap<FuncRef, Option<u32>> = HashMap::default();
@@ -45,7 +56,9 @@ impl<'a> Project<'a> {
             let caller_is_root = self.root_funcs.contains(&caller);
             for call in &info.calls {
                 let Some(args) = &call.args else { continue };
-                if !flagged_names.contains(call.sym.last_segment()) {
+                let relevant = flagged_names.contains(call.sym.last_segment())
+                    || (through_instances && calls_an_instance(&call.sym));
+                if !relevant {
                     continue;
                 }
                 if !call.path.is_empty() && self.eager_only(caller.0, caller.1, call.path.iter()) {

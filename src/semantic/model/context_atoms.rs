@@ -4,7 +4,7 @@
 
 use super::{FrameKind, SemanticModel};
 use crate::semantic::cond::{Atom, Cond};
-use crate::semantic::context::{ConstValue, ParamTest};
+use crate::semantic::context::{ConstValue, Order, ParamTest};
 use crate::semantic::summary::FuncIdx;
 use ruff_python_ast::{self as ast, Expr};
 
@@ -45,8 +45,8 @@ impl<'a> SemanticModel<'a> {
                     return None;
                 }
                 let (param, _) = self.unchanged_param(name)?;
-                compared_with_constant(op, comparator, |constant| {
-                    Cond::Atom(Atom::ParamTest(param.clone(), ParamTest::Equals(constant)))
+                compared_with_constant(op, comparator, |test| {
+                    Cond::Atom(Atom::ParamTest(param.clone(), test))
                 })
             }
             _ => None,
@@ -68,10 +68,10 @@ impl<'a> SemanticModel<'a> {
                 };
                 let op = compare.ops[0];
                 let comparator = compare.comparators.first()?;
-                compared_with_constant(op, comparator, |constant| {
+                compared_with_constant(op, comparator, |test| {
                     Cond::Atom(Atom::SelfAttrIs {
                         attr: attr.clone(),
-                        test: ParamTest::Equals(constant),
+                        test,
                     })
                 })
             }
@@ -220,14 +220,21 @@ impl<'a> SemanticModel<'a> {
     }
 }
 
-/// `x <op> comparator` as a condition over `equals(c)` (x equals the constant c): `==`/`!=` with a
+/// `x <op> comparator` as a condition over `test(t)` (x passes the test t): `==`/`!=` with a
 /// constant, `is`/`is not` with `None` or a boolean (identity and equality agree for those only),
-/// `in`/`not in` a literal tuple, list or set of constants. `None` for any other comparison.
+/// `in`/`not in` a literal tuple, list or set of constants, `<`/`<=`/`>`/`>=` a number. `None` for
+/// any other comparison.
 fn compared_with_constant(
     op: ast::CmpOp,
     comparator: &Expr,
-    equals: impl Fn(ConstValue) -> Cond,
+    test: impl Fn(ParamTest) -> Cond,
 ) -> Option<Cond> {
+    if let Some(order) = Order::of(op) {
+        let number = ConstValue::of(comparator)?;
+        number.number()?;
+        return Some(test(ParamTest::Order(order, number)));
+    }
+    let equals = |constant: ConstValue| test(ParamTest::Equals(constant));
     let positive = match op {
         ast::CmpOp::Eq | ast::CmpOp::NotEq => equals(ConstValue::of(comparator)?),
         ast::CmpOp::Is | ast::CmpOp::IsNot => match ConstValue::of(comparator)? {

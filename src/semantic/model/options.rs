@@ -6,7 +6,7 @@
 
 use super::*;
 use crate::semantic::context::ConstValue;
-use crate::semantic::options::{BorrowedStore, OptionStore, PassedValue};
+use crate::semantic::options::{BorrowedStore, ForwardedParam, OptionStore, PassedValue};
 
 impl<'a> SemanticModel<'a> {
     /// Notes the `self.<attr>` stores of an assignment: an option store when it is one, else a
@@ -234,6 +234,11 @@ impl<'a> SemanticModel<'a> {
                             None => PassedValue::Other,
                         }
                     }
+                    // `Base(flag=use_flag)`: the caller's own parameter under another name.
+                    Expr::Name(value) => match self.forwarded_param(value.id.as_str()) {
+                        Some(forwarded) => PassedValue::Forwarded(forwarded),
+                        None => PassedValue::Other,
+                    },
                     // `Inner(opt=self.opt)`: the calling class's own option, if it is one.
                     Expr::Attribute(attribute) => {
                         match (&*attribute.value, self.method_context()) {
@@ -263,56 +268,85 @@ impl<'a> SemanticModel<'a> {
                 }
             }
         }
-        let positional = if call
-            .arguments
-            .args
-            .iter()
-            .any(|a| matches!(a, Expr::Starred(_)))
-        {
+        let args = &call.arguments.args;
+        // Trailing arguments that pass the caller's own parameter on are not counted as
+        // reaching their places: linking decides them from the caller's default.
+        let mut trailing: Vec<(u32, ForwardedParam)> = Vec::new();
+        let positional = if args.iter().any(|a| matches!(a, Expr::Starred(_))) {
             u32::MAX
         } else {
-            call.arguments.args.len() as u32
+            let mut counted = args.len();
+            while counted > 0 {
+                let Expr::Name(name) = &args[counted - 1] else {
+                    break;
+                };
+                let Some(forwarded) = self.forwarded_param(name.id.as_str()) else {
+                    break;
+                };
+                counted -= 1;
+                trailing.push((counted as u32, forwarded));
+            }
+            counted as u32
         };
         match &*call.func {
             Expr::Name(name) if name.id.as_str() == "partial" => {
                 if let Some(first) = call.arguments.args.first()
                     && let Some(called) = called_name(first)
                 {
-                    self.note_positional(called, positional.saturating_sub(1));
+                    self.note_positional(
+                        called,
+                        positional.saturating_sub(1),
+                        positional,
+                        &trailing,
+                    );
                 }
             }
             Expr::Attribute(attribute) if attribute.attr.id.as_str() == "partial" => {
                 if let Some(first) = call.arguments.args.first()
                     && let Some(called) = called_name(first)
                 {
-                    self.note_positional(called, positional.saturating_sub(1));
+                    self.note_positional(
+                        called,
+                        positional.saturating_sub(1),
+                        positional,
+                        &trailing,
+                    );
                 }
             }
             Expr::Attribute(attribute) if attribute.attr.id.as_str() == "__init__" => {
                 match &*attribute.value {
                     // `super().__init__(a, b)`: the bases of the enclosing class.
                     Expr::Call(_) => {
-                        if positional > 0
+                        if (positional > 0 || !trailing.is_empty())
                             && let Some((_, class)) = self.method_context()
                             && let Some(&class_idx) = self.summary.class_by_name.get(class)
                         {
-                            let options = &mut self.summary.options;
-                            for base in &self.summary.classes[class_idx as usize].bases {
-                                note_max(&mut options.positional, base.last_segment(), positional);
+                            let bases: Vec<String> = self.summary.classes[class_idx as usize]
+                                .bases
+                                .iter()
+                                .map(|base| base.last_segment().to_owned())
+                                .collect();
+                            for base in &bases {
+                                self.note_positional(base, positional, positional, &trailing);
                             }
                         }
                     }
                     // `Base.__init__(self, a, b)`.
                     other => {
                         if let Some(called) = called_name(other) {
-                            self.note_positional(called, positional.saturating_sub(1));
+                            self.note_positional(
+                                called,
+                                positional.saturating_sub(1),
+                                positional,
+                                &trailing,
+                            );
                         }
                     }
                 }
             }
             other => {
                 if let Some(called) = called_name(other) {
-                    self.note_positional(called, positional);
+                    self.note_positional(called, positional, positional, &trailing);
                 }
             }
         }
@@ -329,10 +363,58 @@ impl<'a> SemanticModel<'a> {
     }
 
     /// A call passes `count` positional arguments to `callee` (none: nothing to note).
-    fn note_positional(&mut self, callee: &str, count: u32) {
+    /// `count` positional arguments reach `callee`'s places (shifted from the call's `positional`
+    /// for `Base.__init__(self, ...)` and `partial`); the `trailing` ones that forward the caller's
+    /// own parameter are noted apart, at their shifted positions.
+    fn note_positional(
+        &mut self,
+        callee: &str,
+        count: u32,
+        positional: u32,
+        trailing: &[(u32, ForwardedParam)],
+    ) {
+        let shift = positional.saturating_sub(count);
+        for (position, forwarded) in trailing {
+            if let Some(position) = position.checked_sub(shift) {
+                self.summary.options.positional_forwards.push((
+                    callee.to_owned(),
+                    position,
+                    forwarded.clone(),
+                ));
+            }
+        }
         if count > 0 {
             note_max(&mut self.summary.options.positional, callee, count);
         }
+    }
+
+    /// The current function's unchanged parameter `name` with a literal default, as passed on
+    /// to a call (`PassedValue::Forwarded`): named for the calls of the function (its class for
+    /// `__init__`).
+    fn forwarded_param(&self, name: &str) -> Option<ForwardedParam> {
+        let default = self.own_param_default(name)?;
+        let frame = self.function_frame()?;
+        let FrameKind::Function { idx, .. } = &frame.kind else {
+            return None;
+        };
+        let info = &self.summary.functions[*idx as usize];
+        let caller = match (&info.class, info.name.as_str()) {
+            (Some(class), "__init__") => class.rsplit('.').next().unwrap_or(class).to_owned(),
+            (None, name) => name.to_owned(),
+            // A method's callers are not found by name alone.
+            (Some(_), _) => return None,
+        };
+        let position = info
+            .index_params
+            .iter()
+            .find(|(param, _)| param == name)
+            .and_then(|(_, position)| *position);
+        Some(ForwardedParam {
+            caller,
+            param: name.to_owned(),
+            position,
+            default,
+        })
     }
 
     /// The literal default of the current function's parameter `name`, when it is unchanged.

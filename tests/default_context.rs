@@ -1,0 +1,224 @@
+//! Argument context at the defaults (src/semantic/context.rs, src/semantic/options.rs): a branch
+//! that only a value no call passes could take is not in the normal tier. Each file of
+//! corpus/reach/default_context marks its lines `# gated` (the option tier: reached only when a
+//! user sets an option or argument off its default), `# normal` (reported whatever the values)
+//! or `# never` (no context reaches it: not reported at all);
+//! tests/python/test_default_context_proofs.py shows the same lines under Dynamo.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::{graphbreak, text};
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/reach/default_context")
+}
+
+const TAGS: [&str; 3] = ["gated", "normal", "never"];
+
+/// `(file, line)` → tag, for the lines the fixture marks (`never` lines are expected absent).
+fn marked() -> BTreeMap<(String, u32), &'static str> {
+    let mut out = BTreeMap::new();
+    let dir = fixture().join("pkg");
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|ext| ext != "py") {
+            continue;
+        }
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let source = std::fs::read_to_string(&path).unwrap();
+        for (index, line) in source.lines().enumerate() {
+            for tag in TAGS {
+                if line.contains(&format!("# {tag}:")) {
+                    out.insert((name.clone(), index as u32 + 1), tag);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `(file, line)` → the tier scan reports it in.
+fn tiers(args: &[&str]) -> BTreeMap<(String, u32), &'static str> {
+    let mut all = vec!["scan", ".", "--no-config", "--output-format", "json"];
+    all.extend_from_slice(args);
+    let out = graphbreak(&fixture(), &all);
+    let findings: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out)));
+    let mut seen = BTreeMap::new();
+    for finding in findings.as_array().unwrap() {
+        let file = finding["filename"].as_str().unwrap();
+        let name = Path::new(file).file_name().unwrap().to_string_lossy();
+        let row = finding["location"]["row"].as_u64().unwrap() as u32;
+        let gated = !finding["gated_by"].as_array().unwrap().is_empty();
+        seen.insert(
+            (name.into_owned(), row),
+            if gated { "gated" } else { "normal" },
+        );
+    }
+    seen
+}
+
+fn expected_reported() -> BTreeMap<(String, u32), &'static str> {
+    marked()
+        .into_iter()
+        .filter(|(_, tag)| *tag != "never")
+        .collect()
+}
+
+#[test]
+fn each_marked_line_lands_in_its_tier_with_roots() {
+    // A root's own arguments are the user's: only its callees' are decided by the tree's calls.
+    let expected = expected_reported();
+    assert!(expected.len() >= 4, "{expected:?}");
+    let roots = [
+        "--roots",
+        "pkg.numeric.Dropper",
+        "--roots",
+        "pkg.chains.Doubled",
+        "--roots",
+        "pkg.chains.WorkerNet",
+        "--roots",
+        "pkg.chains.HookNet",
+        "--roots",
+        "pkg.inherited.PositionalGate",
+        "--roots",
+        "pkg.inherited.RenamedGate",
+    ];
+    assert_eq!(tiers(&roots), expected);
+}
+
+/// `self.prob > 0` on a `prob=0.0` option is decided at the default, and the gate says which
+/// value it needs.
+#[test]
+fn a_numeric_option_compared_with_a_number_is_gated_and_named() {
+    let out = graphbreak(
+        &fixture(),
+        &["scan", ".", "--no-config", "--output-format", "json"],
+    );
+    let findings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let gates: Vec<serde_json::Value> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["filename"].as_str().unwrap().ends_with("numeric.py"))
+        .map(|f| f["gated_by"].clone())
+        .collect();
+    assert!(
+        gates.contains(&serde_json::json!([{"class": "pkg.numeric.Dropper", "option": "prob", "default": "0.0", "needs": "!= 0.0"}])),
+        "{gates:?}"
+    );
+}
+
+/// The same tree plus one module whose calls pass the values the fixture never passes: the
+/// `never` and `gated` lines of chains.py are then reached with them and reported in the normal
+/// tier (the context joins every call edge; one that passes the value is enough).
+#[test]
+fn a_call_passing_the_value_puts_the_branch_back_in_the_normal_tier() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("pkg");
+    std::fs::create_dir(&pkg).unwrap();
+    for name in ["__init__.py", "chains.py"] {
+        std::fs::copy(fixture().join("pkg").join(name), pkg.join(name)).unwrap();
+    }
+    common::write(
+        &pkg,
+        "loud.py",
+        "from torch import nn\n\
+         from .chains import Clipped, Worker, hook\n\
+         \n\
+         class Loud(nn.Module):\n\
+         \x20   def __init__(self):\n\
+         \x20       super().__init__()\n\
+         \x20       self.worker = Worker()\n\
+         \x20       self.clipped = Clipped()\n\
+         \n\
+         \x20   def forward(self, x):\n\
+         \x20       x = self.clipped(x, clip=True)\n\
+         \x20       x = self.worker(x, opt=True)\n\
+         \x20       return hook(x, strict=True)\n",
+    );
+    let out = graphbreak(
+        dir.path(),
+        &[
+            "scan",
+            ".",
+            "--no-config",
+            "--output-format",
+            "json",
+            "--roots",
+            "pkg.chains.Doubled",
+            "--roots",
+            "pkg.chains.WorkerNet",
+            "--roots",
+            "pkg.chains.HookNet",
+            "--roots",
+            "pkg.loud.Loud",
+        ],
+    );
+    let findings: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out)));
+    let mut normal = Vec::new();
+    for finding in findings.as_array().unwrap() {
+        if finding["filename"].as_str().unwrap().ends_with("chains.py")
+            && finding["gated_by"].as_array().unwrap().is_empty()
+        {
+            normal.push(finding["location"]["row"].as_u64().unwrap() as u32);
+        }
+    }
+    normal.sort();
+    let chains = fixture().join("pkg/chains.py");
+    let mut expected: Vec<u32> = ["# gated:", "# never:", "# normal:"]
+        .iter()
+        .flat_map(|tag| {
+            std::fs::read_to_string(&chains)
+                .unwrap()
+                .lines()
+                .enumerate()
+                .filter(|(_, line)| line.contains(tag))
+                .map(|(index, _)| index as u32 + 1)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    expected.sort();
+    assert_eq!(normal, expected);
+}
+
+/// A subclass forwarding its own parameter to the base's option (`super().__init__(dim, flag)`,
+/// `flag=use_flag`) keeps the base's option at its default only while nothing sets the
+/// subclass's parameter: a construction site passing it puts the branch in the normal tier.
+#[test]
+fn a_forwarded_option_set_at_a_construction_site_is_set() {
+    let inherited = fixture().join("pkg/inherited.py");
+    let gated = common::line_containing(&inherited, "# gated:") as u64;
+    for build in ["PositionalGate(4, True)", "RenamedGate(4, use_flag=True)"] {
+        let dir = tempfile::tempdir().unwrap();
+        let pkg = dir.path().join("pkg");
+        std::fs::create_dir(&pkg).unwrap();
+        for name in ["__init__.py", "inherited.py"] {
+            std::fs::copy(fixture().join("pkg").join(name), pkg.join(name)).unwrap();
+        }
+        common::write(
+            &pkg,
+            "build.py",
+            &format!(
+                "from .inherited import PositionalGate, RenamedGate\n\n\ndef make():\n    return {build}\n"
+            ),
+        );
+        let out = graphbreak(
+            dir.path(),
+            &["scan", ".", "--no-config", "--output-format", "json"],
+        );
+        let findings: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out)));
+        let finding = findings
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["location"]["row"] == gated)
+            .unwrap_or_else(|| panic!("line {gated} reported with {build}"));
+        assert_eq!(finding["gated_by"], serde_json::json!([]), "{build}");
+    }
+}
