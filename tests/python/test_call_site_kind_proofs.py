@@ -1,4 +1,4 @@
-"""Runtime proofs for BR030 (compiled-call-argument-kind): a compiled function's parameter used in
+"""Runtime proofs for BR031 (default-generator-call) and BR030 (compiled-call-argument-kind): a compiled function's parameter used in
 a way Dynamo cannot trace for the kind of value its call site passes.
 
 Each corpus case runs under real torch.compile (CPU, backend="eager", fullgraph=True). On torch
@@ -26,11 +26,11 @@ CORPUS_DIR = REPO_ROOT / "corpus" / "rules"
 TORCH_VERSION = tuple(int(p) for p in re.findall(r"\d+", torch.__version__)[:2])
 
 
-def corpus_cases(name: str) -> dict:
-    package = "_graphbreak_call_site_BR030"
+def corpus_cases(name: str, code: str = "BR030") -> dict:
+    package = f"_graphbreak_call_site_{code}"
     if package not in sys.modules:
         module = types.ModuleType(package)
-        module.__path__ = [str(CORPUS_DIR / "BR030")]
+        module.__path__ = [str(CORPUS_DIR / code)]
         sys.modules[package] = module
     return importlib.import_module(f"{package}.{name}").cases()
 
@@ -79,4 +79,27 @@ def test_br030_positive_is_refused_by_dynamo(case):
 @pytest.mark.parametrize("case", list(corpus_cases("negative")))
 def test_br030_negative_compiles_whole(case):
     fn, args = corpus_cases("negative")[case]
+    assert fullgraph_error(fn, args) is None
+
+
+# --------------------------------------------------------------------------------------------
+# BR031 default-generator-call
+
+
+@pytest.mark.parametrize("case", list(corpus_cases("positive", "BR031")))
+def test_br031_positive_generator_method_is_refused(case):
+    fn, args = corpus_cases("positive", "BR031")[case]
+    exc = fullgraph_error(fn, args)
+    assert exc is not None and "Unsupported" in type(exc).__name__, exc
+    if TORCH_VERSION >= (2, 8):
+        assert "Unsupported method call" in str(exc), str(exc)[:300]
+    elif TORCH_VERSION >= (2, 5):
+        assert "UserDefinedObjectVariable(Generator)" in str(exc), str(exc)[:300]
+    else:
+        assert "Generator" in str(exc) or "non-Tensor" in str(exc), str(exc)[:300]
+
+
+@pytest.mark.parametrize("case", list(corpus_cases("negative", "BR031")))
+def test_br031_negative_compiles_whole(case):
+    fn, args = corpus_cases("negative", "BR031")[case]
     assert fullgraph_error(fn, args) is None
