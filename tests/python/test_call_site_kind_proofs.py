@@ -1,4 +1,4 @@
-"""Runtime proofs for BR031 (default-generator-call) and BR030 (compiled-call-argument-kind): a compiled function's parameter used in
+"""Runtime proofs for BR032 (numpy-strings-in-region), BR031 (default-generator-call) and BR030 (compiled-call-argument-kind): a compiled function's parameter used in
 a way Dynamo cannot trace for the kind of value its call site passes.
 
 Each corpus case runs under real torch.compile (CPU, backend="eager", fullgraph=True). On torch
@@ -102,4 +102,25 @@ def test_br031_positive_generator_method_is_refused(case):
 @pytest.mark.parametrize("case", list(corpus_cases("negative", "BR031")))
 def test_br031_negative_compiles_whole(case):
     fn, args = corpus_cases("negative", "BR031")[case]
+    assert fullgraph_error(fn, args) is None
+
+
+# --------------------------------------------------------------------------------------------
+# BR032 numpy-strings-in-region
+
+
+@pytest.mark.parametrize("case", list(corpus_cases("positive", "BR032")))
+def test_br032_positive_numpy_strings_are_refused(case):
+    fn, args = corpus_cases("positive", "BR032")[case]
+    exc = fullgraph_error(fn, args)
+    assert exc is not None and "Unsupported" in type(exc).__name__, exc
+    if TORCH_VERSION >= (2, 8):
+        assert "UnsupportedFakeTensorException when running FX node" in str(exc), str(exc)[:300]
+    else:
+        assert "Wrapped function <original" in str(exc), str(exc)[:300]
+
+
+@pytest.mark.parametrize("case", list(corpus_cases("negative", "BR032")))
+def test_br032_negative_compiles_whole(case):
+    fn, args = corpus_cases("negative", "BR032")[case]
     assert fullgraph_error(fn, args) is None
