@@ -29,6 +29,9 @@ pub mod br020_class_statement_in_region;
 pub mod br021_check_message_not_extractable;
 pub mod br022_ndarray_attribute_in_region;
 pub mod br023_tensor_to_string_in_region;
+pub mod br030_compiled_call_argument_kind;
+pub mod br031_default_generator_call;
+pub mod br032_numpy_strings_in_region;
 pub mod cf001_suppress_errors;
 pub mod cf002_dead_compile_gate;
 pub mod cr001_shape_as_tensor_stack;
@@ -227,6 +230,9 @@ pub const ALL: &[&RuleMeta] = &[
     &br021_check_message_not_extractable::CheckMessageNotExtractable::META,
     &br022_ndarray_attribute_in_region::NdarrayAttributeInRegion::META,
     &br023_tensor_to_string_in_region::TensorToStringInRegion::META,
+    &br030_compiled_call_argument_kind::CompiledCallArgumentKind::META,
+    &br031_default_generator_call::DefaultGeneratorCall::META,
+    &br032_numpy_strings_in_region::NumpyStringsInRegion::META,
     &meta::SyntaxError::META,
     &meta::UnreadableFile::META,
     &meta::TooDeeplyNested::META,

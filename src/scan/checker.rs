@@ -220,6 +220,7 @@ pub fn analyze_source(
         returned: Vec::new(),
     };
     checker.semantic.collect_module_bindings(&module.body);
+    checker.semantic.note_module_body(&module.body);
     checker.visit_body(&module.body);
     let too_deep = checker.too_deep;
     let summary = checker.finish();
@@ -379,6 +380,7 @@ impl<'a> Checker<'a> {
         } = self;
         let mut unwrapped_class_checks = std::collections::HashMap::default();
         let mut factory_class_checks = std::collections::HashMap::default();
+        let mut call_site_reported = std::collections::HashSet::new();
         for (unplaced, requirement) in pending {
             let holds = match &requirement {
                 Requirement::IntAttribute { class, attr } => semantic.is_int_attribute(class, attr),
@@ -415,6 +417,14 @@ impl<'a> Checker<'a> {
                 }
                 Requirement::SlotOnHost { slot, on_host } => {
                     semantic.slot_on_host(slot) == *on_host
+                }
+                // One finding per parameter and kind: the first use breaks (later ones are
+                // after that break, in the resumed frame, and name the same cause).
+                Requirement::CallSiteArgument { func, param, kinds } => {
+                    semantic
+                        .call_site_argument_kinds(*func, param)
+                        .intersects(*kinds)
+                        && call_site_reported.insert((*func, param.clone(), *kinds))
                 }
             };
             if holds {

@@ -18,6 +18,8 @@ pub(crate) use flow::path_ends;
 pub use slots::Slot;
 
 mod cached_attrs;
+mod call_site_kinds;
+pub use call_site_kinds::ArgKinds;
 mod calls;
 mod class_factories;
 mod context_atoms;
@@ -186,6 +188,8 @@ pub struct SemanticModel<'a> {
     attribute_value_range: Option<TextRange>,
     /// Hash of (function, target, path) → the reference edges with it (`model/references.rs`).
     reference_index: FxMap<u64, Vec<u32>>,
+    /// What compiled functions' call sites in the file pass (`model/call_site_kinds.rs`).
+    call_site_kinds: call_site_kinds::CallSiteKinds<'a>,
     summary: FileSummary,
 }
 
@@ -264,6 +268,7 @@ impl<'a> SemanticModel<'a> {
             callee_range: None,
             attribute_value_range: None,
             reference_index: FxMap::default(),
+            call_site_kinds: call_site_kinds::CallSiteKinds::default(),
             summary,
         }
     }

@@ -303,6 +303,13 @@ pub enum Requirement {
         slot: crate::semantic::model::Slot,
         on_host: bool,
     },
+    /// Some compiled call site of the file passes one of `kinds` to parameter `param` of
+    /// `func` (`model/call_site_kinds.rs`).
+    CallSiteArgument {
+        func: FuncIdx,
+        param: String,
+        kinds: crate::semantic::model::ArgKinds,
+    },
 }
 
 #[derive(Debug)]

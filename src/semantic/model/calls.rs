@@ -8,6 +8,7 @@ impl<'a> SemanticModel<'a> {
     pub(crate) fn record_call(&mut self, call: &'a ast::ExprCall, callee: Option<&Sym>) {
         self.note_tensor_attribute_registration(call);
         self.note_option_args(call);
+        self.note_compiled_call(call, callee);
         let func = self.current_function();
         if self.ctx.type_flow {
             self.flow_call(call, 0);
