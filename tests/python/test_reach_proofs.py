@@ -12,6 +12,7 @@ import importlib
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 import torch._dynamo
 
@@ -142,3 +143,59 @@ def test_dynamo_traces_a_class_a_helper_returned_from_its_parameter_whole():
     reasons, graphs = _refused("case_picked_layer", "pkg.picked")
     assert reasons == [] and graphs == 1, (reasons, graphs)
 
+
+
+OBJECT_MODEL = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "object_model"
+
+# Per Module of pkg/model.py: the values.py lines Dynamo breaks at (tests/object_model.rs expects
+# scan to report the same lines, and nothing at values.py:17 in `__matmul__`).
+OBJECT_MODEL_BREAKS = {
+    "Add": {("values.py", 13)},  # __add__
+    "MatMul": {("model.py", 24)},  # `v @ v` itself: __matmul__ is not traced on 2.11
+    "Mul": {("values.py", 21)},  # __mul__
+    "Neg": {("values.py", 25)},  # __neg__
+    "Length": {("values.py", 29)},  # __len__
+    "Iterate": {("values.py", 32)},  # __iter__
+    "Within": {("values.py", 38), ("values.py", 42)},  # __enter__, __exit__
+    "Configured": {("values.py", 51)},  # a dataclass's __post_init__
+    "Built": {("values.py", 57)},  # __new__
+    "Applied": {("values.py", 74)},  # Square.backward, traced with Square.apply
+    "AppliedAlias": {("values.py", 74)},  # through `square = Square.apply`
+}
+
+
+@pytest.mark.parametrize("case", sorted(OBJECT_MODEL_BREAKS))
+def test_dynamo_traces_the_methods_the_object_model_calls(case):
+    # explain() reports nothing when a break in an operator's method makes Dynamo skip the frame
+    # (it cannot resume inside the operator): read the graph-break log, which names every break.
+    import logging
+    import re
+
+    seen: set[tuple[str, int]] = set()
+
+    class Breaks(logging.Handler):
+        def emit(self, record):
+            found = re.search(r"Graph break in user code at (\S+):(\d+)", record.getMessage())
+            if found and OBJECT_MODEL in Path(found.group(1)).parents:
+                seen.add((Path(found.group(1)).name, int(found.group(2))))
+
+    sys.path.insert(0, str(OBJECT_MODEL))
+    try:
+        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+            del sys.modules[name]
+        model = importlib.import_module("pkg.model")
+    finally:
+        sys.path.remove(str(OBJECT_MODEL))
+    handler = Breaks()
+    dynamo_log = logging.getLogger("torch._dynamo")
+    torch._logging.set_logs(graph_breaks=True)
+    dynamo_log.addHandler(handler)
+    try:
+        net, args = model.case(case)
+        torch._dynamo.reset()
+        torch.compile(net, backend="eager")(*args)
+    finally:
+        dynamo_log.removeHandler(handler)
+        torch._logging.set_logs()
+        torch._dynamo.reset()
+    assert seen == OBJECT_MODEL_BREAKS[case], (case, sorted(seen))

@@ -50,6 +50,16 @@ impl<'a> Project<'a> {
         if summary.predicate_aliases.contains_key(local) {
             return Some(Target::PredicateAlias(file, local.to_owned()));
         }
+        // `Fn.apply(x)` on a custom autograd function runs its `forward` (`call_targets` adds
+        // what Dynamo traces with it).
+        if let Some((owner, "apply")) = local.rsplit_once('.')
+            && let Some(&class) = summary.class_by_name.get(owner)
+            && self.autograd_functions.contains(&(file, class))
+        {
+            return self
+                .lookup_method((file, class), "forward", 0)
+                .map(Target::Function);
+        }
         // A re-export: `from .utils import helper` in a package's __init__.py.
         let (first, rest) = local.split_once('.').map_or((local, ""), |(f, r)| (f, r));
         let Some(target) = summary.imports.get(first) else {

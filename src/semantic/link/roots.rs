@@ -6,6 +6,7 @@ use super::*;
 impl<'a> Project<'a> {
     pub(super) fn find_module_classes(&mut self) {
         let mut direct: Vec<ClassRef> = Vec::new();
+        let mut autograd: Vec<ClassRef> = Vec::new();
         let mut subclasses: HashMap<ClassRef, Vec<ClassRef>> = HashMap::default();
         let mut class_bases = Vec::with_capacity(self.files.len());
         for (file_id, file) in self.files.iter().enumerate() {
@@ -19,8 +20,12 @@ impl<'a> Project<'a> {
                             .external_base(base, file_id as FileId)
                             .map(std::borrow::Cow::Owned),
                     };
-                    if external.is_some_and(|dotted| TORCH.is_module_base(&dotted)) {
-                        direct.push(me);
+                    if let Some(dotted) = external {
+                        if TORCH.is_module_base(&dotted) {
+                            direct.push(me);
+                        } else if TORCH.is_autograd_function_base(&dotted) {
+                            autograd.push(me);
+                        }
                     }
                 }
                 let bases = self.resolve_bases(me);
@@ -35,6 +40,12 @@ impl<'a> Project<'a> {
         let mut queue: VecDeque<ClassRef> = direct.into();
         while let Some(class) = queue.pop_front() {
             if self.module_classes.insert(class) {
+                queue.extend(subclasses.get(&class).into_iter().flatten().copied());
+            }
+        }
+        let mut queue: VecDeque<ClassRef> = autograd.into();
+        while let Some(class) = queue.pop_front() {
+            if self.autograd_functions.insert(class) {
                 queue.extend(subclasses.get(&class).into_iter().flatten().copied());
             }
         }
