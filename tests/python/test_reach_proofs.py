@@ -123,6 +123,22 @@ def test_dynamo_traces_a_project_subclass_of_a_wrapped_module_whole():
     assert reasons == [] and graphs == 1, (reasons, graphs)
 
 
+def test_dynamo_never_runs_a_base_method_every_built_subclass_overrides():
+    # tests/inherited_construction.rs: heads.py:11 (a tensor branch in the base `score`) is not
+    # reported; Dynamo compiles the scorer whole.
+    sys.path.insert(0, str(INHERITED))
+    try:
+        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+            del sys.modules[name]
+        heads = importlib.import_module("pkg.heads")
+    finally:
+        sys.path.remove(str(INHERITED))
+    net, args = heads.case_scorer()
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(net)(*args)
+    assert explanation.graph_break_count == 0 and explanation.graph_count == 1
+
+
 def test_dynamo_refuses_an_rnn_class_an_imported_helper_picked_through_a_local():
     # tests/cross_file_classes.rs: BR011 at picked.py:15 (`self.rnn(...)`, class from `pick_cell`).
     reasons, graphs = _refused("case_picked_encoder", "pkg.picked")
@@ -161,6 +177,7 @@ OBJECT_MODEL_BREAKS = {
     "Built": {("values.py", 57)},  # __new__
     "Applied": {("values.py", 74)},  # Square.backward, traced with Square.apply
     "AppliedAlias": {("values.py", 74)},  # through `square = Square.apply`
+    "Recorded": {("values.py", 84)},  # __setattr__, for `self.last = ...`
 }
 
 

@@ -18,16 +18,47 @@ impl<'a> SemanticModel<'a> {
         let Some(func) = self.current_function() else {
             return;
         };
-        let Some(class) = self.instance_class(receiver) else {
-            return;
+        // `self.x = v`, `self[k]`, `len(self)`: the method's own class (or the subclass
+        // override `self` is an instance of) — Dynamo inlines a project `__setattr__` for every
+        // attribute store on `self` (test_reach_proofs.py).
+        let own_class = match receiver {
+            Expr::Name(name) => self
+                .method_context()
+                .filter(|(self_name, _)| *self_name == name.id.as_str())
+                .map(|(_, class)| class.to_owned()),
+            _ => None,
+        };
+        let class = match own_class {
+            Some(_) => None,
+            None => match self.instance_class(receiver) {
+                Some(class) => Some(class),
+                None => return,
+            },
         };
         let row = self.location(row_at.into()).row;
         for dunder in dunders {
-            let edge = CallEdge {
-                sym: Sym::Instance {
+            let sym = match (&own_class, &class) {
+                (Some(own), _) => Sym::SelfAttr {
+                    class: own.clone(),
+                    attr: (*dunder).to_owned(),
+                },
+                (None, Some(class)) => Sym::Instance {
                     class: Box::new(class.clone()),
                     method: (*dunder).to_owned(),
                 },
+                (None, None) => return,
+            };
+            // One edge per dunder and guard path: a method stores many attributes on `self`.
+            if own_class.is_some()
+                && self.summary.functions[func as usize]
+                    .calls
+                    .iter()
+                    .any(|call| call.sym == sym && *call.path == *self.path.as_slice())
+            {
+                continue;
+            }
+            let edge = CallEdge {
+                sym,
                 path: self.path.as_slice().into(),
                 row,
                 args: None,

@@ -76,3 +76,10 @@ class Square(torch.autograd.Function):
 
 
 square = Square.apply
+
+
+class Recorder(torch.nn.Module):
+    # Every attribute store on the module (`self.last = ...` in a traced forward) runs this.
+    def __setattr__(self, name, value):
+        top = torch.ones(1).max().item()
+        super().__setattr__(name, value + top if name == "last" else value)
