@@ -75,3 +75,14 @@ fn an_autograd_function_is_reached_through_a_module_level_alias_alone() {
     );
     assert!(reached.contains("pkg.values.Square.backward"), "{reached}");
 }
+
+#[test]
+fn a_modules_own_call_reaches_forward_through_super_call() {
+    // pkg/calls.py: `Counted.__call__` returns `super().__call__(...)`; torch's Module.__call__
+    // runs `Shift.forward` (the hazard at calls.py:18, where Dynamo breaks).
+    let out = stdout(&graphbreak(
+        &fixture(),
+        &["scan", ".", "--roots", "pkg.calls.run"],
+    ));
+    assert!(out.contains("pkg/calls.py:18:"), "{out}");
+}

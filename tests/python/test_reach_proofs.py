@@ -216,3 +216,39 @@ def test_dynamo_traces_the_methods_the_object_model_calls(case):
         torch._logging.set_logs()
         torch._dynamo.reset()
     assert seen == OBJECT_MODEL_BREAKS[case], (case, sorted(seen))
+
+
+def test_dynamo_runs_forward_through_a_modules_own_call_and_super_call():
+    # tests/object_model.rs: calls.py:18 in `Shift.forward`, reached from `run` through
+    # `Counted.__call__` → `super().__call__`.
+    import logging
+    import re
+
+    seen: set[tuple[str, int]] = set()
+
+    class Breaks(logging.Handler):
+        def emit(self, record):
+            found = re.search(r"Graph break in user code at (\S+):(\d+)", record.getMessage())
+            if found and OBJECT_MODEL in Path(found.group(1)).parents:
+                seen.add((Path(found.group(1)).name, int(found.group(2))))
+
+    sys.path.insert(0, str(OBJECT_MODEL))
+    try:
+        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+            del sys.modules[name]
+        calls = importlib.import_module("pkg.calls")
+    finally:
+        sys.path.remove(str(OBJECT_MODEL))
+    handler = Breaks()
+    dynamo_log = logging.getLogger("torch._dynamo")
+    torch._logging.set_logs(graph_breaks=True)
+    dynamo_log.addHandler(handler)
+    try:
+        fn, args = calls.case_run()
+        torch._dynamo.reset()
+        torch.compile(fn, backend="eager")(*args)
+    finally:
+        dynamo_log.removeHandler(handler)
+        torch._logging.set_logs()
+        torch._dynamo.reset()
+    assert seen == {("calls.py", 18)}, sorted(seen)
