@@ -302,14 +302,6 @@ impl<'a> Project<'a> {
             {
                 break;
             }
-            if !live_same {
-                // `self.m()` targets depend on which classes are live (overrides in live
-                // subclasses, a base method only some live class runs): resolve those again —
-                // only those of classes with project subclasses (`methods_named` reads the live
-                // set for no other). Clearing every site made a rooted scan of a large tree
-                // resolve all its call sites again each round (4 s → 169 s).
-                callees.retain(|&(file, sym), _| !project.self_call_reads_live(sym, file));
-            }
             project.live_classes = grown;
             project.flags_pinned = pinned;
             project.vararg_lens = vararg_lens;

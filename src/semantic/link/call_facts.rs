@@ -283,25 +283,6 @@ impl<'a> Project<'a> {
         live: &HashSet<ClassRef>,
     ) -> HashSet<ClassRef> {
         let mut grown = live.clone();
-        // The submodules a traced Module's `__init__` builds are instances too (their forward
-        // runs when the module calls them): `self.m()` in their inherited methods may reach
-        // their overrides.
-        let mut constructed: HashSet<ClassRef> = HashSet::default();
-        for &(file, idx) in functions {
-            let summary = &self.files[file as usize];
-            if let Some(class) = &summary.functions[idx as usize].class
-                && let Some(&class_idx) = summary.class_by_name.get(class)
-                && self.module_classes.contains(&(file, class_idx))
-                && constructed.insert((file, class_idx))
-                && let Some(&init) = summary.function_by_name.get(&format!("{class}.__init__"))
-            {
-                grown.extend(
-                    self.modules_built_by((file, init), 1)
-                        .into_iter()
-                        .map(|(built, _)| built),
-                );
-            }
-        }
         for &(file, idx) in functions {
             // Objects the type flow sees the traced code build or call into.
             for edge in self.flow.edges.get(&(file, idx)).into_iter().flatten() {

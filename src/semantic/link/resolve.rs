@@ -298,42 +298,16 @@ impl<'a> Project<'a> {
             })
     }
 
-    /// Does resolving `sym` (a call from `file`) read the live classes: `self.m()` (or a
-    /// Module's `super().__call__()`) on a class with project subclasses (`methods_named`)?
-    pub(super) fn self_call_reads_live(&self, sym: &Sym, file: FileId) -> bool {
-        let class = match sym {
-            Sym::SelfAttr { class, .. } => class,
-            Sym::SuperAttr { class, attr } if attr == "__call__" => class,
-            Sym::FunctionRef(inner) => match &**inner {
-                Sym::SelfAttr { class, .. } => class,
-                _ => return false,
-            },
-            _ => return false,
-        };
-        self.files[file as usize]
-            .class_by_name
-            .get(class)
-            .is_some_and(|&idx| self.subclasses.contains_key(&(file, idx)))
-    }
-
     /// `self.name(...)` may run the class's own (or inherited) method, or an override in any
     /// project subclass — Dynamo traces whichever the instance has.
     pub(super) fn methods_named(&self, class: ClassRef, name: &str) -> Vec<FuncRef> {
-        let inherited = self.lookup_method(class, name, 0);
-        let mut found: Vec<FuncRef> = inherited.into_iter().collect();
+        let mut found: Vec<FuncRef> = self.lookup_method(class, name, 0).into_iter().collect();
         // Most classes have no project subclass: spare the queue and the seen set.
         let Some(direct) = self.subclasses.get(&class) else {
             return found;
         };
         let mut queue: VecDeque<ClassRef> = direct.iter().copied().collect();
         let mut seen = HashSet::default();
-        // With roots: whether some live class runs the inherited method itself (the class, or a
-        // live subclass that does not override it), and whether any live subclass was seen.
-        let mut inherited_runs = self
-            .live_classes
-            .as_ref()
-            .is_none_or(|live| live.contains(&class));
-        let mut live_subclass = false;
         while let Some(sub) = queue.pop_front() {
             if !seen.insert(sub) {
                 continue;
@@ -343,27 +317,15 @@ impl<'a> Project<'a> {
                 .live_classes
                 .as_ref()
                 .is_none_or(|live| live.contains(&sub));
-            let own = with_member_name(&file.classes[sub.1 as usize].qualname, name, |qual| {
-                file.function_by_name.get(qual).copied()
-            });
-            if live && let Some(idx) = own {
+            if live
+                && let Some(idx) =
+                    with_member_name(&file.classes[sub.1 as usize].qualname, name, |qual| {
+                        file.function_by_name.get(qual).copied()
+                    })
+            {
                 found.push((sub.0, idx));
             }
-            if live {
-                live_subclass = true;
-                if !inherited_runs && inherited.is_some() {
-                    inherited_runs = self.lookup_method(sub, name, 0) == inherited;
-                }
-            }
             queue.extend(self.subclasses.get(&sub).into_iter().flatten().copied());
-        }
-        // A base class nothing builds whose every live subclass overrides the method: `self.m()`
-        // never runs the base's `m` (only `super().m()` in an override does).
-        if live_subclass
-            && !inherited_runs
-            && let Some(base) = inherited
-        {
-            found.retain(|&f| f != base);
         }
         found
     }

@@ -445,9 +445,19 @@ impl<'a> Project<'a> {
                 {
                     continue;
                 }
-                let callees = cache
-                    .entry((func.0, &call.sym))
-                    .or_insert_with(|| self.call_targets(&call.sym, func.0));
+                // A Module's `super().__call__()` runs the forwards of the live classes, which
+                // grow between rounds: resolved each time (rare sites), never cached.
+                let fresh;
+                let callees: &Vec<FuncRef> = if matches!(&call.sym,
+                    Sym::SuperAttr { attr, .. } if attr == "__call__")
+                {
+                    fresh = self.call_targets(&call.sym, func.0);
+                    &fresh
+                } else {
+                    cache
+                        .entry((func.0, &call.sym))
+                        .or_insert_with(|| self.call_targets(&call.sym, func.0))
+                };
                 for &callee in callees.iter() {
                     note(callee, func, call.row, false);
                     queue.push_back(callee);
