@@ -131,6 +131,20 @@ impl<'a> SemanticModel<'a> {
                 };
                 self.record_implicit_dunders(operand, dunders, call.start());
             }
+            // `box.top` on an instance of a project class: a property getter runs (a plain
+            // method read is a bound method, called or passed on). `self.x` reads are
+            // `model/references.rs`'s.
+            Expr::Attribute(attribute)
+                if attribute.ctx.is_load()
+                    && !matches!(&*attribute.value, Expr::Name(name)
+                        if self.method_context().is_some_and(|(me, _)| me == name.id.as_str())) =>
+            {
+                self.record_implicit_dunders(
+                    &attribute.value,
+                    &[attribute.attr.id.as_str()],
+                    attribute.start(),
+                );
+            }
             Expr::ListComp(ast::ExprListComp { generators, .. })
             | Expr::SetComp(ast::ExprSetComp { generators, .. })
             | Expr::DictComp(ast::ExprDictComp { generators, .. })

@@ -1,5 +1,6 @@
 """Python's object model calls project methods no call expression names: arithmetic operators,
-`len()`, iteration, `with`, an attribute store on `self` (`__setattr__`), dataclass construction, `__new__`, `autograd.Function.apply` (also
+`len()`, iteration, `with`, an attribute store on `self` (`__setattr__`), a property
+read on a local instance, dataclass construction, `__new__`, `autograd.Function.apply` (also
 through a module-level alias). Scanned by tests/object_model.rs with `--roots "pkg.model.*"`;
 compiled under real Dynamo by tests/python/test_reach_proofs.py. Each method in pkg/values.py holds
 one hazard that Dynamo traces when it compiles the Module below that uses it (one Module per fact,
@@ -8,7 +9,7 @@ so that one break does not hide the next); `MatMul` is the exception Dynamo 2.11
 
 import torch
 
-from pkg.values import Config, Recorder, Scaled, Shared, Square, Value, square
+from pkg.values import Box, Config, Recorder, Scaled, Shared, Square, Value, square
 
 
 class Add(torch.nn.Module):
@@ -90,6 +91,12 @@ class Recorded(Recorder):
     def forward(self, x):
         self.last = x.sum()
         return x + 1
+
+
+class Boxed(torch.nn.Module):
+    def forward(self, x):
+        box = Box(x * 2)
+        return x + box.top
 
 
 def case(name):
