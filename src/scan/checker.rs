@@ -665,6 +665,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
         self.semantic.note_returned_callable(stmt);
         self.semantic.note_returned_class(stmt);
         self.semantic.note_return_index_deps(stmt);
+        self.semantic.record_statement_dunders(stmt);
         match stmt {
             Stmt::FunctionDef(def) => {
                 for decorator in &def.decorator_list {
@@ -791,6 +792,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
             self.depth -= 1;
             return;
         }
+        self.semantic.record_expression_dunders(expr);
         match expr {
             Expr::Call(call) => {
                 // Resolve the callee once; every rule that matches on it shares the answer.

@@ -172,6 +172,7 @@ struct ModuleBasesFile {
     bases: Vec<String>,
     exclude: Vec<String>,
     exclude_prefixes: Vec<String>,
+    autograd_functions: Vec<String>,
 }
 
 #[derive(serde::Deserialize)]
@@ -236,6 +237,7 @@ pub struct TorchData {
     module_bases: NameSet,
     module_exclude: NameSet,
     module_exclude_prefixes: Vec<String>,
+    autograd_functions: NameSet,
     pub metadata_attributes: NameSet,
     pub tensor_attributes: NameSet,
     pub host_value_methods: NameSet,
@@ -338,6 +340,7 @@ impl TorchData {
                 .collect()),
             module_exclude: set(bases.exclude),
             module_exclude_prefixes: bases.exclude_prefixes,
+            autograd_functions: set(bases.autograd_functions),
             metadata_attributes: set(tensor
                 .metadata_attributes
                 .into_iter()
@@ -389,6 +392,11 @@ impl TorchData {
                     .iter()
                     .any(|p| rest.starts_with(p.as_str()))
         })
+    }
+
+    /// Is the class with this qualified name (outside the project) `torch.autograd.Function`?
+    pub fn is_autograd_function_base(&self, dotted: &str) -> bool {
+        self.autograd_functions.contains(dotted)
     }
 
     /// Is `rest` (a name under `torch.`) in a submodule whose functions return host values?

@@ -135,6 +135,8 @@ pub struct Project<'a> {
     pub files: &'a [FileSummary],
     modules: HashMap<&'a str, Vec<FileId>>,
     pub(crate) module_classes: HashSet<ClassRef>,
+    /// Project subclasses of `torch.autograd.Function`: `Cls.apply(x)` runs `Cls.forward`.
+    pub(crate) autograd_functions: HashSet<ClassRef>,
     pub(crate) subclasses: HashMap<ClassRef, Vec<ClassRef>>,
     /// Per file, per class: its bases that resolve to project classes. Resolved once at link
     /// time: method lookup walks bases for every `self.m()` / `super().m()` call site, and
@@ -198,6 +200,7 @@ impl<'a> Project<'a> {
             files,
             modules,
             module_classes: HashSet::default(),
+            autograd_functions: HashSet::default(),
             subclasses: HashMap::default(),
             class_bases: Vec::new(),
             in_region: HashSet::default(),

@@ -112,6 +112,12 @@ def test_module_base_is_an_nn_module(name):
     assert isinstance(cls, type) and issubclass(cls, nn.Module), name
 
 
+@pytest.mark.parametrize("name", BASES["autograd_functions"])
+def test_autograd_function_base_is_an_autograd_function(name):
+    cls = resolve(name)
+    assert isinstance(cls, type) and issubclass(cls, torch.autograd.Function), name
+
+
 @pytest.mark.parametrize("name", BASES["exclude"])
 def test_excluded_names_are_not_modules(name):
     cls = getattr(nn, name, None)

@@ -12,6 +12,7 @@ import importlib
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 import torch._dynamo
 
@@ -122,6 +123,23 @@ def test_dynamo_traces_a_project_subclass_of_a_wrapped_module_whole():
     assert reasons == [] and graphs == 1, (reasons, graphs)
 
 
+def test_dynamo_never_runs_a_base_method_every_built_subclass_overrides():
+    # heads.py:11 (a tensor branch in the base `score`) never runs: Dynamo compiles the scorer
+    # whole. (scan still reaches it: e1e19ac's fix was redone and reverted again, it cost >3x CPU
+    # on a rooted scan of a large tree.)
+    sys.path.insert(0, str(INHERITED))
+    try:
+        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+            del sys.modules[name]
+        heads = importlib.import_module("pkg.heads")
+    finally:
+        sys.path.remove(str(INHERITED))
+    net, args = heads.case_scorer()
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(net)(*args)
+    assert explanation.graph_break_count == 0 and explanation.graph_count == 1
+
+
 def test_dynamo_refuses_an_rnn_class_an_imported_helper_picked_through_a_local():
     # tests/cross_file_classes.rs: BR011 at picked.py:15 (`self.rnn(...)`, class from `pick_cell`).
     reasons, graphs = _refused("case_picked_encoder", "pkg.picked")
@@ -142,3 +160,97 @@ def test_dynamo_traces_a_class_a_helper_returned_from_its_parameter_whole():
     reasons, graphs = _refused("case_picked_layer", "pkg.picked")
     assert reasons == [] and graphs == 1, (reasons, graphs)
 
+
+
+OBJECT_MODEL = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "object_model"
+
+# Per Module of pkg/model.py: the values.py lines Dynamo breaks at (tests/object_model.rs expects
+# scan to report the same lines, and nothing at values.py:17 in `__matmul__`).
+OBJECT_MODEL_BREAKS = {
+    "Add": {("values.py", 13)},  # __add__
+    "MatMul": {("model.py", 25)},  # `v @ v` itself: __matmul__ is not traced on 2.11
+    "Mul": {("values.py", 21)},  # __mul__
+    "Neg": {("values.py", 25)},  # __neg__
+    "Length": {("values.py", 29)},  # __len__
+    "Iterate": {("values.py", 32)},  # __iter__
+    "Within": {("values.py", 38), ("values.py", 42)},  # __enter__, __exit__
+    "Configured": {("values.py", 51)},  # a dataclass's __post_init__
+    "Built": {("values.py", 57)},  # __new__
+    "Applied": {("values.py", 74)},  # Square.backward, traced with Square.apply
+    "AppliedAlias": {("values.py", 74)},  # through `square = Square.apply`
+    "Recorded": {("values.py", 84)},  # __setattr__, for `self.last = ...`
+    "Boxed": {("values.py", 94)},  # a property getter read on a local instance
+}
+
+
+@pytest.mark.parametrize("case", sorted(OBJECT_MODEL_BREAKS))
+def test_dynamo_traces_the_methods_the_object_model_calls(case):
+    # explain() reports nothing when a break in an operator's method makes Dynamo skip the frame
+    # (it cannot resume inside the operator): read the graph-break log, which names every break.
+    import logging
+    import re
+
+    seen: set[tuple[str, int]] = set()
+
+    class Breaks(logging.Handler):
+        def emit(self, record):
+            found = re.search(r"Graph break in user code at (\S+):(\d+)", record.getMessage())
+            if found and OBJECT_MODEL in Path(found.group(1)).parents:
+                seen.add((Path(found.group(1)).name, int(found.group(2))))
+
+    sys.path.insert(0, str(OBJECT_MODEL))
+    try:
+        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+            del sys.modules[name]
+        model = importlib.import_module("pkg.model")
+    finally:
+        sys.path.remove(str(OBJECT_MODEL))
+    handler = Breaks()
+    dynamo_log = logging.getLogger("torch._dynamo")
+    torch._logging.set_logs(graph_breaks=True)
+    dynamo_log.addHandler(handler)
+    try:
+        net, args = model.case(case)
+        torch._dynamo.reset()
+        torch.compile(net, backend="eager")(*args)
+    finally:
+        dynamo_log.removeHandler(handler)
+        torch._logging.set_logs()
+        torch._dynamo.reset()
+    assert seen == OBJECT_MODEL_BREAKS[case], (case, sorted(seen))
+
+
+def test_dynamo_runs_forward_through_a_modules_own_call_and_super_call():
+    # tests/object_model.rs: calls.py:18 in `Shift.forward`, reached from `run` through
+    # `Counted.__call__` → `super().__call__`.
+    import logging
+    import re
+
+    seen: set[tuple[str, int]] = set()
+
+    class Breaks(logging.Handler):
+        def emit(self, record):
+            found = re.search(r"Graph break in user code at (\S+):(\d+)", record.getMessage())
+            if found and OBJECT_MODEL in Path(found.group(1)).parents:
+                seen.add((Path(found.group(1)).name, int(found.group(2))))
+
+    sys.path.insert(0, str(OBJECT_MODEL))
+    try:
+        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+            del sys.modules[name]
+        calls = importlib.import_module("pkg.calls")
+    finally:
+        sys.path.remove(str(OBJECT_MODEL))
+    handler = Breaks()
+    dynamo_log = logging.getLogger("torch._dynamo")
+    torch._logging.set_logs(graph_breaks=True)
+    dynamo_log.addHandler(handler)
+    try:
+        fn, args = calls.case_run()
+        torch._dynamo.reset()
+        torch.compile(fn, backend="eager")(*args)
+    finally:
+        dynamo_log.removeHandler(handler)
+        torch._logging.set_logs()
+        torch._dynamo.reset()
+    assert seen == {("calls.py", 18)}, sorted(seen)

@@ -349,26 +349,62 @@ impl<'a> Project<'a> {
             match target {
                 Target::Function(callee) => {
                     out.push(callee);
+                    out.extend(self.traced_with_autograd_forward(callee));
                     let getter = &self.files[callee.0 as usize].functions[callee.1 as usize];
                     if getter.is_property {
                         for returned in &getter.returned_callables {
                             for target in self.resolve_sym(returned, callee.0) {
                                 match target {
                                     Target::Function(f) => out.push(f),
-                                    Target::Class(class) => {
-                                        out.extend(self.lookup_method(class, "__init__", 0))
-                                    }
+                                    Target::Class(class) => out.extend(self.constructor(class)),
                                     Target::PredicateAlias(..) => {}
                                 }
                             }
                         }
                     }
                 }
-                Target::Class(class) => out.extend(self.lookup_method(class, "__init__", 0)),
+                Target::Class(class) => out.extend(self.constructor(class)),
                 Target::PredicateAlias(..) => {}
             }
         }
         out
+    }
+
+    /// What calling a class runs: `__new__`, then `__init__`; with no project `__init__` (a
+    /// dataclass's generated one), its `__post_init__`.
+    fn constructor(&self, class: ClassRef) -> impl Iterator<Item = FuncRef> {
+        let init = self.lookup_method(class, "__init__", 0);
+        let post_init = init
+            .is_none()
+            .then(|| self.lookup_method(class, "__post_init__", 0))
+            .flatten();
+        [self.lookup_method(class, "__new__", 0), init, post_init]
+            .into_iter()
+            .flatten()
+    }
+
+    /// With a custom autograd function's `forward` (reached through `Fn.apply`), Dynamo traces
+    /// its `setup_context` and `backward` too (measured on torch 2.11: test_reach_proofs.py).
+    fn traced_with_autograd_forward(&self, callee: FuncRef) -> Vec<FuncRef> {
+        let summary = &self.files[callee.0 as usize];
+        let info = &summary.functions[callee.1 as usize];
+        if info.name != "forward" || self.autograd_functions.is_empty() {
+            return Vec::new();
+        }
+        let Some(&class) = info
+            .class
+            .as_deref()
+            .and_then(|qual| summary.class_by_name.get(qual))
+        else {
+            return Vec::new();
+        };
+        if !self.autograd_functions.contains(&(callee.0, class)) {
+            return Vec::new();
+        }
+        ["setup_context", "backward"]
+            .into_iter()
+            .filter_map(|name| self.lookup_method((callee.0, class), name, 0))
+            .collect()
     }
 
     /// The literal boolean default of `field` in the class `class` names (as seen from `file`),

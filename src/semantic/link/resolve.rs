@@ -50,6 +50,16 @@ impl<'a> Project<'a> {
         if summary.predicate_aliases.contains_key(local) {
             return Some(Target::PredicateAlias(file, local.to_owned()));
         }
+        // `Fn.apply(x)` on a custom autograd function runs its `forward` (`call_targets` adds
+        // what Dynamo traces with it).
+        if let Some((owner, "apply")) = local.rsplit_once('.')
+            && let Some(&class) = summary.class_by_name.get(owner)
+            && self.autograd_functions.contains(&(file, class))
+        {
+            return self
+                .lookup_method((file, class), "forward", 0)
+                .map(Target::Function);
+        }
         // A re-export: `from .utils import helper` in a package's __init__.py.
         let (first, rest) = local.split_once('.').map_or((local, ""), |(f, r)| (f, r));
         let Some(target) = summary.imports.get(first) else {
@@ -120,6 +130,18 @@ impl<'a> Project<'a> {
                         found.push(Target::Function(method));
                         break;
                     }
+                }
+                // `return super().__call__(*args, **kwargs)` in a Module's own `__call__`: torch's
+                // `Module.__call__` runs the instance's `forward` (this class's or an override).
+                if found.is_empty()
+                    && attr == "__call__"
+                    && self.module_classes.contains(&(file, idx))
+                {
+                    found.extend(
+                        self.methods_named((file, idx), "forward")
+                            .into_iter()
+                            .map(Target::Function),
+                    );
                 }
                 found
             }

@@ -6,6 +6,7 @@ use super::*;
 impl<'a> Project<'a> {
     pub(super) fn find_module_classes(&mut self) {
         let mut direct: Vec<ClassRef> = Vec::new();
+        let mut autograd: Vec<ClassRef> = Vec::new();
         let mut subclasses: HashMap<ClassRef, Vec<ClassRef>> = HashMap::default();
         let mut class_bases = Vec::with_capacity(self.files.len());
         for (file_id, file) in self.files.iter().enumerate() {
@@ -19,8 +20,12 @@ impl<'a> Project<'a> {
                             .external_base(base, file_id as FileId)
                             .map(std::borrow::Cow::Owned),
                     };
-                    if external.is_some_and(|dotted| TORCH.is_module_base(&dotted)) {
-                        direct.push(me);
+                    if let Some(dotted) = external {
+                        if TORCH.is_module_base(&dotted) {
+                            direct.push(me);
+                        } else if TORCH.is_autograd_function_base(&dotted) {
+                            autograd.push(me);
+                        }
                     }
                 }
                 let bases = self.resolve_bases(me);
@@ -35,6 +40,12 @@ impl<'a> Project<'a> {
         let mut queue: VecDeque<ClassRef> = direct.into();
         while let Some(class) = queue.pop_front() {
             if self.module_classes.insert(class) {
+                queue.extend(subclasses.get(&class).into_iter().flatten().copied());
+            }
+        }
+        let mut queue: VecDeque<ClassRef> = autograd.into();
+        while let Some(class) = queue.pop_front() {
+            if self.autograd_functions.insert(class) {
                 queue.extend(subclasses.get(&class).into_iter().flatten().copied());
             }
         }
@@ -434,9 +445,19 @@ impl<'a> Project<'a> {
                 {
                     continue;
                 }
-                let callees = cache
-                    .entry((func.0, &call.sym))
-                    .or_insert_with(|| self.call_targets(&call.sym, func.0));
+                // A Module's `super().__call__()` runs the forwards of the live classes, which
+                // grow between rounds: resolved each time (rare sites), never cached.
+                let fresh;
+                let callees: &Vec<FuncRef> = if matches!(&call.sym,
+                    Sym::SuperAttr { attr, .. } if attr == "__call__")
+                {
+                    fresh = self.call_targets(&call.sym, func.0);
+                    &fresh
+                } else {
+                    cache
+                        .entry((func.0, &call.sym))
+                        .or_insert_with(|| self.call_targets(&call.sym, func.0))
+                };
                 for &callee in callees.iter() {
                     note(callee, func, call.row, false);
                     queue.push_back(callee);

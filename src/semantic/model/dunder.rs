@@ -18,16 +18,47 @@ impl<'a> SemanticModel<'a> {
         let Some(func) = self.current_function() else {
             return;
         };
-        let Some(class) = self.instance_class(receiver) else {
-            return;
+        // `self.x = v`, `self[k]`, `len(self)`: the method's own class (or the subclass
+        // override `self` is an instance of) — Dynamo inlines a project `__setattr__` for every
+        // attribute store on `self` (test_reach_proofs.py).
+        let own_class = match receiver {
+            Expr::Name(name) => self
+                .method_context()
+                .filter(|(self_name, _)| *self_name == name.id.as_str())
+                .map(|(_, class)| class.to_owned()),
+            _ => None,
+        };
+        let class = match own_class {
+            Some(_) => None,
+            None => match self.instance_class(receiver) {
+                Some(class) => Some(class),
+                None => return,
+            },
         };
         let row = self.location(row_at.into()).row;
         for dunder in dunders {
-            let edge = CallEdge {
-                sym: Sym::Instance {
+            let sym = match (&own_class, &class) {
+                (Some(own), _) => Sym::SelfAttr {
+                    class: own.clone(),
+                    attr: (*dunder).to_owned(),
+                },
+                (None, Some(class)) => Sym::Instance {
                     class: Box::new(class.clone()),
                     method: (*dunder).to_owned(),
                 },
+                (None, None) => return,
+            };
+            // One edge per dunder and guard path: a method stores many attributes on `self`.
+            if own_class.is_some()
+                && self.summary.functions[func as usize]
+                    .calls
+                    .iter()
+                    .any(|call| call.sym == sym && *call.path == *self.path.as_slice())
+            {
+                continue;
+            }
+            let edge = CallEdge {
+                sym,
                 path: self.path.as_slice().into(),
                 row,
                 args: None,
@@ -52,4 +83,152 @@ pub(crate) fn comparison_dunders(op: ast::CmpOp) -> &'static [&'static str] {
         ast::CmpOp::In | ast::CmpOp::NotIn => &[],
         ast::CmpOp::Is | ast::CmpOp::IsNot => &[],
     }
+}
+
+impl<'a> SemanticModel<'a> {
+    /// The implicit calls an expression makes on project instances: operators, `x in obj`,
+    /// `len(obj)` / `iter(obj)` / `next(obj)`, and iteration in a comprehension.
+    pub(crate) fn record_expression_dunders(&mut self, expr: &Expr) {
+        if self.current_function().is_none() {
+            return;
+        }
+        match expr {
+            Expr::BinOp(binop) => {
+                if let Some((method, reflected)) = binary_dunders(binop.op) {
+                    self.record_implicit_dunders(&binop.left, &[method], binop.start());
+                    self.record_implicit_dunders(&binop.right, &[reflected], binop.start());
+                }
+            }
+            Expr::UnaryOp(unary) => {
+                let dunder = match unary.op {
+                    ast::UnaryOp::USub => "__neg__",
+                    ast::UnaryOp::UAdd => "__pos__",
+                    ast::UnaryOp::Invert => "__invert__",
+                    ast::UnaryOp::Not => "__bool__",
+                };
+                self.record_implicit_dunders(&unary.operand, &[dunder], unary.start());
+            }
+            Expr::Compare(compare) => {
+                // `a in b` asks the right operand: `b.__contains__(a)`.
+                for (op, right) in compare.ops.iter().zip(compare.comparators.iter()) {
+                    if matches!(op, ast::CmpOp::In | ast::CmpOp::NotIn) {
+                        self.record_implicit_dunders(right, &["__contains__"], compare.start());
+                    }
+                }
+            }
+            Expr::Call(call) => {
+                let [operand] = &*call.arguments.args else {
+                    return;
+                };
+                let dunders: &[&str] = if self.is_builtin(&call.func, "len") {
+                    &["__len__"]
+                } else if self.is_builtin(&call.func, "iter") {
+                    &["__iter__"]
+                } else if self.is_builtin(&call.func, "next") {
+                    &["__next__"]
+                } else {
+                    return;
+                };
+                self.record_implicit_dunders(operand, dunders, call.start());
+            }
+            // `box.top` on an instance of a project class: a property getter runs (a plain
+            // method read is a bound method, called or passed on). `self.x` reads are
+            // `model/references.rs`'s.
+            Expr::Attribute(attribute)
+                if attribute.ctx.is_load()
+                    && !matches!(&*attribute.value, Expr::Name(name)
+                        if self.method_context().is_some_and(|(me, _)| me == name.id.as_str())) =>
+            {
+                self.record_implicit_dunders(
+                    &attribute.value,
+                    &[attribute.attr.id.as_str()],
+                    attribute.start(),
+                );
+            }
+            Expr::ListComp(ast::ExprListComp { generators, .. })
+            | Expr::SetComp(ast::ExprSetComp { generators, .. })
+            | Expr::DictComp(ast::ExprDictComp { generators, .. })
+            | Expr::Generator(ast::ExprGenerator { generators, .. }) => {
+                for generator in generators {
+                    self.record_implicit_dunders(&generator.iter, ITERATION, generator.start());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The implicit calls a statement makes on project instances: `for x in obj`, `with obj:`,
+    /// `obj += y`.
+    pub(crate) fn record_statement_dunders(&mut self, stmt: &Stmt) {
+        if self.current_function().is_none() {
+            return;
+        }
+        match stmt {
+            Stmt::For(stmt_for) => {
+                self.record_implicit_dunders(&stmt_for.iter, ITERATION, stmt_for.start());
+            }
+            Stmt::With(with) => {
+                let dunders: &[&str] = if with.is_async {
+                    &["__aenter__", "__aexit__"]
+                } else {
+                    &["__enter__", "__exit__"]
+                };
+                for item in &with.items {
+                    self.record_implicit_dunders(&item.context_expr, dunders, with.start());
+                }
+            }
+            Stmt::AugAssign(assign) => {
+                // Only the in-place method: where the class has none, Python falls back to the
+                // binary one but Dynamo 2.11 breaks on the statement instead (measured:
+                // test_reach_proofs.py).
+                if let Some(method) = inplace_dunder(assign.op) {
+                    self.record_implicit_dunders(&assign.target, &[method], assign.start());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A `for` loop calls `iter(obj)`, then `__next__` on what it returned (the object itself for a
+/// class that is its own iterator; a method the class does not define resolves to nothing).
+const ITERATION: &[&str] = &["__iter__", "__next__"];
+
+/// The method a binary operator calls on its left operand, and the reflected one it calls on the
+/// right. `@` is left out: Dynamo 2.11 does not trace `__matmul__` of a user class, it breaks on
+/// the operator (measured: test_reach_proofs.py).
+fn binary_dunders(op: ast::Operator) -> Option<(&'static str, &'static str)> {
+    Some(match op {
+        ast::Operator::Add => ("__add__", "__radd__"),
+        ast::Operator::Sub => ("__sub__", "__rsub__"),
+        ast::Operator::Mult => ("__mul__", "__rmul__"),
+        ast::Operator::Div => ("__truediv__", "__rtruediv__"),
+        ast::Operator::FloorDiv => ("__floordiv__", "__rfloordiv__"),
+        ast::Operator::Mod => ("__mod__", "__rmod__"),
+        ast::Operator::Pow => ("__pow__", "__rpow__"),
+        ast::Operator::LShift => ("__lshift__", "__rlshift__"),
+        ast::Operator::RShift => ("__rshift__", "__rrshift__"),
+        ast::Operator::BitOr => ("__or__", "__ror__"),
+        ast::Operator::BitXor => ("__xor__", "__rxor__"),
+        ast::Operator::BitAnd => ("__and__", "__rand__"),
+        ast::Operator::MatMult => return None,
+    })
+}
+
+fn inplace_dunder(op: ast::Operator) -> Option<&'static str> {
+    Some(match op {
+        ast::Operator::Add => "__iadd__",
+        ast::Operator::Sub => "__isub__",
+        ast::Operator::Mult => "__imul__",
+        ast::Operator::Div => "__itruediv__",
+        ast::Operator::FloorDiv => "__ifloordiv__",
+        ast::Operator::Mod => "__imod__",
+        ast::Operator::Pow => "__ipow__",
+        ast::Operator::LShift => "__ilshift__",
+        ast::Operator::RShift => "__irshift__",
+        ast::Operator::BitOr => "__ior__",
+        ast::Operator::BitXor => "__ixor__",
+        ast::Operator::BitAnd => "__iand__",
+        ast::Operator::MatMult => return None,
+    })
 }

@@ -87,6 +87,13 @@ impl<'a> SemanticModel<'a> {
             Some(Sym::Dotted(target)) if matches!(value, Expr::Attribute(_) | Expr::Name(_)) => {
                 Binding::Import(target)
             }
+            // `square = Square.apply`, `step = Runner.step`: an alias of a member of a class of
+            // this module, read by its full name so that other files can import it too.
+            Some(Sym::Local(member))
+                if matches!(value, Expr::Attribute(_)) && member.contains('.') =>
+            {
+                Binding::Import(format!("{}.{member}", self.summary.module))
+            }
             _ => Binding::Other,
         }
     }
