@@ -10,7 +10,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::{graphbreak, text};
+use common::{finding_tiers, graphbreak, tagged_lines, text};
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/reach/default_context")
@@ -29,12 +29,8 @@ fn marked() -> BTreeMap<(String, u32), &'static str> {
         }
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let source = std::fs::read_to_string(&path).unwrap();
-        for (index, line) in source.lines().enumerate() {
-            for tag in TAGS {
-                if line.contains(&format!("# {tag}:")) {
-                    out.insert((name.clone(), index as u32 + 1), tag);
-                }
-            }
+        for (line, tag) in tagged_lines(&source, &TAGS) {
+            out.insert((name.clone(), line), tag);
         }
     }
     out
@@ -42,23 +38,10 @@ fn marked() -> BTreeMap<(String, u32), &'static str> {
 
 /// `(file, line)` → the tier scan reports it in.
 fn tiers(args: &[&str]) -> BTreeMap<(String, u32), &'static str> {
-    let mut all = vec!["scan", ".", "--no-config", "--output-format", "json"];
-    all.extend_from_slice(args);
-    let out = graphbreak(&fixture(), &all);
-    let findings: serde_json::Value =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out)));
-    let mut seen = BTreeMap::new();
-    for finding in findings.as_array().unwrap() {
-        let file = finding["filename"].as_str().unwrap();
-        let name = Path::new(file).file_name().unwrap().to_string_lossy();
-        let row = finding["location"]["row"].as_u64().unwrap() as u32;
-        let gated = !finding["gated_by"].as_array().unwrap().is_empty();
-        seen.insert(
-            (name.into_owned(), row),
-            if gated { "gated" } else { "normal" },
-        );
-    }
-    seen
+    finding_tiers(&fixture(), args)
+        .into_iter()
+        .map(|(name, row, tier)| ((name, row), tier))
+        .collect()
 }
 
 fn expected_reported() -> BTreeMap<(String, u32), &'static str> {

@@ -9,7 +9,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::{graphbreak, stdout, text};
+use common::{finding_tiers, graphbreak, stdout, tagged_lines, text};
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/reach/option_gated")
@@ -18,33 +18,18 @@ fn fixture() -> PathBuf {
 /// `# gated` / `# normal` per line of the fixture's model.
 fn marked() -> BTreeMap<u32, &'static str> {
     let source = std::fs::read_to_string(fixture().join("pkg/model.py")).unwrap();
-    let mut out = BTreeMap::new();
-    for (index, line) in source.lines().enumerate() {
-        for tag in ["gated", "normal"] {
-            if line.contains(&format!("# {tag}:")) {
-                out.insert(index as u32 + 1, tag);
-            }
-        }
-    }
-    out
+    tagged_lines(&source, &["gated", "normal"])
+        .into_iter()
+        .collect()
 }
 
+/// Line → the tier scan reports it in, for the fixture's model.
 fn tiers(args: &[&str]) -> BTreeMap<u32, &'static str> {
-    let mut all = vec!["scan", ".", "--no-config", "--output-format", "json"];
-    all.extend_from_slice(args);
-    let out = graphbreak(&fixture(), &all);
-    let findings: serde_json::Value =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out)));
-    let mut seen = BTreeMap::new();
-    for finding in findings.as_array().unwrap() {
-        if !finding["filename"].as_str().unwrap().ends_with("model.py") {
-            continue;
-        }
-        let row = finding["location"]["row"].as_u64().unwrap() as u32;
-        let gated = !finding["gated_by"].as_array().unwrap().is_empty();
-        seen.insert(row, if gated { "gated" } else { "normal" });
-    }
-    seen
+    finding_tiers(&fixture(), args)
+        .into_iter()
+        .filter(|(name, _, _)| name == "model.py")
+        .map(|(_, row, tier)| (row, tier))
+        .collect()
 }
 
 #[test]

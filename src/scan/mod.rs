@@ -5,6 +5,8 @@ pub mod discover;
 mod merge;
 pub mod notebook;
 pub mod roots;
+#[cfg(test)]
+pub(crate) mod test_support;
 
 use crate::config::{self, Settings, TorchVersion};
 use crate::diagnostics::Diagnostic;

@@ -239,3 +239,40 @@ pub fn output_echoed(command: &mut Command, shown: &str) -> std::process::Output
     );
     output
 }
+
+/// `(line, tag)` for each line of `source` carrying a `# <tag>:` marker, for `tag` in `tags`
+/// (the tier fixtures mark their lines so).
+pub fn tagged_lines(source: &str, tags: &[&'static str]) -> Vec<(u32, &'static str)> {
+    let mut out = Vec::new();
+    for (index, line) in source.lines().enumerate() {
+        for tag in tags {
+            if line.contains(&format!("# {tag}:")) {
+                out.push((index as u32 + 1, *tag));
+            }
+        }
+    }
+    out
+}
+
+/// `(file name, row, tier)` of every finding of `graphbreak scan . --no-config` with `args` in
+/// `dir`: tier "gated" for a finding with a non-empty `gated_by` (the option tier), else "normal".
+pub fn finding_tiers(dir: &std::path::Path, args: &[&str]) -> Vec<(String, u32, &'static str)> {
+    let mut all = vec!["scan", ".", "--no-config", "--output-format", "json"];
+    all.extend_from_slice(args);
+    let out = graphbreak(dir, &all);
+    let findings: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out)));
+    findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|finding| {
+            let file = finding["filename"].as_str().unwrap();
+            let name = std::path::Path::new(file).file_name().unwrap();
+            let row = finding["location"]["row"].as_u64().unwrap() as u32;
+            let gated = !finding["gated_by"].as_array().unwrap().is_empty();
+            let tier = if gated { "gated" } else { "normal" };
+            (name.to_string_lossy().into_owned(), row, tier)
+        })
+        .collect()
+}

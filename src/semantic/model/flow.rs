@@ -383,31 +383,16 @@ impl<'b> Visitor<'b> for ForgetBound<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::scan::{ScanOptions, run};
+    use crate::scan::test_support::scan_rows;
 
     /// `(row, claims no device sync)` for each BR001/SY002 finding of `source` (a module whose
     /// `forward`s are compiled regions).
     fn host_claims(source: &str) -> Vec<(u32, bool)> {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("model.py");
         let header = "import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n";
-        std::fs::write(&path, format!("{header}{source}")).unwrap();
-        let result = run(&ScanOptions {
-            paths: vec![path],
-            ..ScanOptions::default()
-        })
-        .unwrap();
-        let offset = header.lines().count() as u32;
-        let mut claims: Vec<(u32, bool)> = result
-            .diagnostics
-            .iter()
-            .filter(|d| matches!(d.code, "BR001" | "SY002"))
-            .map(|d| {
-                (
-                    d.location.row - offset,
-                    d.message.contains("no device sync"),
-                )
-            })
+        let mut claims: Vec<(u32, bool)> = scan_rows(header, source, false)
+            .into_iter()
+            .filter(|(_, d)| matches!(d.code, "BR001" | "SY002"))
+            .map(|(row, d)| (row, d.message.contains("no device sync")))
             .collect();
         claims.sort_unstable();
         claims

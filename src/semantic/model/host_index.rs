@@ -496,27 +496,16 @@ impl Drop for Nested<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::scan::{ScanOptions, run};
+    use crate::scan::test_support::scan_rows;
 
     /// Rows (in `source`, after the header) of the SY003 findings of a module whose `forward`s are
     /// the step code.
     fn host_index_rows(source: &str) -> Vec<u32> {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("model.py");
         let header = "import numpy as np\nimport torch\nfrom scipy.optimize import linear_sum_assignment\nfrom torch import nn\n\n\nclass M(nn.Module):\n";
-        std::fs::write(&path, format!("{header}{source}")).unwrap();
-        let result = run(&ScanOptions {
-            paths: vec![path],
-            no_config: true,
-            ..ScanOptions::default()
-        })
-        .unwrap();
-        let offset = header.lines().count() as u32;
-        let mut rows: Vec<u32> = result
-            .diagnostics
-            .iter()
-            .filter(|d| d.code == "SY003")
-            .map(|d| d.location.row - offset)
+        let mut rows: Vec<u32> = scan_rows(header, source, true)
+            .into_iter()
+            .filter(|(_, d)| d.code == "SY003")
+            .map(|(row, _)| row)
             .collect();
         rows.sort_unstable();
         rows

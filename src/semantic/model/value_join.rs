@@ -223,26 +223,16 @@ fn push_distinct<'a>(into: &mut Vec<&'a Expr>, values: &[&'a Expr]) {
 
 #[cfg(test)]
 mod tests {
-    use crate::scan::{ScanOptions, run};
+    use crate::scan::test_support::scan_rows;
 
     /// Rows (counted from the first line of `source`) of the BR003 findings of `source`, a module
     /// whose Module `forward`s are the roots.
     fn mask_rows(source: &str) -> Vec<u32> {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("model.py");
         let header = "import torch\nfrom torch import nn\n\n\ndef unknown(x):\n    return x\n";
-        std::fs::write(&path, format!("{header}{source}")).unwrap();
-        let result = run(&ScanOptions {
-            paths: vec![path],
-            ..ScanOptions::default()
-        })
-        .unwrap();
-        let offset = header.lines().count() as u32;
-        let mut rows: Vec<u32> = result
-            .diagnostics
-            .iter()
-            .filter(|d| d.code == "BR003")
-            .map(|d| d.location.row - offset)
+        let mut rows: Vec<u32> = scan_rows(header, source, false)
+            .into_iter()
+            .filter(|(_, d)| d.code == "BR003")
+            .map(|(row, _)| row)
             .collect();
         rows.sort_unstable();
         rows
