@@ -34,7 +34,7 @@ Usage:
   measure.py measure DRAW_DIR --binary BIN [--venv V] [--total 80] [--option-total 20] [--seed S] [--out DIR]
 
 `truth` is the dry run: it reads the recorded results and writes DRAW_DIR/truth.json (break lines and
-traced functions per library). `measure` copies each library's installed files into a scan tree
+traced functions per library). `measure` re-derives the truth into OUT/truth.json (never into DRAW_DIR), copies each library's installed files into a scan tree
 (OUT/trees/<name>-<version>, its own git root so qualified names start at the package), runs the scans,
 and writes OUT/measure.json, OUT/measure.md and OUT/sample.tsv. It fails clearly when the binary has no
 `--show-reached`.
@@ -457,7 +457,7 @@ def share(n: int, d: int) -> str:
     return f"{n}/{d} = {100.0 * n / d:.1f}%" if d else f"{n}/0"
 
 
-def cmd_truth(draw: Path, venv: Path, strict: bool = False) -> dict:
+def cmd_truth(draw: Path, venv: Path, strict: bool = False, dest: Path | None = None) -> dict:
     doc = load_draw(draw)
     site = site_packages(venv)
     src = SourceMap(site)
@@ -472,7 +472,9 @@ def cmd_truth(draw: Path, venv: Path, strict: bool = False) -> dict:
             f"{len(t['recompile_lines'])} recompile lines, "
             f"{len(t['traced_functions'])} traced functions"
         )
-    out = draw / "truth.json"
+    # `truth` writes the draw's recorded truth; `measure` writes its copy beside its own output and
+    # leaves the draw directory (often another engineer's checkout) untouched.
+    out = dest or draw / "truth.json"
     out.write_text(json.dumps(truth, indent=1) + "\n")
     log(f"wrote {out}")
     return truth
@@ -484,8 +486,8 @@ def cmd_measure(draw: Path, venv: Path, binary: Path, total: int, seed: str, out
     require_show_reached(binary)
     doc = load_draw(draw)
     site = site_packages(venv)
-    truth = cmd_truth(draw, venv, strict=True)
     out.mkdir(parents=True, exist_ok=True)
+    truth = cmd_truth(draw, venv, strict=True, dest=out / "truth.json")
     report = {"binary": str(binary), "seed": seed, "draw_seed": doc.get("draw_seed"), "libs": {}}
     keyed_by_lib = {}
     gated_by_lib = {}
