@@ -52,14 +52,20 @@ def test_dynamo_breaks_in_every_function_used_as_a_value():
 INHERITED = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "inherited_construction"
 
 
-def _breaks_in(fixture: Path, module_name: str, case: str) -> set[tuple[str, int]]:
+def _fixture_module(fixture: Path, module_name: str):
+    """`module_name` of a corpus/reach fixture, imported afresh (every fixture names its package
+    `pkg`, so an earlier fixture's modules are dropped first)."""
     sys.path.insert(0, str(fixture))
     try:
         for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
             del sys.modules[name]
-        model = importlib.import_module(module_name)
+        return importlib.import_module(module_name)
     finally:
         sys.path.remove(str(fixture))
+
+
+def _breaks_in(fixture: Path, module_name: str, case: str) -> set[tuple[str, int]]:
+    model = _fixture_module(fixture, module_name)
     net, args = getattr(model, case)()
     torch._dynamo.reset()
     explanation = torch._dynamo.explain(net)(*args)
@@ -94,13 +100,7 @@ CROSS_FILE_RNN = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "cro
 def _refused(case: str, module: str = "pkg.model") -> tuple[list[str], int]:
     from torch._dynamo.utils import counters
 
-    sys.path.insert(0, str(CROSS_FILE_RNN))
-    try:
-        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
-            del sys.modules[name]
-        model = importlib.import_module(module)
-    finally:
-        sys.path.remove(str(CROSS_FILE_RNN))
+    model = _fixture_module(CROSS_FILE_RNN, module)
     net, args = getattr(model, case)()
     torch._dynamo.reset()
     counters.clear()
@@ -127,13 +127,7 @@ def test_dynamo_never_runs_a_base_method_every_built_subclass_overrides():
     # heads.py:11 (a tensor branch in the base `score`) never runs: Dynamo compiles the scorer
     # whole. (scan still reaches it: e1e19ac's fix was redone and reverted again, it cost >3x CPU
     # on a rooted scan of a large tree.)
-    sys.path.insert(0, str(INHERITED))
-    try:
-        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
-            del sys.modules[name]
-        heads = importlib.import_module("pkg.heads")
-    finally:
-        sys.path.remove(str(INHERITED))
+    heads = _fixture_module(INHERITED, "pkg.heads")
     net, args = heads.case_scorer()
     torch._dynamo.reset()
     explanation = torch._dynamo.explain(net)(*args)
@@ -183,10 +177,11 @@ OBJECT_MODEL_BREAKS = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(OBJECT_MODEL_BREAKS))
-def test_dynamo_traces_the_methods_the_object_model_calls(case):
-    # explain() reports nothing when a break in an operator's method makes Dynamo skip the frame
-    # (it cannot resume inside the operator): read the graph-break log, which names every break.
+def _logged_breaks(fixture: Path, fn, args) -> set[tuple[str, int]]:
+    """`(file, line)` of every graph break Dynamo logs in `fixture`'s files while compiling `fn`
+    (backend="eager") and calling it on `args`. explain() reports nothing when a break in an
+    operator's method makes Dynamo skip the frame (it cannot resume inside the operator); the
+    graph-break log names every break."""
     import logging
     import re
 
@@ -195,62 +190,35 @@ def test_dynamo_traces_the_methods_the_object_model_calls(case):
     class Breaks(logging.Handler):
         def emit(self, record):
             found = re.search(r"Graph break in user code at (\S+):(\d+)", record.getMessage())
-            if found and OBJECT_MODEL in Path(found.group(1)).parents:
+            if found and fixture in Path(found.group(1)).parents:
                 seen.add((Path(found.group(1)).name, int(found.group(2))))
 
-    sys.path.insert(0, str(OBJECT_MODEL))
-    try:
-        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
-            del sys.modules[name]
-        model = importlib.import_module("pkg.model")
-    finally:
-        sys.path.remove(str(OBJECT_MODEL))
     handler = Breaks()
     dynamo_log = logging.getLogger("torch._dynamo")
     torch._logging.set_logs(graph_breaks=True)
     dynamo_log.addHandler(handler)
     try:
-        net, args = model.case(case)
-        torch._dynamo.reset()
-        torch.compile(net, backend="eager")(*args)
-    finally:
-        dynamo_log.removeHandler(handler)
-        torch._logging.set_logs()
-        torch._dynamo.reset()
-    assert seen == OBJECT_MODEL_BREAKS[case], (case, sorted(seen))
-
-
-def test_dynamo_runs_forward_through_a_modules_own_call_and_super_call():
-    # tests/object_model.rs: calls.py:18 in `Shift.forward`, reached from `run` through
-    # `Counted.__call__` → `super().__call__`.
-    import logging
-    import re
-
-    seen: set[tuple[str, int]] = set()
-
-    class Breaks(logging.Handler):
-        def emit(self, record):
-            found = re.search(r"Graph break in user code at (\S+):(\d+)", record.getMessage())
-            if found and OBJECT_MODEL in Path(found.group(1)).parents:
-                seen.add((Path(found.group(1)).name, int(found.group(2))))
-
-    sys.path.insert(0, str(OBJECT_MODEL))
-    try:
-        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
-            del sys.modules[name]
-        calls = importlib.import_module("pkg.calls")
-    finally:
-        sys.path.remove(str(OBJECT_MODEL))
-    handler = Breaks()
-    dynamo_log = logging.getLogger("torch._dynamo")
-    torch._logging.set_logs(graph_breaks=True)
-    dynamo_log.addHandler(handler)
-    try:
-        fn, args = calls.case_run()
         torch._dynamo.reset()
         torch.compile(fn, backend="eager")(*args)
     finally:
         dynamo_log.removeHandler(handler)
         torch._logging.set_logs()
         torch._dynamo.reset()
+    return seen
+
+
+@pytest.mark.parametrize("case", sorted(OBJECT_MODEL_BREAKS))
+def test_dynamo_traces_the_methods_the_object_model_calls(case):
+    model = _fixture_module(OBJECT_MODEL, "pkg.model")
+    net, args = model.case(case)
+    seen = _logged_breaks(OBJECT_MODEL, net, args)
+    assert seen == OBJECT_MODEL_BREAKS[case], (case, sorted(seen))
+
+
+def test_dynamo_runs_forward_through_a_modules_own_call_and_super_call():
+    # tests/object_model.rs: calls.py:18 in `Shift.forward`, reached from `run` through
+    # `Counted.__call__` → `super().__call__`.
+    calls = _fixture_module(OBJECT_MODEL, "pkg.calls")
+    fn, args = calls.case_run()
+    seen = _logged_breaks(OBJECT_MODEL, fn, args)
     assert seen == {("calls.py", 18)}, sorted(seen)
