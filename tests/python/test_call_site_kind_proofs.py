@@ -10,29 +10,19 @@ with the reason each version gives:
 
 from __future__ import annotations
 
-import importlib
-import re
-import sys
-import types
 import warnings
-from pathlib import Path
 
 import pytest
 import torch
 import torch._dynamo
+from conftest import load_corpus, torch_version
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-CORPUS_DIR = REPO_ROOT / "corpus" / "rules"
-TORCH_VERSION = tuple(int(p) for p in re.findall(r"\d+", torch.__version__)[:2])
+TORCH_VERSION = torch_version()
 
 
 def corpus_cases(name: str, code: str = "BR030") -> dict:
-    package = f"_graphbreak_call_site_{code}"
-    if package not in sys.modules:
-        module = types.ModuleType(package)
-        module.__path__ = [str(CORPUS_DIR / code)]
-        sys.modules[package] = module
-    return importlib.import_module(f"{package}.{name}").cases()
+    """The `cases()` of corpus/rules/<code>/<name>.py (conftest.load_corpus: its own package per test file)."""
+    return load_corpus(code, name, "call_site").cases()
 
 
 def fullgraph_error(fn, args) -> Exception | None:

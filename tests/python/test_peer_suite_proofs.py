@@ -9,11 +9,9 @@ they also run on the older torch venvs (2.2, 2.5, 2.8) the rules' ranges claim:
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import re
 import sys
-import types
 import warnings
 from pathlib import Path
 
@@ -22,19 +20,16 @@ import torch
 import torch._dynamo
 from torch._dynamo.testing import CompileCounter
 from torch._dynamo.utils import counters
+from conftest import load_corpus, torch_version
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CORPUS_DIR = REPO_ROOT / "corpus" / "rules"
-TORCH_VERSION = tuple(int(p) for p in re.findall(r"\d+", torch.__version__)[:2])
+TORCH_VERSION = torch_version()
 
 
 def corpus_cases(code: str, name: str) -> dict:
-    package = f"_graphbreak_peer_{code}"
-    if package not in sys.modules:
-        module = types.ModuleType(package)
-        module.__path__ = [str(CORPUS_DIR / code)]
-        sys.modules[package] = module
-    return importlib.import_module(f"{package}.{name}").cases()
+    """The `cases()` of corpus/rules/<code>/<name>.py (conftest.load_corpus: its own package per test file)."""
+    return load_corpus(code, name, "peer").cases()
 
 
 def compile_once(fn, args) -> tuple[int, list[str]]:
