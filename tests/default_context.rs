@@ -16,6 +16,16 @@ fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/reach/default_context")
 }
 
+/// `dir/pkg` holding copies of the fixture's `names` (a tree to add one module to).
+fn copy_fixture(dir: &Path, names: &[&str]) -> PathBuf {
+    let pkg = dir.join("pkg");
+    std::fs::create_dir(&pkg).unwrap();
+    for name in names {
+        std::fs::copy(fixture().join("pkg").join(name), pkg.join(name)).unwrap();
+    }
+    pkg
+}
+
 const TAGS: [&str; 3] = ["gated", "normal", "never"];
 
 /// `(file, line)` → tag, for the lines the fixture marks (`never` lines are expected absent).
@@ -101,11 +111,7 @@ fn a_numeric_option_compared_with_a_number_is_gated_and_named() {
 #[test]
 fn a_call_passing_the_value_puts_the_branch_back_in_the_normal_tier() {
     let dir = tempfile::tempdir().unwrap();
-    let pkg = dir.path().join("pkg");
-    std::fs::create_dir(&pkg).unwrap();
-    for name in ["__init__.py", "chains.py"] {
-        std::fs::copy(fixture().join("pkg").join(name), pkg.join(name)).unwrap();
-    }
+    let pkg = copy_fixture(dir.path(), &["__init__.py", "chains.py"]);
     common::write(
         &pkg,
         "loud.py",
@@ -178,11 +184,7 @@ fn a_forwarded_option_set_at_a_construction_site_is_set() {
     let gated = common::line_containing(&inherited, "# gated:") as u64;
     for build in ["PositionalGate(4, True)", "RenamedGate(4, use_flag=True)"] {
         let dir = tempfile::tempdir().unwrap();
-        let pkg = dir.path().join("pkg");
-        std::fs::create_dir(&pkg).unwrap();
-        for name in ["__init__.py", "inherited.py"] {
-            std::fs::copy(fixture().join("pkg").join(name), pkg.join(name)).unwrap();
-        }
+        let pkg = copy_fixture(dir.path(), &["__init__.py", "inherited.py"]);
         common::write(
             &pkg,
             "build.py",
