@@ -1,0 +1,71 @@
+//! What a rule reports: a [`Finding`], built with the builder methods below and handed to
+//! [`super::Checker::report`].
+
+use crate::diagnostics::Fix;
+use crate::semantic::summary::{Hazard, IndexDep, Requirement};
+use ruff_text_size::TextRange;
+
+/// What a rule reports: where, what, and what the code does under torch.compile.
+pub struct Finding {
+    pub range: TextRange,
+    pub message: String,
+    pub fix: Option<Fix>,
+    pub hazard: Hazard,
+    /// A fact the finding depends on that is known only at the end of the file.
+    pub requires: Option<Requirement>,
+    /// The finding holds only on torch below this version.
+    pub holds_below: Option<crate::config::TorchVersion>,
+    /// The finding holds only when one of these is a host value once the project is linked.
+    pub host_index: Option<Box<[IndexDep]>>,
+    /// The break happens only when something fails at run time (a failed import probe): it is
+    /// not a certain break, so it does not make a loop or `try` frame skip for certain.
+    pub breaks_only_on_failure: bool,
+}
+
+impl Finding {
+    pub fn new(range: TextRange, message: impl Into<String>) -> Finding {
+        Finding {
+            range,
+            message: message.into(),
+            fix: None,
+            hazard: Hazard::NoBreak,
+            requires: None,
+            holds_below: None,
+            host_index: None,
+            breaks_only_on_failure: false,
+        }
+    }
+
+    /// The break happens only when the code fails at run time (see the field).
+    pub fn breaking_only_on_failure(mut self) -> Finding {
+        self.breaks_only_on_failure = true;
+        self
+    }
+
+    /// Holds only when one of `deps` turns out to be a host value once the project is linked
+    /// (no dep is [`IndexDep::Host`]: those findings hold as they are).
+    pub fn requiring_host_index(mut self, deps: Vec<IndexDep>) -> Finding {
+        self.host_index = Some(deps.into());
+        self
+    }
+
+    pub fn holding_below(mut self, version: crate::config::TorchVersion) -> Finding {
+        self.holds_below = Some(version);
+        self
+    }
+
+    pub fn with_fix(mut self, fix: Fix) -> Finding {
+        self.fix = Some(fix);
+        self
+    }
+
+    pub fn with_hazard(mut self, hazard: Hazard) -> Finding {
+        self.hazard = hazard;
+        self
+    }
+
+    pub fn requiring(mut self, requirement: Requirement) -> Finding {
+        self.requires = Some(requirement);
+        self
+    }
+}
