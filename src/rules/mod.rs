@@ -1,6 +1,6 @@
 //! The rule registry. Each rule lives in its own file: a doc comment (What it does / Why is this bad? /
 //! Example / Fix / Torch versions) that is the single source of `graphbreak rule CODE` and
-//! `rules/CODE.md`, its scope, and the hooks the checker (`src/scan/checker.rs`, the only place that
+//! `rules/CODE.md`, its scope, and the hooks the checker (`src/scan/checker/`, the only place that
 //! dispatches to rules) calls at the node kinds the rule cares about. Rules read the semantic model;
 //! they never change it. Adding a rule: its file, a corpus pair, one line in [`ALL`].
 

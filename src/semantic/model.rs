@@ -1,7 +1,7 @@
 //! The per-file semantic model: what names are bound to (imports, aliases, definitions, locals),
 //! which guard conditions and exception paths lead to the code being visited, and what one file
 //! contributes to the project (definitions, call sites, guards). It never names a rule: the
-//! checker (`src/scan/checker.rs`) drives it through one walk and hands rules a read-only view.
+//! checker (`src/scan/checker/`) drives it through one walk and hands rules a read-only view.
 
 use super::Sym;
 use super::cond::{Atom, Cond, LenCompare, atom_for_qualified};
