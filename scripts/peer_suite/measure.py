@@ -248,13 +248,18 @@ def worker(workdir: Path, modules: list[str]) -> None:
     sys.path.insert(0, str(workdir))
     import _peer_harness
 
-    torch._logging.set_logs(graph_breaks=True)
+    # trace_source: every line Dynamo traces (inlined callees too), "TRACE starts_line FILE:LINE
+    # in ...": which functions of a module Dynamo compiled (the held-out precision needs it)
+    torch._logging.set_logs(graph_breaks=True, trace_source=True)
     current: list = []
+    traced: set = set()
 
     class Grab(logging.Handler):
         def emit(self, record):
             msg = record.getMessage()
-            if "Graph break" in msg:
+            if msg.startswith("TRACE starts_line "):
+                traced.add(msg.split(" ", 3)[2])
+            elif "Graph break" in msg:
                 current.append(("log", msg))
 
     # torch's registered loggers stop propagation where they hold handlers: listen there
@@ -269,6 +274,7 @@ def worker(workdir: Path, modules: list[str]) -> None:
     for mod in modules:
         torch._dynamo.reset()
         current.clear()
+        traced.clear()
         _peer_harness.RAISED.clear()
         error = None
         try:
@@ -290,8 +296,12 @@ def worker(workdir: Path, modules: list[str]) -> None:
             # cases.toml (which a recent torch wrote)
             if line is not None and (gb or "Graph break" in msg or "Unsupported" in msg):
                 code = f"GB{gb.group(1)}" if gb else "GB????"
-                breaks.append({"line": line, "gb": code, "via": kind})
-        result[mod] = {"breaks": breaks, "error": error}
+                # chain: every frame of this module in the user stack (call sites down to the break)
+                chain = sorted({int(n) for n in frames} | {line})
+                breaks.append({"line": line, "gb": code, "via": kind, "chain": chain})
+        prefix = mod + ":"
+        lines = sorted(int(t[len(prefix):]) for t in traced if t.startswith(prefix))
+        result[mod] = {"breaks": breaks, "error": error, "traced": lines}
     json.dump({"torch": torch.__version__, "modules": result}, sys.stdout)
 
 
@@ -330,6 +340,12 @@ def write_cases(path: Path, observed, torch_version: str, pinned: str | None):
 
 
 def main() -> int:
+    # held-out measurement (scripts/peer_suite/heldout.py): `heldout`, `draw`, `assemble`
+    if len(sys.argv) > 1 and sys.argv[1] in ("heldout", "draw", "assemble"):
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import heldout
+
+        return heldout.main(sys.argv[1:])
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--torch-tests", required=True, type=Path)
     ap.add_argument("--binary", type=Path, default=REPO / "target" / "release" / "graphbreak")
@@ -337,6 +353,7 @@ def main() -> int:
     ap.add_argument("--cases", type=Path, default=DEFAULT_CASES)
     ap.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
     ap.add_argument("--write-cases", action="store_true", help="rewrite --cases from what breaks")
+    ap.add_argument("--cases-out", type=Path, help="with --write-cases: write here, not over --cases")
     ap.add_argument("--sources", nargs="*", help="test files for --write-cases (default: %(default)s)")
     ap.add_argument(
         "--pytorch-commit", action="append", default=[], metavar="SOURCE=SHA",
@@ -401,8 +418,9 @@ def main() -> int:
             if not sep or not commit:
                 sys.exit(f"error: --pytorch-commit {item!r}: expected SOURCE=SHA")
             pinned[source] = commit
-        write_cases(args.cases, obs, torch_version, pinned)
-        print(f"wrote {len(obs)} cases to {args.cases} (torch {torch_version})")
+        out = args.cases_out or args.cases
+        write_cases(out, obs, torch_version, pinned)
+        print(f"wrote {len(obs)} cases to {out} (torch {torch_version})")
         return 0
 
     expected = {(c["source"], c["test"], c["function"], c["break_offset"]): c for c in cases}
