@@ -169,21 +169,41 @@ def cmd_heldout(args) -> int:
         if entry is not None and len(path.read_text()) != entry["chars"]:
             sys.exit(f"error: {path}: {len(path.read_text())} chars, manifest says {entry['chars']}")
 
+    # a file this Python cannot parse (newer syntax) drops out whole, and is reported
+    lost = {}  # source -> why the whole file gave no measurement
+    for s in sources:
+        try:
+            ast.parse((args.torch_tests / s).read_text())
+        except SyntaxError as exc:
+            lost[s] = f"SyntaxError under this Python: {exc}"
     workdir = args.workdir.resolve()
-    modules = measure.restate(workdir, sources, args.torch_tests.resolve(), None)
+    modules = measure.restate(workdir, [s for s in sources if s not in lost],
+                              args.torch_tests.resolve(), None)
     per_source_candidates = defaultdict(int)
     for mod, (source, _tm, _h) in modules.items():
         per_source_candidates[source] += 1
-    proc = subprocess.run(
-        [args.python, str(Path(measure.__file__).resolve()), "--torch-tests", str(args.torch_tests),
-         "--workdir", str(workdir), "--worker", *modules],
-        capture_output=True, text=True, cwd=workdir,
-        env={**os.environ, "PYTHONPATH": str(workdir)},
-    )
-    if proc.returncode != 0:
-        sys.stderr.write(proc.stderr[-4000:])
-        sys.exit(f"error: confirmation worker failed under {args.python}")
-    confirmed = json.loads(proc.stdout.strip().splitlines()[-1])
+    # one worker per file: a crash (segfault, abort) in one file's tests loses that file only
+    confirmed = {"torch": None, "modules": {}}
+    for s in sources:
+        mods = [mod for mod, (source, _tm, _h) in modules.items() if source == s]
+        if s in lost or not mods:
+            continue
+        proc = subprocess.run(
+            [args.python, str(Path(measure.__file__).resolve()), "--torch-tests",
+             str(args.torch_tests), "--workdir", str(workdir), "--worker", *mods],
+            capture_output=True, text=True, cwd=workdir,
+            env={**os.environ, "PYTHONPATH": str(workdir),
+                 "PEER_MODULE_TIMEOUT": str(args.module_timeout)},
+        )
+        if proc.returncode != 0 or not proc.stdout.strip():
+            sys.stderr.write(proc.stderr[-2000:])
+            lost[s] = f"confirmation worker exited {proc.returncode} under {args.python}"
+            for mod in mods:
+                del modules[mod]
+            continue
+        out = json.loads(proc.stdout.strip().splitlines()[-1])
+        confirmed["torch"] = out["torch"]
+        confirmed["modules"].update(out["modules"])
     torch_version = confirmed["torch"]
 
     # truth per module: break lines (innermost, in the test body), their chains, traced functions
@@ -259,6 +279,9 @@ def cmd_heldout(args) -> int:
 
     print(f"torch {torch_version}; sources: {', '.join(sources)}")
     for s in sources:
+        if s in lost:
+            print(f"  {s}: LOST, {lost[s]}")
+            continue
         n = per_source_candidates[s]
         d = dropped.get(s, [])
         print(f"  {s}: {n} candidate tests, {n - len(d)} with a break in the test body, "
@@ -297,7 +320,7 @@ def cmd_heldout(args) -> int:
         print(f"\nwrote {len(cases)} cases to {args.cases_out}")
     if args.json:
         args.json.write_text(json.dumps({
-            "torch": torch_version, "sources": sources, "cases": cases,
+            "torch": torch_version, "sources": sources, "cases": cases, "lost": lost,
             "dropped": {s: d for s, d in dropped.items()}, "results": results,
         }, indent=1, default=str))
     return 0
@@ -325,6 +348,8 @@ def main(argv: list[str]) -> int:
     h.add_argument("--binary", action="append", default=[], metavar="NAME=PATH")
     h.add_argument("--python", default=os.environ.get("GRAPHBREAK_PYTHON", sys.executable))
     h.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
+    h.add_argument("--module-timeout", type=int, default=180,
+                   help="seconds one restated test may run before it counts as an error")
     h.add_argument("--cases-out", type=Path, help="write the confirmed cases (TOML) here")
     h.add_argument("--json", type=Path, help="write every number and list here")
     for p in (d, a, h):

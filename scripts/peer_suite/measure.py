@@ -248,9 +248,6 @@ def worker(workdir: Path, modules: list[str]) -> None:
     sys.path.insert(0, str(workdir))
     import _peer_harness
 
-    # trace_source: every line Dynamo traces (inlined callees too), "TRACE starts_line FILE:LINE
-    # in ...": which functions of a module Dynamo compiled (the held-out precision needs it)
-    torch._logging.set_logs(graph_breaks=True, trace_source=True)
     current: list = []
     traced: set = set()
 
@@ -262,26 +259,51 @@ def worker(workdir: Path, modules: list[str]) -> None:
             elif "Graph break" in msg:
                 current.append(("log", msg))
 
-    # torch's registered loggers stop propagation where they hold handlers: listen there
-    # (each of them has propagate=False, so a record reaches exactly one Grab)
     grab = Grab()
-    for name, logger in list(logging.Logger.manager.loggerDict.items()):
-        if name.startswith("torch") and isinstance(logger, logging.Logger) and logger.handlers:
-            for h in logger.handlers:
-                h.setLevel(logging.CRITICAL)  # keep the worker's stderr quiet
-            logger.addHandler(grab)
+
+    def listen():
+        # trace_source: every line Dynamo traces (inlined callees too), "TRACE starts_line
+        # FILE:LINE in ...": which functions of a module Dynamo compiled (held-out precision)
+        torch._logging.set_logs(graph_breaks=True, trace_source=True)
+        # torch's registered loggers stop propagation where they hold handlers: listen there
+        # (each of them has propagate=False, so a record reaches exactly one Grab)
+        for name, logger in list(logging.Logger.manager.loggerDict.items()):
+            if name.startswith("torch") and isinstance(logger, logging.Logger) and logger.handlers:
+                for h in logger.handlers:
+                    if h is not grab:
+                        h.setLevel(logging.CRITICAL)  # keep the worker's stderr quiet
+                logger.addHandler(grab)
+
     result = {}
+    # PEER_MODULE_TIMEOUT (seconds, set by the held-out run): a module still running then is
+    # stopped and recorded as an error, so one slow test cannot stall the whole confirmation
+    timeout = int(os.environ.get("PEER_MODULE_TIMEOUT", "0"))
+
+    def on_alarm(signum, frame):
+        raise TimeoutError(f"module ran over {timeout} s")
+
+    if timeout:
+        import signal
+
+        signal.signal(signal.SIGALRM, on_alarm)
     for mod in modules:
         torch._dynamo.reset()
+        # a test may reconfigure torch's logs itself: ask for the two artifacts again
+        listen()
         current.clear()
         traced.clear()
         _peer_harness.RAISED.clear()
         error = None
         try:
+            if timeout:
+                signal.alarm(timeout)
             runpy.run_path(mod, run_name="__peer__")
         except BaseException as exc:  # a test body that fails outside its asserts
             error = f"{type(exc).__name__}: {str(exc)[:200]}"
             _peer_harness.RAISED.append(exc)
+        finally:
+            if timeout:
+                signal.alarm(0)
         reports = list(current)
         for exc in _peer_harness.RAISED:
             reports.append(("exc", f"{type(exc).__name__}: {exc}"))
