@@ -178,7 +178,7 @@ def cmd_heldout(args) -> int:
             lost[s] = f"SyntaxError under this Python: {exc}"
     workdir = args.workdir.resolve()
     modules = measure.restate(workdir, [s for s in sources if s not in lost],
-                              args.torch_tests.resolve(), None)
+                              args.torch_tests.resolve(), None, all_tests=args.all_tests)
     per_source_candidates = defaultdict(int)
     for mod, (source, _tm, _h) in modules.items():
         per_source_candidates[source] += 1
@@ -231,6 +231,7 @@ def cmd_heldout(args) -> int:
             chain_lines.update(ln for ln in b.get("chain", [b["line"]]) if ln > header_len)
         cases += body_breaks.values()
         module_truth[mod] = {"header_len": header_len, "spans": spans, "traced_fns": traced_fns,
+                             "traced": set(res["traced"]),
                              "breaks": set(body_breaks), "chain": chain_lines, "text": text}
         if not body_breaks:
             why = res["error"] or ("compiled nothing" if not traced_fns else "no break")
@@ -242,6 +243,9 @@ def cmd_heldout(args) -> int:
         findings = scan(binary, workdir)
         claimed = defaultdict(set)  # (module, row) -> codes
         untraced = set()  # claimed lines outside any function Dynamo traced: not judged
+        # claimed lines in a traced function that Dynamo never reached (a fullgraph compile stopped
+        # at an earlier break, a branch not taken, a skipped frame): nothing says they would break
+        unreached = {}
         for f in findings:
             mod = str(Path(f["filename"]).resolve())
             if mod not in module_truth or not claims_break(f, families):
@@ -251,8 +255,11 @@ def cmd_heldout(args) -> int:
             if row <= truth["header_len"]:
                 continue
             fn = innermost(truth["spans"], row)
-            if fn is not None and fn in truth["traced_fns"]:
+            # reached: a line Dynamo traced, or one it broke on / called through (it got there)
+            if row in truth["traced"] or row in truth["breaks"] or row in truth["chain"]:
                 claimed[(mod, row)].add(f["code"])
+            elif fn is not None and fn in truth["traced_fns"]:
+                unreached.setdefault((mod, row), set()).add(f["code"])
             else:
                 untraced.add((mod, row))
         flagged_rows = defaultdict(set)
@@ -272,6 +279,10 @@ def cmd_heldout(args) -> int:
         results[name] = {"binary": str(binary), "hits": hits, "misses": misses,
                          "claimed": len(claimed), "on_break": len(on_break),
                          "untraced": len(untraced), "findings": len(findings),
+                         "unreached": [
+                             {"row": k[1], "codes": sorted(v), "test": modules[k[0]][1].qualname,
+                              "text": module_truth[k[0]]["text"].splitlines()[k[1] - 1].strip()}
+                             for k, v in sorted(unreached.items())],
                          "on_chain": len(on_chain), "false_positives": false_pos}
 
     def pct(a, b):
@@ -290,15 +301,15 @@ def cmd_heldout(args) -> int:
               f"{sum(1 for _, w in d if w == 'compiled nothing')} / "
               f"{sum(1 for _, w in d if w == 'no break')})")
     print(f"breaking lines: {len(cases)}\n")
-    print("| binary | recall (break lines flagged) | strict precision (claimed lines in traced "
-          "functions on a break line) | on the break's call chain | claimed lines in untraced "
-          "code (not judged) | findings |")
-    print("|---|---|---|---|---|---|")
+    print("| binary | recall (break lines flagged) | strict precision (claimed lines Dynamo traced "
+          "that broke) | on the break's call chain | claimed, in a traced function, line never "
+          "reached (not judged) | claimed in untraced code (not judged) | findings |")
+    print("|---|---|---|---|---|---|---|")
     for name, r in results.items():
         print(f"| {name} | {len(r['hits'])}/{len(cases)} ({pct(len(r['hits']), len(cases))}) | "
               f"{r['on_break']}/{r['claimed']} ({pct(r['on_break'], r['claimed'])}) | "
               f"{r['on_chain']}/{r['claimed']} ({pct(r['on_chain'], r['claimed'])}) | "
-              f"{r['untraced']} | {r['findings']} |")
+              f"{len(r['unreached'])} | {r['untraced']} | {r['findings']} |")
     for name, r in results.items():
         print(f"\n## {name}: missed breaking lines ({len(r['misses'])})")
         for c in sorted(r["misses"], key=lambda c: (c["gb"], c["source"], c["orig_line"])):
@@ -308,6 +319,10 @@ def cmd_heldout(args) -> int:
               f"({len(r['false_positives'])})")
         for fp in r["false_positives"]:
             print(f"  {','.join(fp['codes'])}  {fp['test']}  line {fp['row']}  `{fp['text']}`")
+        print(f"\n## {name}: claims on lines of traced functions Dynamo never reached "
+              f"({len(r['unreached'])}, not judged)")
+        for u in r["unreached"]:
+            print(f"  {','.join(u['codes'])}  {u['test']}  line {u['row']}  `{u['text']}`")
     print("\n## tests without a confirmed break (not in recall; their traced lines count for precision)")
     for s in sources:
         for test, why in dropped.get(s, []):
@@ -351,6 +366,9 @@ def main(argv: list[str]) -> int:
     h.add_argument("--module-timeout", type=int, default=180,
                    help="seconds one restated test may run before it counts as an error")
     h.add_argument("--cases-out", type=Path, help="write the confirmed cases (TOML) here")
+    h.add_argument("--all-tests", action="store_true",
+                   help="every test of the files, not only those naming a graph-break word: "
+                        "more clean compiles in the precision denominator (slower)")
     h.add_argument("--json", type=Path, help="write every number and list here")
     for p in (d, a, h):
         p.add_argument("--manifest", type=Path, default=DEFAULT_MANIFEST)

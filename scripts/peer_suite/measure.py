@@ -211,8 +211,10 @@ def slug(source: str, qualname: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", Path(source).stem + "__" + qualname)
 
 
-def restate(workdir: Path, sources, torch_tests: Path, wanted):
-    """Write one module per test; returns {module path: (source, TestMethod, header_len)}."""
+def restate(workdir: Path, sources, torch_tests: Path, wanted, all_tests: bool = False):
+    """Write one module per test; returns {module path: (source, TestMethod, header_len)}.
+
+    all_tests: every test of each file, not only the candidates (GRAPH_BREAK_MARKERS)."""
     workdir.mkdir(parents=True, exist_ok=True)
     for old in workdir.glob("*.py"):
         old.unlink()
@@ -223,7 +225,7 @@ def restate(workdir: Path, sources, torch_tests: Path, wanted):
         if path is None:
             print(f"note: {source} not under {torch_tests}: skipped", file=sys.stderr)
             continue
-        header, tests = collect_tests(path, source)
+        header, tests = collect_tests(path, "" if all_tests else source)
         for qualname, tm in tests.items():
             if wanted is not None and (source, qualname) not in wanted:
                 continue
