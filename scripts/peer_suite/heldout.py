@@ -336,6 +336,10 @@ def cmd_heldout(args) -> int:
     if args.json:
         args.json.write_text(json.dumps({
             "torch": torch_version, "sources": sources, "cases": cases, "lost": lost,
+            "modules": {mod: {"test": modules[mod][1].qualname, "source": modules[mod][0],
+                              "traced_lines": len(t["traced"]), "traced_functions": len(t["traced_fns"]),
+                              "break_lines": sorted(t["breaks"])}
+                        for mod, t in module_truth.items()},
             "dropped": {s: d for s, d in dropped.items()}, "results": results,
         }, indent=1, default=str))
     return 0
