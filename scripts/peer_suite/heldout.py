@@ -328,6 +328,9 @@ def cmd_heldout(args) -> int:
         for test, why in dropped.get(s, []):
             print(f"  {Path(s).name}  {test}: {why}")
 
+    for out in (args.cases_out, args.json):
+        if out:
+            out.parent.mkdir(parents=True, exist_ok=True)
     if args.cases_out:
         pinned = {s: m["files"][s]["commit"] for s in sources if s in m["files"]}
         measure.write_cases(args.cases_out, sorted(cases, key=lambda o: (o["source"], o["orig_line"])),
