@@ -211,8 +211,10 @@ def slug(source: str, qualname: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", Path(source).stem + "__" + qualname)
 
 
-def restate(workdir: Path, sources, torch_tests: Path, wanted):
-    """Write one module per test; returns {module path: (source, TestMethod, header_len)}."""
+def restate(workdir: Path, sources, torch_tests: Path, wanted, all_tests: bool = False):
+    """Write one module per test; returns {module path: (source, TestMethod, header_len)}.
+
+    all_tests: every test of each file, not only the candidates (GRAPH_BREAK_MARKERS)."""
     workdir.mkdir(parents=True, exist_ok=True)
     for old in workdir.glob("*.py"):
         old.unlink()
@@ -223,7 +225,7 @@ def restate(workdir: Path, sources, torch_tests: Path, wanted):
         if path is None:
             print(f"note: {source} not under {torch_tests}: skipped", file=sys.stderr)
             continue
-        header, tests = collect_tests(path, source)
+        header, tests = collect_tests(path, "" if all_tests else source)
         for qualname, tm in tests.items():
             if wanted is not None and (source, qualname) not in wanted:
                 continue
@@ -248,34 +250,62 @@ def worker(workdir: Path, modules: list[str]) -> None:
     sys.path.insert(0, str(workdir))
     import _peer_harness
 
-    torch._logging.set_logs(graph_breaks=True)
     current: list = []
+    traced: set = set()
 
     class Grab(logging.Handler):
         def emit(self, record):
             msg = record.getMessage()
-            if "Graph break" in msg:
+            if msg.startswith("TRACE starts_line "):
+                traced.add(msg.split(" ", 3)[2])
+            elif "Graph break" in msg:
                 current.append(("log", msg))
 
-    # torch's registered loggers stop propagation where they hold handlers: listen there
-    # (each of them has propagate=False, so a record reaches exactly one Grab)
     grab = Grab()
-    for name, logger in list(logging.Logger.manager.loggerDict.items()):
-        if name.startswith("torch") and isinstance(logger, logging.Logger) and logger.handlers:
-            for h in logger.handlers:
-                h.setLevel(logging.CRITICAL)  # keep the worker's stderr quiet
-            logger.addHandler(grab)
+
+    def listen():
+        # trace_source: every line Dynamo traces (inlined callees too), "TRACE starts_line
+        # FILE:LINE in ...": which functions of a module Dynamo compiled (held-out precision)
+        torch._logging.set_logs(graph_breaks=True, trace_source=True)
+        # torch's registered loggers stop propagation where they hold handlers: listen there
+        # (each of them has propagate=False, so a record reaches exactly one Grab)
+        for name, logger in list(logging.Logger.manager.loggerDict.items()):
+            if name.startswith("torch") and isinstance(logger, logging.Logger) and logger.handlers:
+                for h in logger.handlers:
+                    if h is not grab:
+                        h.setLevel(logging.CRITICAL)  # keep the worker's stderr quiet
+                logger.addHandler(grab)
+
     result = {}
+    # PEER_MODULE_TIMEOUT (seconds, set by the held-out run): a module still running then is
+    # stopped and recorded as an error, so one slow test cannot stall the whole confirmation
+    timeout = int(os.environ.get("PEER_MODULE_TIMEOUT", "0"))
+
+    def on_alarm(signum, frame):
+        raise TimeoutError(f"module ran over {timeout} s")
+
+    if timeout:
+        import signal
+
+        signal.signal(signal.SIGALRM, on_alarm)
     for mod in modules:
         torch._dynamo.reset()
+        # a test may reconfigure torch's logs itself: ask for the two artifacts again
+        listen()
         current.clear()
+        traced.clear()
         _peer_harness.RAISED.clear()
         error = None
         try:
+            if timeout:
+                signal.alarm(timeout)
             runpy.run_path(mod, run_name="__peer__")
         except BaseException as exc:  # a test body that fails outside its asserts
             error = f"{type(exc).__name__}: {str(exc)[:200]}"
             _peer_harness.RAISED.append(exc)
+        finally:
+            if timeout:
+                signal.alarm(0)
         reports = list(current)
         for exc in _peer_harness.RAISED:
             reports.append(("exc", f"{type(exc).__name__}: {exc}"))
@@ -290,8 +320,12 @@ def worker(workdir: Path, modules: list[str]) -> None:
             # cases.toml (which a recent torch wrote)
             if line is not None and (gb or "Graph break" in msg or "Unsupported" in msg):
                 code = f"GB{gb.group(1)}" if gb else "GB????"
-                breaks.append({"line": line, "gb": code, "via": kind})
-        result[mod] = {"breaks": breaks, "error": error}
+                # chain: every frame of this module in the user stack (call sites down to the break)
+                chain = sorted({int(n) for n in frames} | {line})
+                breaks.append({"line": line, "gb": code, "via": kind, "chain": chain})
+        prefix = mod + ":"
+        lines = sorted(int(t[len(prefix):]) for t in traced if t.startswith(prefix))
+        result[mod] = {"breaks": breaks, "error": error, "traced": lines}
     json.dump({"torch": torch.__version__, "modules": result}, sys.stdout)
 
 
@@ -330,6 +364,12 @@ def write_cases(path: Path, observed, torch_version: str, pinned: str | None):
 
 
 def main() -> int:
+    # held-out measurement (scripts/peer_suite/heldout.py): `heldout`, `draw`, `assemble`
+    if len(sys.argv) > 1 and sys.argv[1] in ("heldout", "draw", "assemble"):
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import heldout
+
+        return heldout.main(sys.argv[1:])
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--torch-tests", required=True, type=Path)
     ap.add_argument("--binary", type=Path, default=REPO / "target" / "release" / "graphbreak")
@@ -337,6 +377,7 @@ def main() -> int:
     ap.add_argument("--cases", type=Path, default=DEFAULT_CASES)
     ap.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
     ap.add_argument("--write-cases", action="store_true", help="rewrite --cases from what breaks")
+    ap.add_argument("--cases-out", type=Path, help="with --write-cases: write here, not over --cases")
     ap.add_argument("--sources", nargs="*", help="test files for --write-cases (default: %(default)s)")
     ap.add_argument(
         "--pytorch-commit", action="append", default=[], metavar="SOURCE=SHA",
@@ -401,8 +442,9 @@ def main() -> int:
             if not sep or not commit:
                 sys.exit(f"error: --pytorch-commit {item!r}: expected SOURCE=SHA")
             pinned[source] = commit
-        write_cases(args.cases, obs, torch_version, pinned)
-        print(f"wrote {len(obs)} cases to {args.cases} (torch {torch_version})")
+        out = args.cases_out or args.cases
+        write_cases(out, obs, torch_version, pinned)
+        print(f"wrote {len(obs)} cases to {out} (torch {torch_version})")
         return 0
 
     expected = {(c["source"], c["test"], c["function"], c["break_offset"]): c for c in cases}
