@@ -79,8 +79,63 @@ fn each_marked_line_lands_in_its_tier_with_roots() {
         "pkg.inherited.PositionalGate",
         "--roots",
         "pkg.inherited.RenamedGate",
+        "--roots",
+        "pkg.factories.FactoryNet",
     ];
     assert_eq!(tiers(&roots), expected);
+}
+
+/// Options through factory functions are decided without roots too (the factory's parameter
+/// defaults are recorded whatever the roots).
+#[test]
+fn options_through_factories_land_in_their_tier_without_roots() {
+    let expected: BTreeMap<(String, u32), &'static str> = expected_reported()
+        .into_iter()
+        .filter(|((name, _), _)| name == "factories.py")
+        .collect();
+    assert_eq!(expected.len(), 2);
+    let found: BTreeMap<(String, u32), &'static str> = tiers(&[])
+        .into_iter()
+        .filter(|((name, _), _)| name == "factories.py")
+        .collect();
+    assert_eq!(found, expected);
+}
+
+/// A call of the factory that passes the option, by keyword or by position, sets it: the
+/// branch is back in the normal tier.
+#[test]
+fn a_factory_call_passing_the_option_sets_it() {
+    let factories = fixture().join("pkg/factories.py");
+    for (build, marker) in [
+        ("make_branch(4, drop=0.1)", "# gated: needs drop"),
+        ("make_branch(4, 0.1)", "# gated: needs drop"),
+        ("add_scaled(net, 4, 0.5)", "# gated: needs scale"),
+        ("add_scaled(net, 4, scale=0.5)", "# gated: needs scale"),
+    ] {
+        let gated = common::line_containing(&factories, marker) as u64;
+        let dir = tempfile::tempdir().unwrap();
+        let pkg = copy_fixture(dir.path(), &["__init__.py", "factories.py"]);
+        common::write(
+            &pkg,
+            "build.py",
+            &format!(
+                "from .factories import add_scaled, make_branch\n\n\ndef make(net):\n    return {build}\n"
+            ),
+        );
+        let out = graphbreak(
+            dir.path(),
+            &["scan", ".", "--no-config", "--output-format", "json"],
+        );
+        let findings: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out)));
+        let finding = findings
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["location"]["row"] == gated)
+            .unwrap_or_else(|| panic!("line {gated} reported with {build}"));
+        assert_eq!(finding["gated_by"], serde_json::json!([]), "{build}");
+    }
 }
 
 /// `self.prob > 0` on a `prob=0.0` option is decided at the default, and the gate says which

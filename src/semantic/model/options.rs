@@ -228,9 +228,11 @@ impl<'a> SemanticModel<'a> {
                 // `Inner(use_x=use_x)` passes the caller's own parameter of that name on: its
                 // default, unless a call sets the caller's (same-named) option, which counts.
                 None => match &keyword.value {
+                    // Passed on from a constructor or a plain function, whose calls are found by
+                    // name: set when any call of that one reaches the parameter (by position too).
                     Expr::Name(value) if value.id.as_str() == name => {
-                        match self.own_param_default(name) {
-                            Some(default) => PassedValue::Const(default),
+                        match self.forwarded_param(name) {
+                            Some(forwarded) => PassedValue::Forwarded(forwarded),
                             None => PassedValue::Other,
                         }
                     }
