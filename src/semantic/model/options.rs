@@ -21,6 +21,7 @@ impl<'a> SemanticModel<'a> {
                 }
             }
             Stmt::AugAssign(assign) => self.note_option_target(&assign.target, None),
+            Stmt::Global(_) => self.note_global_statement(stmt),
             Stmt::AnnAssign(assign) => {
                 self.note_option_target(&assign.target, assign.value.as_deref());
             }

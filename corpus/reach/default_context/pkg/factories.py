@@ -49,3 +49,15 @@ class FactoryNet(nn.Module):
 
     def forward(self, x):
         return self.scaled(self.branch(x))
+
+
+class KeywordOuter(nn.Module):
+    """Passes its own keyword-only `scale` on under the same name: that forward is not a setter
+    of its own parameter (nothing else passes `scale`), so `ScaledBranch`'s stays at 1.0."""
+
+    def __init__(self, dim=4, *, scale=1.0):
+        super().__init__()
+        self.inner = ScaledBranch(dim, scale=scale)
+
+    def forward(self, x):
+        return self.inner(x)
