@@ -102,6 +102,10 @@ impl<'a> SemanticModel<'a> {
     fn setting_read(&self, expr: &Expr) -> Option<String> {
         self.function_frame()?;
         let name = match expr {
+            // Looked up before anything is allocated: most guard names are not settings.
+            Expr::Name(name) if !self.summary.settings.values.contains_key(name.id.as_str()) => {
+                return None;
+            }
             Expr::Name(name) => name.id.to_string(),
             Expr::Attribute(attribute) => {
                 let Expr::Name(class) = &*attribute.value else {
