@@ -96,7 +96,7 @@ fn factories_and_settings_land_in_their_tier_without_roots() {
         .into_iter()
         .filter(|((name, _), _)| ours(name))
         .collect();
-    assert_eq!(expected.len(), 7);
+    assert_eq!(expected.len(), 8);
     let found: BTreeMap<(String, u32), &'static str> = tiers(&[])
         .into_iter()
         .filter(|((name, _), _)| ours(name))

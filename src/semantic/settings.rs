@@ -7,9 +7,11 @@
 //!
 //! A setting counts as changed in the tree when its file declares `global NAME` in any function
 //! (a setter, whether or not anything calls it: the setter may run at import), or any object's
-//! attribute of its last name is stored anywhere (`mod.NAME = ...`, `Switch.X = ...`,
-//! `cls.X = ...`, `self.X = ...`, `setattr(obj, "X", ...)`: matched by name, over-approximating
-//! "changed", never under).
+//! attribute of its last name is stored anywhere else (`mod.NAME = ...`, `Switch.X = ...` outside
+//! the class, `self.X = ...` in another class, `setattr(obj, "X", ...)`: matched by name,
+//! over-approximating "changed", never under). A class's own setter (a method of `Switch` storing
+//! `cls.X`, `self.X` or `Switch.X`: a classmethod, `__enter__`) changes it only when something in
+//! the tree calls that method or the class by name (`Switch.enable()`, `with Switch():`).
 
 use super::context::ConstValue;
 use super::link::Project;
@@ -23,6 +25,15 @@ pub struct FileSettings {
     pub values: HashMap<String, ConstValue>,
     /// Names some function of the file declares `global`.
     pub rebound: HashSet<String>,
+    /// The last names of `values` (`NAME`, `X` of `Class.X`): only stores of these are noted.
+    pub last_names: HashSet<String>,
+    /// `(Class.X, method)`: a store of `X` on the method's own receiver (`cls.X = ...`,
+    /// `self.X = ...`) or on `Class` itself, in a method of `Class` — the class's own setter,
+    /// which changes the setting only if something in the tree calls it.
+    pub own_setters: Vec<(String, String)>,
+    /// Last names stored in this file other than by an own setter (`mod.NAME = ...`,
+    /// `Other.X = ...`, `setattr(obj, "X", ...)`).
+    pub local_stores: HashSet<String>,
 }
 
 impl<'a> Project<'a> {
@@ -33,21 +44,66 @@ impl<'a> Project<'a> {
         if self.files.iter().all(|f| f.settings.values.is_empty()) {
             return table;
         }
-        let mut stored: HashSet<&str> = HashSet::default();
-        for file in self.files.iter() {
+        // Attribute name → the first file storing it, and whether a second file does.
+        let mut stored: HashMap<&str, (FileId, bool)> = HashMap::default();
+        for (file_id, file) in self.files.iter().enumerate() {
+            let file_id = file_id as FileId;
             let options = &file.options;
-            stored.extend(options.written_anywhere.iter().map(String::as_str));
-            stored.extend(options.overwritten.iter().map(|(_, attr)| attr.as_str()));
-            stored.extend(options.stores.iter().map(|store| store.attr.as_str()));
-            stored.extend(options.borrowed.iter().map(|store| store.attr.as_str()));
+            let attrs = options
+                .written_anywhere
+                .iter()
+                .map(String::as_str)
+                .chain(options.overwritten.iter().map(|(_, attr)| attr.as_str()))
+                .chain(options.stores.iter().map(|store| store.attr.as_str()))
+                .chain(options.borrowed.iter().map(|store| store.attr.as_str()));
+            for attr in attrs {
+                stored
+                    .entry(attr)
+                    .and_modify(|(first, more)| *more |= *first != file_id)
+                    .or_insert((file_id, false));
+            }
+        }
+        // Own setters called anywhere in the tree, by the method's or the class's name.
+        let mut setter_names: HashMap<&str, Vec<(FileId, &str)>> = HashMap::default();
+        for (file_id, file) in self.files.iter().enumerate() {
+            for (key, method) in &file.settings.own_setters {
+                let class = key.split('.').next().unwrap_or(key);
+                for name in [method.as_str(), class] {
+                    setter_names
+                        .entry(name)
+                        .or_default()
+                        .push((file_id as FileId, key.as_str()));
+                }
+            }
+        }
+        let mut called: HashSet<(FileId, &str)> = HashSet::default();
+        if !setter_names.is_empty() {
+            for file in self.files.iter() {
+                for function in &file.functions {
+                    for call in &function.calls {
+                        if let Some(keys) = setter_names.get(call.sym.last_segment()) {
+                            called.extend(keys.iter().copied());
+                        }
+                    }
+                }
+            }
         }
         for (file_id, file) in self.files.iter().enumerate() {
-            for (name, value) in &file.settings.values {
+            let file_id = file_id as FileId;
+            let settings = &file.settings;
+            for (name, value) in &settings.values {
                 let last = name.rsplit('.').next().unwrap_or(name);
-                if file.settings.rebound.contains(name.as_str()) || stored.contains(last) {
+                let elsewhere = stored
+                    .get(last)
+                    .is_some_and(|&(first, more)| more || first != file_id);
+                if settings.rebound.contains(name.as_str())
+                    || settings.local_stores.contains(last)
+                    || elsewhere
+                    || called.contains(&(file_id, name.as_str()))
+                {
                     continue;
                 }
-                table.insert((file_id as FileId, name.clone()), value.clone());
+                table.insert((file_id, name.clone()), value.clone());
             }
         }
         table

@@ -104,14 +104,15 @@ def test_an_option_through_a_factory_breaks_only_when_the_factory_sets_it():
 def test_a_setting_breaks_only_when_changed():
     settings = load("settings")
     gated, normal = marked("settings", "gated"), marked("settings", "normal")
-    assert len(gated) == 3 and len(normal) == 2
+    assert len(gated) == 4 and len(normal) == 2
     at_defaults = break_lines("settings", settings.SettingNet(4))
     assert not ((gated | normal) & at_defaults), sorted(at_defaults)
     settings.FAST_PATH, settings.LEVEL, settings.Switch.strict = True, 1, True
     settings.enable_rebound()
     settings.Toggled.turn_on()
+    net = settings.SettingNet(4)
     try:
-        changed = break_lines("settings", settings.SettingNet(4))
+        changed = break_lines("settings", lambda x: settings.run_flipped(net, x))
     finally:
         settings.FAST_PATH, settings.LEVEL, settings.Switch.strict = False, 0, False
         settings._REBOUND, settings.Toggled.enabled = False, False

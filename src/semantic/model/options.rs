@@ -44,6 +44,7 @@ impl<'a> SemanticModel<'a> {
             Expr::Starred(starred) => self.note_option_target(&starred.value, None),
             Expr::Attribute(attribute) => {
                 let attr = attribute.attr.id.as_str();
+                self.note_setting_store(Some(&attribute.value), attr);
                 let on_self = match (&*attribute.value, self.method_context()) {
                     (Expr::Name(owner), Some((self_name, class)))
                         if owner.id.as_str() == self_name =>
@@ -365,8 +366,9 @@ impl<'a> SemanticModel<'a> {
         if matches!(&*call.func, Expr::Name(name) if name.id.as_str() == "setattr")
             && let Some(Expr::StringLiteral(attr)) = call.arguments.args.get(1)
         {
-            let written = &mut self.summary.options.written_anywhere;
             let attr = attr.value.to_str();
+            self.note_setting_store(None, attr);
+            let written = &mut self.summary.options.written_anywhere;
             if !written.contains(attr) {
                 written.insert(attr.to_owned());
             }

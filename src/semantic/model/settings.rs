@@ -50,10 +50,44 @@ impl<'a> SemanticModel<'a> {
                 other => count_bindings(other, "", &mut bound),
             }
         }
-        let settings = &mut self.summary.settings.values;
+        let settings = &mut self.summary.settings;
         for (name, value) in values {
             if bound.get(&name) == Some(&1) && value != ConstValue::Dim {
-                settings.insert(name, value);
+                let last = name.rsplit('.').next().unwrap_or(&name).to_owned();
+                settings.last_names.insert(last);
+                settings.values.insert(name, value);
+            }
+        }
+    }
+
+    /// A store of attribute `attr` on `receiver` (None: through `setattr`) in this file, when
+    /// `attr` is the last name of one of its settings: the class's own setter, or another store.
+    pub(crate) fn note_setting_store(&mut self, receiver: Option<&Expr>, attr: &str) {
+        if !self.summary.settings.last_names.contains(attr) {
+            return;
+        }
+        let own = match (receiver, self.method_context()) {
+            (Some(Expr::Name(owner)), Some((self_name, class)))
+                if owner.id.as_str() == self_name || owner.id.as_str() == class =>
+            {
+                let key = format!("{class}.{attr}");
+                let method = self
+                    .current_function()
+                    .map(|idx| self.summary.functions[idx as usize].name.clone());
+                match method {
+                    Some(method) if self.summary.settings.values.contains_key(&key) => {
+                        Some((key, method))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let settings = &mut self.summary.settings;
+        match own {
+            Some(setter) => settings.own_setters.push(setter),
+            None => {
+                settings.local_stores.insert(attr.to_owned());
             }
         }
     }
