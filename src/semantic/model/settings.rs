@@ -63,7 +63,8 @@ impl<'a> SemanticModel<'a> {
     /// A store of attribute `attr` on `receiver` (None: through `setattr`) in this file, when
     /// `attr` is the last name of one of its settings: the class's own setter, or another store.
     pub(crate) fn note_setting_store(&mut self, receiver: Option<&Expr>, attr: &str) {
-        if !self.summary.settings.last_names.contains(attr) {
+        let last_names = &self.summary.settings.last_names;
+        if last_names.is_empty() || !last_names.contains(attr) {
             return;
         }
         let own = match (receiver, self.method_context()) {
