@@ -79,8 +79,126 @@ fn each_marked_line_lands_in_its_tier_with_roots() {
         "pkg.inherited.PositionalGate",
         "--roots",
         "pkg.inherited.RenamedGate",
+        "--roots",
+        "pkg.factories.FactoryNet",
+        "--roots",
+        "pkg.settings.SettingNet",
     ];
     assert_eq!(tiers(&roots), expected);
+}
+
+/// Options through factory functions and module/class settings are decided without roots too
+/// (the factory's parameter defaults and the settings are recorded whatever the roots).
+#[test]
+fn factories_and_settings_land_in_their_tier_without_roots() {
+    let ours = |name: &String| name == "factories.py" || name == "settings.py";
+    let expected: BTreeMap<(String, u32), &'static str> = expected_reported()
+        .into_iter()
+        .filter(|((name, _), _)| ours(name))
+        .collect();
+    assert_eq!(expected.len(), 8);
+    let found: BTreeMap<(String, u32), &'static str> = tiers(&[])
+        .into_iter()
+        .filter(|((name, _), _)| ours(name))
+        .collect();
+    assert_eq!(found, expected);
+}
+
+/// A setting's gate names the module and says what to set, in JSON (`"setting": true`) and
+/// in the text.
+#[test]
+fn a_setting_gate_says_what_to_set() {
+    let out = graphbreak(
+        &fixture(),
+        &["scan", ".", "--no-config", "--output-format", "json"],
+    );
+    let findings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let gates: Vec<serde_json::Value> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["filename"].as_str().unwrap().ends_with("settings.py"))
+        .map(|f| f["gated_by"].clone())
+        .collect();
+    assert!(
+        gates.contains(&serde_json::json!([{"class": "pkg.settings", "option": "Switch.strict", "default": "False", "needs": "True", "setting": true}])),
+        "{gates:?}"
+    );
+    let shown = text(&graphbreak(&fixture(), &["scan", ".", "--no-config"]));
+    assert!(
+        shown.contains("only with pkg.settings.FAST_PATH = True"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("only with pkg.settings.LEVEL != 0"),
+        "{shown}"
+    );
+    assert!(shown.contains("only with Dropper(prob != 0.0)"), "{shown}");
+}
+
+/// A store of the setting's name anywhere in the tree (`mod.FLAG = True` in another module)
+/// changes it: the branch is back in the normal tier.
+#[test]
+fn a_setting_stored_elsewhere_in_the_tree_is_changed() {
+    let settings = fixture().join("pkg/settings.py");
+    let gated = common::line_containing(&settings, "# gated: needs FAST_PATH") as u64;
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = copy_fixture(dir.path(), &["__init__.py", "settings.py"]);
+    common::write(
+        &pkg,
+        "fast.py",
+        "from . import settings\n\n\ndef go_fast():\n    settings.FAST_PATH = True\n",
+    );
+    let out = graphbreak(
+        dir.path(),
+        &["scan", ".", "--no-config", "--output-format", "json"],
+    );
+    let findings: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out)));
+    let finding = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["location"]["row"] == gated)
+        .unwrap_or_else(|| panic!("line {gated} reported"));
+    assert_eq!(finding["gated_by"], serde_json::json!([]));
+}
+
+/// A call of the factory that passes the option, by keyword or by position, sets it: the
+/// branch is back in the normal tier.
+#[test]
+fn a_factory_call_passing_the_option_sets_it() {
+    let factories = fixture().join("pkg/factories.py");
+    for (build, marker) in [
+        ("make_branch(4, drop=0.1)", "# gated: needs drop"),
+        ("make_branch(4, 0.1)", "# gated: needs drop"),
+        ("add_scaled(net, 4, 0.5)", "# gated: needs scale"),
+        ("add_scaled(net, 4, scale=0.5)", "# gated: needs scale"),
+    ] {
+        let gated = common::line_containing(&factories, marker) as u64;
+        let dir = tempfile::tempdir().unwrap();
+        let pkg = copy_fixture(dir.path(), &["__init__.py", "factories.py"]);
+        common::write(
+            &pkg,
+            "build.py",
+            &format!(
+                "from .factories import add_scaled, make_branch\n\n\ndef make(net):\n    return {build}\n"
+            ),
+        );
+        let out = graphbreak(
+            dir.path(),
+            &["scan", ".", "--no-config", "--output-format", "json"],
+        );
+        let findings: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out)));
+        let finding = findings
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["location"]["row"] == gated)
+            .unwrap_or_else(|| panic!("line {gated} reported with {build}"));
+        assert_eq!(finding["gated_by"], serde_json::json!([]), "{build}");
+    }
 }
 
 /// `self.prob > 0` on a `prob=0.0` option is decided at the default, and the gate says which

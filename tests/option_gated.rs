@@ -67,11 +67,8 @@ fn a_gated_finding_names_its_option_in_json_and_text() {
     );
     let out = graphbreak(&fixture(), &["scan", ".", "--no-config"]);
     let shown = stdout(&out);
-    assert!(
-        shown.contains("only with Net(mode=<not 'linear'>)"),
-        "{shown}"
-    );
-    assert!(shown.contains("only with Net(proj=<not None>)"), "{shown}");
+    assert!(shown.contains("only with Net(mode != 'linear')"), "{shown}");
+    assert!(shown.contains("only with Net(proj is not None)"), "{shown}");
     assert!(shown.contains("Found 2 findings"), "{shown}");
     assert!(
         shown.contains("11 more only with a constructor option"),

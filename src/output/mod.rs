@@ -251,12 +251,7 @@ fn write_json(
                 "url": rules::by_code(d.code).map(|r| r.url(url_base)),
                 "noqa_row": d.location.row,
                 "reached_from": reach::chain_json(&d.reached_from),
-                "gated_by": d.gated_by.iter().map(|o| serde_json::json!({
-                    "class": o.class,
-                    "option": o.option,
-                    "default": o.default,
-                    "needs": o.needs,
-                })).collect::<Vec<_>>(),
+                "gated_by": d.gated_by.iter().map(gate_json).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -346,12 +341,8 @@ fn write_sarif(
                 result["properties"] = serde_json::json!({ "cell": cell });
             }
             if d.is_option_gated() {
-                result["properties"]["gated_by"] = d
-                    .gated_by
-                    .iter()
-                    .map(|o| serde_json::json!({ "class": o.class, "option": o.option, "default": o.default, "needs": o.needs }))
-                    .collect::<Vec<_>>()
-                    .into();
+                result["properties"]["gated_by"] =
+                    d.gated_by.iter().map(gate_json).collect::<Vec<_>>().into();
             }
             result
         })
@@ -372,4 +363,19 @@ fn write_sarif(
     });
     serde_json::to_writer_pretty(&mut *out, &document)?;
     writeln!(out)
+}
+
+/// One entry of `gated_by`: `class`/`option`/`default`/`needs`, and `"setting": true` for a
+/// module- or class-level setting (`class` is then its module, `option` its name).
+fn gate_json(gate: &crate::semantic::options::GateOption) -> serde_json::Value {
+    let mut out = serde_json::json!({
+        "class": gate.class,
+        "option": gate.option,
+        "default": gate.default,
+        "needs": gate.needs,
+    });
+    if gate.setting {
+        out["setting"] = true.into();
+    }
+    out
 }

@@ -67,6 +67,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
         self_attr: &|_: &str| None,
         resolve_call: &resolve,
         option_value: &|_: &str| None,
+        setting_value: &|_: &str| None,
     };
     let mut out = Vec::new();
     for (guard_idx, guard) in summary.guards.iter().enumerate() {

@@ -54,6 +54,10 @@ pub enum Atom {
     /// `self.<attr> is None`, `self.<attr> == "cubic"`: decided only for a constructor option
     /// read at its default (`semantic/options.rs`).
     SelfAttrIs { attr: String, test: ParamTest },
+    /// A module-level name or `Class.X` of this file bound once to a constant, read for truth or
+    /// compared with a constant: decided only at its default, when nothing in the tree changes
+    /// it (`semantic/settings.rs`).
+    Setting { name: String, test: ParamTest },
 }
 
 impl Atom {
@@ -155,6 +159,9 @@ pub struct Assumptions<'a> {
     /// The value of `self.<attr>` when it is a constructor option read at its default
     /// (`semantic/options.rs`); `None` otherwise.
     pub option_value: &'a dyn Fn(&str) -> Option<ConstValue>,
+    /// The value of a setting of the guards' file when read at its default
+    /// (`semantic/settings.rs`); `None` otherwise.
+    pub setting_value: &'a dyn Fn(&str) -> Option<ConstValue>,
 }
 
 impl Cond {
@@ -290,6 +297,10 @@ impl Cond {
                     None => Truth::Unknown,
                 }
             }
+            Cond::Atom(Atom::Setting { name, test }) => match (assume.setting_value)(name) {
+                Some(value) => test.holds(&value).map_or(Truth::Unknown, Truth::from_bool),
+                None => Truth::Unknown,
+            },
             Cond::Atom(Atom::SelfAttrIs { attr, test }) => match (assume.option_value)(attr) {
                 Some(value) => test.holds(&value).map_or(Truth::Unknown, Truth::from_bool),
                 None => Truth::Unknown,

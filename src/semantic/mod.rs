@@ -11,6 +11,7 @@ pub mod link;
 pub mod model;
 pub mod options;
 pub mod reach;
+pub mod settings;
 pub mod star_imports;
 pub mod summary;
 pub mod tensor;

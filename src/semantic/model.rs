@@ -35,6 +35,7 @@ mod gates;
 mod guards;
 mod memo;
 mod options;
+mod settings;
 mod typeflow;
 mod value_join;
 use typeflow::dotted_text;

@@ -125,29 +125,48 @@ pub struct GateOption {
     pub default: String,
     /// What the finding needs instead (`True`, `not None`, `!= 'linear'`).
     pub needs: String,
+    /// A module- or class-level setting (`semantic/settings.rs`), not a constructor option:
+    /// `class` is then the module and `option` the name (`Switch.X` for a class's).
+    pub setting: bool,
 }
 
 impl GateOption {
-    /// `Net(self_condition=True)`.
+    /// What the user would set, as Python would say it: `Net(self_condition=True)`,
+    /// `Net(prob != 0.0)`, `Net(proj is not None)`.
     pub fn text(&self) -> String {
+        if self.setting {
+            let name = if self.class.is_empty() {
+                self.option.clone()
+            } else {
+                format!("{}.{}", self.class, self.option)
+            };
+            return match self.needs.strip_prefix("!= ") {
+                Some(_) => format!("{name} {}", self.needs),
+                None if self.needs == "not None" => format!("{name} is not None"),
+                None => format!("{name} = {}", self.needs),
+            };
+        }
         let class = self.class.rsplit('.').next().unwrap_or(&self.class);
         match self.needs.strip_prefix("!= ") {
-            Some(default) => format!("{class}({}=<not {default}>)", self.option),
-            None if self.needs == "not None" => format!("{class}({}=<not None>)", self.option),
+            Some(default) => format!("{class}({} != {default})", self.option),
+            None if self.needs == "not None" => format!("{class}({} is not None)", self.option),
             None => format!("{class}({}={})", self.option, self.needs),
         }
     }
 }
 
-/// Options per class: `(file, class index)` → attr → fact.
+/// Options per class: `(file, class index)` → attr → fact; and the settings read at their
+/// defaults (`semantic/settings.rs`), which gate findings the same way.
 #[derive(Debug, Default)]
 pub struct OptionTable {
     pub by_class: HashMap<ClassRef, HashMap<String, OptionFact>>,
+    /// `(file, NAME or Class.X)` → the setting's value.
+    pub settings: HashMap<(FileId, String), ConstValue>,
 }
 
 impl OptionTable {
     pub fn is_empty(&self) -> bool {
-        self.by_class.is_empty()
+        self.by_class.is_empty() && self.settings.is_empty()
     }
 }
 
@@ -168,11 +187,16 @@ impl<'a> Project<'a> {
     /// The options nothing in the tree sets, once per scan (linear in the summaries per round;
     /// a round more per hop of `Inner(opt=self.opt)` forwarding a set option).
     pub(crate) fn build_option_table(&self) -> OptionTable {
+        let settings = self.build_setting_table();
         if self.files.iter().all(|f| f.options.stores.is_empty()) {
-            return OptionTable::default();
+            return OptionTable {
+                settings,
+                ..OptionTable::default()
+            };
         }
         let mut table = self.own_option_table();
         self.add_borrowed_options(&mut table);
+        table.settings = settings;
         table
     }
 
@@ -517,6 +541,21 @@ impl<'a> Project<'a> {
                             } else {
                                 &fact.default
                             }),
+                            setting: false,
+                        };
+                        if !out.contains(&option) {
+                            out.push(option);
+                        }
+                    }
+                    if let crate::semantic::cond::Atom::Setting { name, .. } = atom
+                        && let Some(value) = self.options.settings.get(&(func.0, name.clone()))
+                    {
+                        let option = GateOption {
+                            class: self.files[func.0 as usize].module.clone(),
+                            option: name.clone(),
+                            default: python_repr(value),
+                            needs: needs_text(value),
+                            setting: true,
                         };
                         if !out.contains(&option) {
                             out.push(option);
@@ -605,7 +644,8 @@ fn forwarded_is_set_within(
                 PassedValue::Const(constant) => {
                     *constant == ConstValue::Dim || !constant.py_eq(&forwarded.default)
                 }
-                PassedValue::Forwarded(other) => sets(other),
+                // `f(opt=opt)` in the caller itself passes its own value on: not a setter of it.
+                PassedValue::Forwarded(other) => other != forwarded && sets(other),
                 _ => true,
             })
         });

@@ -414,6 +414,8 @@ pub struct FileSummary {
     pub flow: super::typeflow::FileFlow,
     /// Constructor options and the arguments calls pass (`model/options.rs`).
     pub options: super::options::FileOptions,
+    /// Module- and class-level settings and `global` rebinds (`model/settings.rs`).
+    pub settings: super::settings::FileSettings,
 }
 
 /// A call (`functions[func].calls[call]`) made after its function asserted version flags at

@@ -87,3 +87,33 @@ def test_a_base_option_forwarded_by_subclasses_breaks_only_when_set():
     assert not (gated & at_defaults), sorted(at_defaults)
     assert gated <= break_lines("inherited", inherited.PositionalGate(4, True))
     assert gated <= break_lines("inherited", inherited.RenamedGate(4, use_flag=True))
+
+
+def test_an_option_through_a_factory_breaks_only_when_the_factory_sets_it():
+    factories = load("factories")
+    gated = marked("factories", "gated")
+    assert len(gated) == 2
+    at_defaults = break_lines("factories", factories.FactoryNet(4))
+    assert not (gated & at_defaults), sorted(at_defaults)
+    net = factories.FactoryNet(4)
+    net.branch = factories.make_branch(4, drop=0.1)
+    factories.add_scaled(net, 4, 0.5)
+    assert gated <= break_lines("factories", net)
+
+
+def test_a_setting_breaks_only_when_changed():
+    settings = load("settings")
+    gated, normal = marked("settings", "gated"), marked("settings", "normal")
+    assert len(gated) == 4 and len(normal) == 2
+    at_defaults = break_lines("settings", settings.SettingNet(4))
+    assert not ((gated | normal) & at_defaults), sorted(at_defaults)
+    settings.FAST_PATH, settings.LEVEL, settings.Switch.strict = True, 1, True
+    settings.enable_rebound()
+    settings.Toggled.turn_on()
+    net = settings.SettingNet(4)
+    try:
+        changed = break_lines("settings", lambda x: settings.run_flipped(net, x))
+    finally:
+        settings.FAST_PATH, settings.LEVEL, settings.Switch.strict = False, 0, False
+        settings._REBOUND, settings.Toggled.enabled = False, False
+    assert (gated | normal) <= changed, sorted(changed)

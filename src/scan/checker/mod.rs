@@ -160,6 +160,7 @@ pub fn analyze_source(
         returned: Vec::new(),
     };
     checker.semantic.collect_module_bindings(&module.body);
+    checker.semantic.note_module_settings(&module.body);
     checker.semantic.note_module_body(&module.body);
     checker.visit_body(&module.body);
     let too_deep = checker.too_deep;

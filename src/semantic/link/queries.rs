@@ -83,7 +83,8 @@ impl<'a> Project<'a> {
                 | crate::semantic::cond::Atom::ParamIsSize(..)
                 | crate::semantic::cond::Atom::ParamTest(..)
                 | crate::semantic::cond::Atom::SelfAttr { .. }
-                | crate::semantic::cond::Atom::SelfAttrIs { .. },
+                | crate::semantic::cond::Atom::SelfAttrIs { .. }
+                | crate::semantic::cond::Atom::Setting { .. },
             ) => Cond::Unknown,
             Cond::Not(inner) => Cond::Not(Box::new(self.localize_depth(inner, file, depth))),
             Cond::Choice(a, b) => Cond::Choice(
@@ -165,6 +166,12 @@ impl<'a> Project<'a> {
                 }
                 self.option_fact((file, func), attr)
                     .map(|fact| fact.value.clone())
+            },
+            setting_value: &|name: &str| {
+                if !at_defaults {
+                    return None;
+                }
+                self.options.settings.get(&(file, name.to_owned())).cloned()
             },
         };
         path.into_iter().any(|step| match *step {

@@ -17,6 +17,10 @@ impl<'a> SemanticModel<'a> {
         if let Some(cond) = self.self_attr_test(expr) {
             return Some(cond);
         }
+        // A module- or class-level setting (`model/settings.rs`), with or without roots.
+        if let Some(cond) = self.setting_test(expr) {
+            return Some(cond);
+        }
         if !self.ctx.roots_configured {
             return None;
         }
@@ -224,7 +228,7 @@ impl<'a> SemanticModel<'a> {
 /// constant, `is`/`is not` with `None` or a boolean (identity and equality agree for those only),
 /// `in`/`not in` a literal tuple, list or set of constants, `<`/`<=`/`>`/`>=` a number. `None` for
 /// any other comparison.
-fn compared_with_constant(
+pub(super) fn compared_with_constant(
     op: ast::CmpOp,
     comparator: &Expr,
     test: impl Fn(ParamTest) -> Cond,

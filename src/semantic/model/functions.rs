@@ -214,12 +214,12 @@ impl<'a> SemanticModel<'a> {
                 .collect()
         };
         self.summary.functions[idx as usize].flag_params = flag_params;
-        // Literal defaults, for the constants of caller context (`context.rs`).
-        // (and always for a method's `__init__`: the defaults of its constructor options,
-        // `model/options.rs`)
-        let is_init = self.summary.functions[idx as usize].name == "__init__"
-            && self.summary.functions[idx as usize].class.is_some();
-        if self.ctx.roots_configured || is_init {
+        // Literal defaults, for the constants of caller context (`context.rs`) and for
+        // constructor options (`model/options.rs`): a method's `__init__`, and any function that
+        // passes its own parameter on to a constructor (`def build(dim, drop=0.0): return
+        // Block(dim, drop=drop)`, a factory). Recorded with or without roots: one
+        // `ConstValue::of` per parameter default, no allocation for a function without one.
+        {
             self.summary.functions[idx as usize].param_defaults = params
                 .iter_non_variadic_params()
                 .filter_map(|param| {
