@@ -503,7 +503,11 @@ impl<'a> Visitor<'a> for Checker<'a> {
                         self.semantic.forget_target(target);
                     }
                 }
+                let unresumable = self.semantic.enter_with(with);
                 self.visit_body(&with.body);
+                if unresumable {
+                    self.semantic.leave_unresumable_with();
+                }
             }
             Stmt::Import(import) => self.semantic.bind_import(import),
             Stmt::ImportFrom(import) => self.semantic.bind_import_from(import),
