@@ -84,9 +84,22 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             Truth::Unknown => continue,
         };
         let step = PathStep::Guard(guard_idx as u32, taken);
-        let hazard = summary.candidates.iter().find(|c| {
-            c.hazard != Hazard::NoBreak && c.path.contains(&step) && project.is_traced(file, c)
-        });
+        // Only a hazard that stands once linked: one whose link checks fail (a `self.<attr>`
+        // call of a class that is no unwrapped module) or are pending until the whole project
+        // is known (a host index through callers, a version bound) is no reason to report.
+        let hazard = summary
+            .candidates
+            .iter()
+            .enumerate()
+            .find_map(|(index, c)| {
+                (c.hazard != Hazard::NoBreak
+                    && c.path.contains(&step)
+                    && c.host_index.is_none()
+                    && c.holds_below.is_none()
+                    && project.is_traced(file, c)
+                    && project.class_checks_hold(file, index))
+                .then_some(c)
+            });
         let Some(hazard) = hazard else { continue };
         let why = match export.kind {
             PredicateKind::Exporting => {
