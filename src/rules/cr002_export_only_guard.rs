@@ -19,7 +19,10 @@ declare_rule! {
     /// before torch 2.7, so a `getattr(torch.compiler, "is_exporting", lambda: False)` guard falls
     /// through to the fallback on older versions too. The same source is fine on one torch and
     /// broken on another. The message says what the traced branch does: "the compile crashes"
-    /// (a CR001 behind the guard) or "breaks the graph" (a BR001 / SY002 read).
+    /// (a CR001 behind the guard) or "breaks the graph" (a BR001 / SY002 read). Guard and hazard
+    /// are one cause: when the hazard is reported, this finding is merged into it (its message
+    /// appended, `CR002` in `also`, on the hazard's line); it stands on the guard's line only when
+    /// the hazard is not reported (not selected, or folded into a frame skip).
     ///
     /// ## Example
     /// ```python
@@ -133,6 +136,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             holds_below: None,
             host_index: None,
             conditional_block: None,
+            cites: Some(hazard.location),
         });
     }
     out

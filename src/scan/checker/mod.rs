@@ -100,6 +100,7 @@ fn file_diagnostic(
         holds_below: None,
         host_index: None,
         conditional_block: None,
+        cites: None,
     }
 }
 
@@ -254,6 +255,7 @@ impl<'a> Checker<'a> {
                 }),
                 host_index: finding.host_index,
                 conditional_block: None,
+                cites: None,
             },
             range: finding.range,
             statement: self.statement,
