@@ -293,6 +293,41 @@ class ScopedStepRefine(nn.Module):
         return x
 
 
+# A callee's break after an early return: when the return's test is a tensor value, the test
+# itself breaks on every call (it is the callee's certain break, before the return), so the
+# caller's frame is skipped; when it is a Python value the caller passes (`quick=True`), Dynamo
+# specializes on it, returns early and never reaches the break: the caller's later call is real.
+def settle(x):
+    if x.sum() > 0:  # expect: BR001
+        return x
+    print("negative", x.shape)  # expect: BR004
+    return -x
+
+
+def settle_quick(x, quick):
+    x = x * 0.5
+    if quick:
+        return x
+    print("slow", x.shape)  # expect: BR004
+    return -x
+
+
+class SettleRefine(nn.Module):
+    def forward(self, x):
+        for _ in range(2):
+            x = settle(x)
+        logger.info("refined %s", tuple(x.shape))
+        return x
+
+
+class QuickSettleRefine(nn.Module):
+    def forward(self, x):
+        for _ in range(2):
+            x = settle_quick(x, True)
+        logger.info("refined %s", tuple(x.shape))  # expect: BR004
+        return x
+
+
 def callee_skip_cases():
     """name -> (caller, args, caller function name, whether the caller's frame is skipped)."""
     x = torch.randn(4, 8)
@@ -301,6 +336,8 @@ def callee_skip_cases():
         "callee_chain_breaks_in_try": (ChainedRefine(), (x,), "forward", True),
         "callee_breaks_only_on_wide_input": (MaybeStepwiseRefine(), (x,), "forward", False),
         "callee_breaks_under_project_context_manager": (ScopedStepRefine(), (x,), "forward", True),
+        "callee_early_return_on_a_tensor_test": (SettleRefine(), (x,), "forward", True),
+        "callee_early_return_on_a_python_value": (QuickSettleRefine(), (x,), "forward", False),
     }
 
 
