@@ -27,6 +27,12 @@
 //! (`semantic/link/frame_skips.rs`) skips the caller's frame the same way: the caller's later
 //! hazards fold into the call, and the callee's break (the one finding; it stays, the callee is
 //! compiled as a frame of its own) names the call and their lines (`scan/mod.rs`, `SkipNote`).
+//! A break inside a `with` over a project context manager counts like one in a loop or `try`
+//! (`semantic/model/context_managers.rs`).
+//!
+//! Before the per-statement merge, a finding about another one (CR002: a guard whose traced
+//! branch holds a hazard, `Candidate::cites`) merges into the cited finding (`merge_into_cited`).
+
 
 use crate::diagnostics::{Diagnostic, Noqa};
 use crate::rules::{self, Family};
