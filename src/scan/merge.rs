@@ -33,7 +33,6 @@
 //! Before the per-statement merge, a finding about another one (CR002: a guard whose traced
 //! branch holds a hazard, `Candidate::cites`) merges into the cited finding (`merge_into_cited`).
 
-
 use crate::diagnostics::{Diagnostic, Noqa};
 use crate::rules::{self, Family};
 use crate::semantic::link::CertainBreakAt;
