@@ -1,5 +1,7 @@
 //! The rule corpus is the scanner's specification: every `# expect: CODE` marker in
-//! `corpus/rules/**.py` must be reported on that line, and nothing else may be reported.
+//! `corpus/rules/**.py` must be reported on that line, and nothing else may be reported. A
+//! `+CODE` in a marker (`# expect: CR001 +CR002`) is a finding of CODE merged into that line's
+//! finding (one cause: its `also` codes, `scan/merge.rs`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -35,7 +37,8 @@ fn expected_markers(dir: &Path) -> BTreeSet<(String, u32, String)> {
                         .map(str::trim)
                         .filter(|c| !c.is_empty())
                     {
-                        if code.chars().all(|c| c.is_ascii_alphanumeric()) {
+                        let merged = code.strip_prefix('+').unwrap_or(code);
+                        if merged.chars().all(|c| c.is_ascii_alphanumeric()) {
                             out.insert((
                                 path.display().to_string(),
                                 index as u32 + 1,
@@ -64,12 +67,17 @@ fn reported(dir: &Path) -> BTreeSet<(String, u32, String)> {
     let items: Vec<serde_json::Value> = serde_json::from_slice(&output.stdout).unwrap();
     items
         .iter()
-        .map(|item| {
-            (
-                item["filename"].as_str().unwrap().to_owned(),
-                item["location"]["row"].as_u64().unwrap() as u32,
-                item["code"].as_str().unwrap().to_owned(),
-            )
+        .flat_map(|item| {
+            let file = item["filename"].as_str().unwrap().to_owned();
+            let row = item["location"]["row"].as_u64().unwrap() as u32;
+            let also = item["also"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|code| format!("+{}", code.as_str().unwrap()));
+            std::iter::once(item["code"].as_str().unwrap().to_owned())
+                .chain(also)
+                .map(move |code| (file.clone(), row, code))
         })
         .collect()
 }
@@ -103,7 +111,9 @@ fn every_rule_has_positive_and_negative_corpus_files() {
         }
         let positives = expected_markers(&dir.join(code));
         assert!(
-            positives.iter().any(|(_, _, c)| c == code),
+            positives
+                .iter()
+                .any(|(_, _, c)| c.strip_prefix('+').unwrap_or(c) == code),
             "{code}/positive.py has no `# expect: {code}` marker"
         );
     }

@@ -137,6 +137,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             holds_below: None,
             host_index: None,
             conditional_block: None,
+            cites: None,
         };
         if project.is_traced(file, &candidate) {
             out.push(candidate);
@@ -176,6 +177,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
                 holds_below: None,
                 host_index: None,
                 conditional_block: None,
+                cites: None,
             };
             if project.is_traced(file, &candidate) {
                 seen.push(at);

@@ -80,6 +80,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
                 holds_below: None,
                 host_index: None,
                 conditional_block: None,
+                cites: None,
             }
         } else {
             Candidate {
@@ -101,6 +102,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
                 holds_below: None,
                 host_index: None,
                 conditional_block: None,
+                cites: None,
             }
         };
         if project.is_traced(file, &candidate) {

@@ -104,6 +104,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             holds_below: None,
             host_index: None,
             conditional_block: None,
+            cites: None,
         });
     }
     out

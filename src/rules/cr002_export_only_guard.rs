@@ -19,7 +19,10 @@ declare_rule! {
     /// before torch 2.7, so a `getattr(torch.compiler, "is_exporting", lambda: False)` guard falls
     /// through to the fallback on older versions too. The same source is fine on one torch and
     /// broken on another. The message says what the traced branch does: "the compile crashes"
-    /// (a CR001 behind the guard) or "breaks the graph" (a BR001 / SY002 read).
+    /// (a CR001 behind the guard) or "breaks the graph" (a BR001 / SY002 read). Guard and hazard
+    /// are one cause: when the hazard is reported, this finding is merged into it (its message
+    /// appended, `CR002` in `also`, on the hazard's line); it stands on the guard's line only when
+    /// the hazard is not reported (not selected, or folded into a frame skip).
     ///
     /// ## Example
     /// ```python
@@ -85,9 +88,22 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             Truth::Unknown => continue,
         };
         let step = PathStep::Guard(guard_idx as u32, taken);
-        let hazard = summary.candidates.iter().find(|c| {
-            c.hazard != Hazard::NoBreak && c.path.contains(&step) && project.is_traced(file, c)
-        });
+        // Only a hazard that stands once linked: one whose link checks fail (a `self.<attr>`
+        // call of a class that is no unwrapped module) or are pending until the whole project
+        // is known (a host index through callers, a version bound) is no reason to report.
+        let hazard = summary
+            .candidates
+            .iter()
+            .enumerate()
+            .find_map(|(index, c)| {
+                (c.hazard != Hazard::NoBreak
+                    && c.path.contains(&step)
+                    && c.host_index.is_none()
+                    && c.holds_below.is_none()
+                    && project.is_traced(file, c)
+                    && project.class_checks_hold(file, index))
+                .then_some(c)
+            });
         let Some(hazard) = hazard else { continue };
         let why = match export.kind {
             PredicateKind::Exporting => {
@@ -121,6 +137,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             holds_below: None,
             host_index: None,
             conditional_block: None,
+            cites: Some(hazard.location),
         });
     }
     out

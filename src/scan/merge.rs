@@ -27,11 +27,17 @@
 //! (`semantic/link/frame_skips.rs`) skips the caller's frame the same way: the caller's later
 //! hazards fold into the call, and the callee's break (the one finding; it stays, the callee is
 //! compiled as a frame of its own) names the call and their lines (`scan/mod.rs`, `SkipNote`).
+//! A break inside a `with` over a project context manager counts like one in a loop or `try`
+//! (`semantic/model/context_managers.rs`).
+//!
+//! Before the per-statement merge, a finding about another one (CR002: a guard whose traced
+//! branch holds a hazard, `Candidate::cites`) merges into the cited finding (`merge_into_cited`).
 
 use crate::diagnostics::{Diagnostic, Noqa};
 use crate::rules::{self, Family};
 use crate::semantic::link::CertainBreakAt;
 use crate::semantic::summary::{Candidate, FrameSkipCall, Hazard};
+use crate::source::Location;
 use std::collections::HashMap;
 
 /// The rows that identify a finding's statement. A finding in an `elif` test is stamped with
@@ -97,6 +103,11 @@ pub fn merge_per_statement(
             rows.push(diagnostic.location.row);
             if diagnostic.code != primary.code && !primary.also.contains(&diagnostic.code) {
                 primary.also.push(diagnostic.code);
+                for code in &diagnostic.also {
+                    if *code != primary.code && !primary.also.contains(code) {
+                        primary.also.push(code);
+                    }
+                }
                 primary.message = format!(
                     "{}; also {}: {}",
                     primary.message, diagnostic.code, diagnostic.message
@@ -122,6 +133,66 @@ pub fn merge_per_statement(
             })
         })
         .map(|(diagnostic, _)| diagnostic)
+        .collect()
+}
+
+/// A kept finding: its candidate, its message and the codes merged into it.
+pub type Kept<'c> = (&'c Candidate, String, Vec<&'static str>);
+
+/// A finding about another one (`Candidate::cites`: CR002's guard that lets a traced hazard
+/// through) is one cause with it: when the cited finding is kept, the citing one merges into it
+/// (its message appended, its code in `also`) instead of standing on its own row. It stands
+/// alone when the cited one is not reported (folded into a frame skip, not selected) or when a
+/// `noqa` on its own row names its code (then it is suppressed, and the cited one is not
+/// touched).
+pub fn merge_into_cited<'c>(
+    kept: Vec<(&'c Candidate, String)>,
+    noqa: &HashMap<u32, Noqa>,
+) -> Vec<Kept<'c>> {
+    let mut kept: Vec<Kept<'c>> = kept
+        .into_iter()
+        .map(|(candidate, message)| (candidate, message, Vec::new()))
+        .collect();
+    if !kept.iter().any(|(c, _, _)| c.cites.is_some()) {
+        return kept;
+    }
+    let suppressed = |candidate: &Candidate| {
+        (candidate.statement_rows.0..=candidate.statement_rows.1)
+            .chain(std::iter::once(candidate.location.row))
+            .any(|row| {
+                noqa.get(&row)
+                    .is_some_and(|directive| directive.suppresses(candidate.code))
+            })
+    };
+    let index_at: HashMap<Location, usize> = kept
+        .iter()
+        .enumerate()
+        .filter(|(_, (c, _, _))| c.cites.is_none())
+        .map(|(index, (c, _, _))| (c.location, index))
+        .collect();
+    let mut merged = vec![false; kept.len()];
+    for citing in 0..kept.len() {
+        let candidate = kept[citing].0;
+        let Some(cited) = candidate.cites.and_then(|at| index_at.get(&at).copied()) else {
+            continue;
+        };
+        if suppressed(candidate) {
+            continue;
+        }
+        let text = format!(
+            "; also {} (line {}): {}",
+            candidate.code, candidate.location.row, kept[citing].1
+        );
+        let (_, message, also) = &mut kept[cited];
+        message.push_str(&text);
+        if !also.contains(&candidate.code) {
+            also.push(candidate.code);
+        }
+        merged[citing] = true;
+    }
+    kept.into_iter()
+        .zip(merged)
+        .filter_map(|(entry, merged)| (!merged).then_some(entry))
         .collect()
 }
 

@@ -547,9 +547,11 @@ fn file_diagnostics(
         let CalleeSkip { site, at } = &callee_skips[index];
         notes.push(callee_skip_note(project, file, site, at, &rows));
     }
+    // A guard's finding about the hazard it lets through is one finding with that hazard.
+    let selected = merge::merge_into_cited(selected, &summary.noqa);
     let selected = selected
         .into_iter()
-        .map(|(c, message)| Diagnostic {
+        .map(|(c, message, also)| Diagnostic {
             code: c.code,
             message,
             path: summary.path.clone(),
@@ -561,7 +563,7 @@ fn file_diagnostics(
                 (Scope::CompiledRegion, Some(func)) => project.chain((file, func)),
                 _ => Vec::new(),
             },
-            also: Vec::new(),
+            also,
             cell: None,
             gated_by: match (c.scope, c.func) {
                 (Scope::CompiledRegion, Some(func)) => project.gated_by((file, func), &c.path),
@@ -681,5 +683,45 @@ mod tests {
         })
         .unwrap();
         assert!(nothing.diagnostics.is_empty());
+    }
+
+    #[test]
+    fn a_guard_finding_merges_into_the_hazard_it_cites_and_stands_alone_without_it() {
+        let dir = corpus("CR002");
+        let text = std::fs::read_to_string(dir.join("positive.py")).unwrap();
+        let row_of =
+            |needle: &str| text.lines().position(|line| line.contains(needle)).unwrap() as u32 + 1;
+        let guard = row_of("if torch.jit.is_tracing():");
+        let hazard = row_of("hw = torch.stack([torch._shape_as_tensor(x)[2:4]])");
+        let all = run(&ScanOptions {
+            paths: vec![dir.clone()],
+            ..ScanOptions::default()
+        })
+        .unwrap();
+        let merged = all
+            .diagnostics
+            .iter()
+            .find(|d| d.location.row == hazard)
+            .unwrap();
+        assert_eq!(
+            (merged.code, merged.also.as_slice()),
+            ("CR001", &["CR002"][..])
+        );
+        assert!(
+            merged
+                .message
+                .contains(&format!("also CR002 (line {guard})"))
+        );
+        assert!(!rows(&all).contains(&("positive.py".to_owned(), guard)));
+
+        // The hazard's rule not selected: the guard's finding is reported on its own line.
+        let alone = run(&ScanOptions {
+            paths: vec![dir],
+            select: Some(vec!["CR002".to_owned()]),
+            ..ScanOptions::default()
+        })
+        .unwrap();
+        assert!(rows(&alone).contains(&("positive.py".to_owned(), guard)));
+        assert!(alone.diagnostics.iter().all(|d| d.also.is_empty()));
     }
 }

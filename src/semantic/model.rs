@@ -23,6 +23,7 @@ pub use call_site_kinds::ArgKinds;
 mod calls;
 mod class_factories;
 mod context_atoms;
+mod context_managers;
 mod dispatch;
 mod dunder;
 pub(crate) use dunder::comparison_dunders;
@@ -146,6 +147,12 @@ pub struct SemanticModel<'a> {
     loop_depth: u32,
     /// `try:` bodies around the code, in the current function (Dynamo cannot resume inside one).
     try_body_depth: u32,
+    /// Bodies of `with` over a project context manager around the code, in the current function
+    /// (Dynamo cannot resume inside one: `model/context_managers.rs`).
+    unresumable_with_depth: u32,
+    /// Module-level classes defining `__enter__`, `@contextmanager` functions and methods
+    /// (`Class.method`) of this file.
+    unresumable_context_managers: HashSet<String>,
     /// Attributes probed by an enclosing `hasattr(...) and ...` or conditional expression.
     probes: Vec<String>,
     /// Names narrowed to a class by the `if isinstance(name, C)` / `issubclass(name, C)` branches
@@ -210,6 +217,7 @@ pub struct FunctionScope {
     import_probe_depth: u32,
     loop_depth: u32,
     try_body_depth: u32,
+    unresumable_with_depth: u32,
     /// Host-index bindings (`index_loops`) before the function: its own go when it ends.
     index_bindings: usize,
 }
@@ -249,6 +257,8 @@ impl<'a> SemanticModel<'a> {
             last_if_guard: None,
             loop_depth: 0,
             try_body_depth: 0,
+            unresumable_with_depth: 0,
+            unresumable_context_managers: HashSet::new(),
             probes: Vec::new(),
             narrowed: Vec::new(),
             version_asserts: Vec::new(),

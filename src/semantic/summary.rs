@@ -335,6 +335,9 @@ pub struct Candidate {
     /// (an `if`/`elif`/`else` body, a `match` case, a side of a conditional expression): code
     /// after that block runs without it. `None`: on every path through the function.
     pub conditional_block: Option<(u32, u32)>,
+    /// Where the finding this one is about is (CR002: the traced hazard its guard lets
+    /// through): when both are reported they are one finding, the cited one's (`scan/merge.rs`).
+    pub cites: Option<Location>,
 }
 
 /// A torch version a finding needs to stay below, and the version flags its own function

@@ -107,3 +107,31 @@ def test_a_callee_that_breaks_inside_the_callers_loop_or_try_skips_the_callers_f
     # A break of the caller before the loop is still a break.
     assert all(row in in_caller for row in earlier), (case, in_caller, explanation)
     torch.testing.assert_close(torch.compile(module, backend="eager")(*args), module(*args))
+
+
+def context_manager_params():
+    for case, entry in load_corpus("BR004", "positive").context_manager_skip_cases().items():
+        yield pytest.param(case, entry, id=case)
+
+
+@pytest.mark.parametrize("case,entry", context_manager_params())
+def test_a_break_under_a_project_context_manager_skips_the_frame(case, entry):
+    # A project context manager is a generic one to Dynamo: a break under it cannot resume, so
+    # the later logger call is never traced (2.8+: 0 graphs; 2.2/2.5 break at the `with` of a
+    # `@contextmanager` function, contextlib being skipped, and never trace the rest either).
+    # Under `torch.no_grad()` the break resumes and the later call breaks on its own.
+    module, args, skips = entry
+    code = type(module).forward.__code__
+    lines, first = inspect.getsourcelines(code)
+    later = first + next(i for i, line in enumerate(lines) if 'logger.info("refined' in line)
+    explanation = explain(module, args)
+    rows = {
+        r.user_stack[-1].lineno
+        for r in explanation.break_reasons
+        if r.user_stack and r.user_stack[-1].filename == code.co_filename
+    }
+    if skips:
+        assert later not in rows, (case, rows, explanation)
+    else:
+        assert later in rows, (case, rows, explanation)
+    torch.testing.assert_close(torch.compile(module, backend="eager")(*args), module(*args))

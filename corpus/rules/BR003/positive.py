@@ -55,7 +55,7 @@ def nonzero_as_list(x: torch.Tensor) -> list:
     # One statement, two codes (BR003 for `.nonzero()`, SY002 for `.tolist()`): one finding, BR003
     # (break before sync), whose message names SY002 (`scan/merge.rs`). Not in `cases()`: the
     # `.tolist()` adds its own break (GB0033), proved in tests/python/test_recall_proofs.py.
-    return x.nonzero().tolist()  # expect: BR003
+    return x.nonzero().tolist()  # expect: BR003 +SY002
 
 
 @torch.compile

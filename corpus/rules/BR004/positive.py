@@ -5,6 +5,7 @@ GB0059, logging.info GB0156, logger methods GB0291, warnings.warn / time.* / ran
 GB0007, copy.deepcopy GB0179.
 """
 
+import contextlib
 import copy
 import logging
 import random
@@ -236,6 +237,97 @@ class MaybeStepwiseRefine(nn.Module):
         return x
 
 
+# A break under a project context manager (a class with `__enter__`/`__exit__`, a
+# `@contextlib.contextmanager` function) cannot resume either: Dynamo traces it as a generic
+# context manager and skips the whole frame (torch 2.2-2.11), so the later logger call is never
+# traced. Under torch's own context managers (`torch.no_grad()`) the break resumes and the later
+# call is a break of its own.
+class TimingScope:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@contextlib.contextmanager
+def timing_scope():
+    yield
+
+
+class ScopedRefine(nn.Module):
+    def forward(self, x):
+        with TimingScope():
+            print("refine", x.shape)  # expect: BR004
+            x = x * 0.5
+        logger.info("refined %s", tuple(x.shape))
+        return x
+
+
+class GeneratorScopedRefine(nn.Module):
+    def forward(self, x):
+        with timing_scope():
+            print("refine", x.shape)  # expect: BR004
+        x = x * 0.5
+        logger.info("refined %s", tuple(x.shape))
+        return x
+
+
+class NoGradRefine(nn.Module):
+    def forward(self, x):
+        with torch.no_grad():
+            print("refine", x.shape)  # expect: BR004
+        x = x * 0.5
+        logger.info("refined %s", tuple(x.shape))  # expect: BR004
+        return x
+
+
+class ScopedStepRefine(nn.Module):
+    """A callee that always breaks, called under a project context manager."""
+
+    def forward(self, x):
+        with TimingScope():
+            x = report_scale(x)
+        x = x + 1
+        logger.info("refined %s", tuple(x.shape))
+        return x
+
+
+# A callee's break after an early return: when the return's test is a tensor value, the test
+# itself breaks on every call (it is the callee's certain break, before the return), so the
+# caller's frame is skipped; when it is a Python value the caller passes (`quick=True`), Dynamo
+# specializes on it, returns early and never reaches the break: the caller's later call is real.
+def settle(x):
+    if x.sum() > 0:  # expect: BR001
+        return x
+    print("negative", x.shape)  # expect: BR004
+    return -x
+
+
+def settle_quick(x, quick):
+    x = x * 0.5
+    if quick:
+        return x
+    print("slow", x.shape)  # expect: BR004
+    return -x
+
+
+class SettleRefine(nn.Module):
+    def forward(self, x):
+        for _ in range(2):
+            x = settle(x)
+        logger.info("refined %s", tuple(x.shape))
+        return x
+
+
+class QuickSettleRefine(nn.Module):
+    def forward(self, x):
+        for _ in range(2):
+            x = settle_quick(x, True)
+        logger.info("refined %s", tuple(x.shape))  # expect: BR004
+        return x
+
+
 def callee_skip_cases():
     """name -> (caller, args, caller function name, whether the caller's frame is skipped)."""
     x = torch.randn(4, 8)
@@ -243,6 +335,9 @@ def callee_skip_cases():
         "callee_breaks_in_loop": (StepwiseRefine(), (x,), "forward", True),
         "callee_chain_breaks_in_try": (ChainedRefine(), (x,), "forward", True),
         "callee_breaks_only_on_wide_input": (MaybeStepwiseRefine(), (x,), "forward", False),
+        "callee_breaks_under_project_context_manager": (ScopedStepRefine(), (x,), "forward", True),
+        "callee_early_return_on_a_tensor_test": (SettleRefine(), (x,), "forward", True),
+        "callee_early_return_on_a_python_value": (QuickSettleRefine(), (x,), "forward", False),
     }
 
 
@@ -253,4 +348,14 @@ def frame_skip_cases():
         "print_in_loop_then_logger": (NoisyRefine(), (x,), True),
         "print_in_try_then_logger": (guarded_report, (x,), True),
         "loop_not_taken_then_logger": (MaybeNoisyRefine(), (x,), False),
+    }
+
+
+def context_manager_skip_cases():
+    """name -> (module, args, whether the break under the `with` skips the frame)."""
+    x = torch.randn(4, 8)
+    return {
+        "print_under_project_class": (ScopedRefine(), (x,), True),
+        "print_under_contextmanager_function": (GeneratorScopedRefine(), (x,), True),
+        "print_under_no_grad": (NoGradRefine(), (x,), False),
     }

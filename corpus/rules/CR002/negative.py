@@ -47,6 +47,21 @@ class HarmlessFallback(nn.Module):
         return y * 2
 
 
+class TracingGuardedProjection(nn.Module):
+    """The traced branch calls a plain `nn.Linear` submodule: a `self.<attr>` call is a candidate
+    break only until linking finds its class is no module Dynamo refuses to wrap, so it is no
+    reason for the guard finding either."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x):
+        if torch.jit.is_tracing():
+            return x
+        return self.proj(x)
+
+
 def export_sizes(x):
     # Export utility called only from export_to_onnx (not from any forward): never compiled.
     if torch.jit.is_tracing():
@@ -67,4 +82,5 @@ def cases():
         "exporting_or_compiling": (ExportOrCompileGuard(), (x,)),
         "tracing_or_helper": (TracingOrHelperGuard(), (x,)),
         "harmless_fallback": (HarmlessFallback(), (x,)),
+        "tracing_guarded_projection": (TracingGuardedProjection(), (torch.randn(2, 8),)),
     }

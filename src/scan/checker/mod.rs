@@ -100,6 +100,7 @@ fn file_diagnostic(
         holds_below: None,
         host_index: None,
         conditional_block: None,
+        cites: None,
     }
 }
 
@@ -255,6 +256,7 @@ impl<'a> Checker<'a> {
                 }),
                 host_index: finding.host_index,
                 conditional_block: None,
+                cites: None,
             },
             range: finding.range,
             statement: self.statement,
@@ -343,17 +345,25 @@ impl<'a> Checker<'a> {
                         factory_class_checks.insert(candidates.len(), helper.clone());
                         true
                     } else {
-                        let undecided: Vec<Sym> = classes
+                        let undecided: Vec<&Sym> = classes
                             .iter()
+                            .copied()
                             .filter(|sym| !semantic.derives_from(sym, &unwrapped))
-                            .map(|sym| (*sym).clone())
                             .collect();
+                        // A class outside the project that is not itself unwrapped
+                        // (`nn.Linear`) derives from nothing linking could add: the finding
+                        // fails here, not after it was kept (with its message) for every
+                        // `self.<attr>` use until linking.
+                        let outside = undecided.iter().any(|sym| {
+                            matches!(sym, Sym::Dotted(name) if !semantic.is_project_dotted(name))
+                        });
                         // A class this file imports (or derives from an imported one) may be a
                         // project subclass defined elsewhere: linking decides.
-                        if !classes.is_empty() && !undecided.is_empty() {
-                            unwrapped_class_checks.insert(candidates.len(), undecided.into());
+                        if !classes.is_empty() && !undecided.is_empty() && !outside {
+                            unwrapped_class_checks
+                                .insert(candidates.len(), undecided.into_iter().cloned().collect());
                         }
-                        !classes.is_empty()
+                        !classes.is_empty() && !outside
                     }
                 }
                 Requirement::SlotOnHost { slot, on_host } => {
@@ -504,7 +514,11 @@ impl<'a> Visitor<'a> for Checker<'a> {
                         self.semantic.forget_target(target);
                     }
                 }
+                let unresumable = self.semantic.enter_with(with);
                 self.visit_body(&with.body);
+                if unresumable {
+                    self.semantic.leave_unresumable_with();
+                }
             }
             Stmt::Import(import) => self.semantic.bind_import(import),
             Stmt::ImportFrom(import) => self.semantic.bind_import_from(import),

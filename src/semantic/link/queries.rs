@@ -523,6 +523,28 @@ impl<'a> Project<'a> {
             })
     }
 
+    /// Does candidate `index` of `file` pass the class checks linking makes (a `self.<attr>` whose
+    /// class, or the helper that picks it, must derive from an unwrapped torch module)? For a
+    /// rule that cites another file candidate as its reason: one linking drops is no reason.
+    /// Uncached: asked for a few candidates only.
+    pub fn class_checks_hold(&self, file: FileId, index: usize) -> bool {
+        let summary = &self.files[file as usize];
+        summary
+            .unwrapped_class_checks
+            .get(&index)
+            .is_none_or(|classes| {
+                classes
+                    .iter()
+                    .all(|sym| self.derives_from_unwrapped(sym, file, summary.torch_floor))
+            })
+            && summary
+                .factory_class_checks
+                .get(&index)
+                .is_none_or(|helper| {
+                    self.factory_returns_unwrapped(helper, file, summary.torch_floor)
+                })
+    }
+
     /// The findings of one file that survive linking (rules' project hooks add theirs separately).
     pub fn findings(&self, file: FileId) -> Vec<&Candidate> {
         let summary = &self.files[file as usize];

@@ -30,12 +30,14 @@ impl<'a> SemanticModel<'a> {
                     }
                 }
                 Stmt::FunctionDef(def) => {
+                    self.note_context_manager_def(stmt);
                     let name = def.name.id.to_string();
                     self.module_bindings
                         .entry(name.clone())
                         .or_insert(Binding::Def(name));
                 }
                 Stmt::ClassDef(class) => {
+                    self.note_context_manager_def(stmt);
                     let name = class.name.id.to_string();
                     self.module_bindings
                         .entry(name.clone())

@@ -255,12 +255,15 @@ impl<'a> SemanticModel<'a> {
     /// eagerly: inside a `for`/`while` body (a back edge follows the break) or a `try:` body (the
     /// break is inside an exception-table block Dynamo cannot restore). Measured on torch 2.2,
     /// 2.5, 2.8 and 2.11 (Python 3.11): 0 graphs, no break reported, for either. Not a
-    /// comprehension (on Python 3.11 its break resumes: 2 graphs).
+    /// comprehension (on Python 3.11 its break resumes: 2 graphs). Nor is a `with` block, unless
+    /// its context manager is a project one (`model/context_managers.rs`).
     pub fn break_skips_frame(&self) -> Option<&'static str> {
         if self.loop_depth > 0 {
             Some("loop")
         } else if self.try_body_depth > 0 {
             Some("`try` block")
+        } else if self.unresumable_with_depth > 0 {
+            Some("`with` block over a project context manager")
         } else {
             None
         }
