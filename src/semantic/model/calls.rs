@@ -417,6 +417,9 @@ impl<'a> SemanticModel<'a> {
             let Expr::Call(constructor) = expr else {
                 return None;
             };
+            if !self.may_resolve_to_project(&constructor.func) {
+                return None;
+            }
             match self.resolve(&constructor.func)? {
                 sym @ Sym::Local(_) => Some(sym),
                 Sym::Dotted(dotted) if self.is_project_dotted(&dotted) => Some(Sym::Dotted(dotted)),

@@ -265,6 +265,36 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
+    /// Whether `resolve(expr)` can be a `Sym::Local` or a project `Sym::Dotted`, decided before
+    /// any string is built: only a chain rooted in a name bound to a definition, a class, a
+    /// predicate or an import of a project module resolves to one. `self.proj(h)`, locals and
+    /// library calls (`torch.zeros(...)`) are the common case on hot paths and do not.
+    pub(super) fn may_resolve_to_project(&self, expr: &Expr) -> bool {
+        let mut root = expr;
+        let mut chained = false;
+        while let Expr::Attribute(attribute) = root {
+            root = &attribute.value;
+            chained = true;
+        }
+        let Expr::Name(name) = root else {
+            return false;
+        };
+        if chained
+            && self
+                .method_context()
+                .is_some_and(|(self_name, _)| self_name == name.id.as_str())
+        {
+            return false;
+        }
+        match self.lookup(name.id.as_str()) {
+            Some(Binding::Import(target)) => {
+                self.is_project_dotted(target.split('.').next().unwrap_or(target))
+            }
+            Some(Binding::Def(_) | Binding::Class(_) | Binding::Predicate(_)) => true,
+            Some(Binding::Other) | None => false,
+        }
+    }
+
     /// Is `name` a parameter of the current function with a falsy literal default, not
     /// reassigned so far?
     pub(super) fn is_flag_param(&self, name: &str) -> bool {
