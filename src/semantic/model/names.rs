@@ -30,13 +30,13 @@ impl<'a> SemanticModel<'a> {
                     }
                 }
                 Stmt::FunctionDef(def) => {
-                    let name = def.name.id.to_string();
+                    let name = def.name.id.as_str().to_owned();
                     self.module_bindings
                         .entry(name.clone())
                         .or_insert(Binding::Def(name));
                 }
                 Stmt::ClassDef(class) => {
-                    let name = class.name.id.to_string();
+                    let name = class.name.id.as_str().to_owned();
                     self.module_bindings
                         .entry(name.clone())
                         .or_insert(Binding::Class(name));
@@ -47,12 +47,13 @@ impl<'a> SemanticModel<'a> {
                             self.summary.flow.all = typeflow::literal_names(&assign.value);
                         }
                         if let Expr::Dict(dict) = &*assign.value {
-                            self.module_dicts.insert(target.id.to_string(), dict);
+                            self.module_dicts
+                                .insert(target.id.as_str().to_owned(), dict);
                         }
                         self.note_version_flag(target.id.as_str(), &assign.value);
                         let binding = self.binding_for_value(&assign.value);
                         self.module_bindings
-                            .entry(target.id.to_string())
+                            .entry(target.id.as_str().to_owned())
                             .or_insert(binding);
                     }
                 }
@@ -148,9 +149,15 @@ impl<'a> SemanticModel<'a> {
             .iter()
             .filter(|alias| alias.name.id.as_str() != "*")
             .map(|alias| {
-                let bound = alias.asname.as_ref().unwrap_or(&alias.name).id.to_string();
+                let bound = alias
+                    .asname
+                    .as_ref()
+                    .unwrap_or(&alias.name)
+                    .id
+                    .as_str()
+                    .to_owned();
                 let target = if base.is_empty() {
-                    alias.name.id.to_string()
+                    alias.name.id.as_str().to_owned()
                 } else {
                     format!("{base}.{}", alias.name.id)
                 };
@@ -226,10 +233,16 @@ impl<'a> SemanticModel<'a> {
                             attr: attrs.join("."),
                         });
                     }
-                    return match self.sym_of_name(name.id.as_str())? {
-                        Sym::Dotted(base) => Some(Sym::Dotted(join_dotted(&base, &attrs))),
-                        Sym::Local(base) => Some(Sym::Local(join_dotted(&base, &attrs))),
-                        other => Some(other),
+                    // `sym_of_name` joined with the attributes, without copying the base first.
+                    return match self.lookup(name.id.as_str())? {
+                        Binding::Import(target) => Some(Sym::Dotted(join_dotted(target, &attrs))),
+                        Binding::Def(qual) | Binding::Class(qual) => {
+                            Some(Sym::Local(join_dotted(qual, &attrs)))
+                        }
+                        Binding::Predicate(_) => {
+                            Some(Sym::Local(join_dotted(name.id.as_str(), &attrs)))
+                        }
+                        Binding::Other => None,
                     };
                 }
                 Expr::Call(call) if attrs.len() == 1 && self.is_builtin(&call.func, "super") => {
