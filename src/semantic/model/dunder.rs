@@ -135,9 +135,8 @@ impl<'a> SemanticModel<'a> {
     /// The implicit calls an expression makes on project instances: operators, `x in obj`,
     /// `len(obj)` / `iter(obj)` / `next(obj)`, and iteration in a comprehension.
     pub(crate) fn record_expression_dunders(&mut self, expr: &Expr) {
-        if self.current_function().is_none() {
-            return;
-        }
+        // Outside a function `record_implicit_dunders` records nothing; most expressions match
+        // no arm, so the frame walk is left to it.
         match expr {
             Expr::BinOp(binop) => {
                 if let Some((method, reflected)) = binary_dunders(binop.op) {
@@ -207,9 +206,6 @@ impl<'a> SemanticModel<'a> {
     /// The implicit calls a statement makes on project instances: `for x in obj`, `with obj:`,
     /// `obj += y`.
     pub(crate) fn record_statement_dunders(&mut self, stmt: &Stmt) {
-        if self.current_function().is_none() {
-            return;
-        }
         match stmt {
             Stmt::For(stmt_for) => {
                 self.record_implicit_dunders(&stmt_for.iter, ITERATION, stmt_for.start());
