@@ -196,6 +196,10 @@ pub struct SemanticModel<'a> {
     attribute_value_range: Option<TextRange>,
     /// Hash of (function, target, path) → the reference edges with it (`model/references.rs`).
     reference_index: FxMap<u64, Vec<u32>>,
+    /// Hash of (function, `self.<dunder>` target, path) → the edges with it, and per function how
+    /// many of its edges that index has read (`model/dunder.rs`).
+    self_dunder_index: FxMap<u64, Vec<u32>>,
+    self_dunder_indexed: FxMap<FuncIdx, u32>,
     /// What compiled functions' call sites in the file pass (`model/call_site_kinds.rs`).
     call_site_kinds: call_site_kinds::CallSiteKinds<'a>,
     summary: FileSummary,
@@ -279,6 +283,8 @@ impl<'a> SemanticModel<'a> {
             callee_range: None,
             attribute_value_range: None,
             reference_index: FxMap::default(),
+            self_dunder_index: FxMap::default(),
+            self_dunder_indexed: FxMap::default(),
             call_site_kinds: call_site_kinds::CallSiteKinds::default(),
             summary,
         }

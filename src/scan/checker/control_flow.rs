@@ -2,8 +2,7 @@
 //! `match`. Each keeps the semantic model's path facts (guards, joins of locals after the
 //! branches) in step with the code Dynamo would trace.
 
-use super::{Checker, body_range};
-use crate::rules;
+use super::{Checker, body_range, hooks};
 use crate::semantic::model::{SemanticModel, path_ends};
 use crate::semantic::summary::{Branch, PathStep};
 use ruff_python_ast::visitor::Visitor;
@@ -35,10 +34,8 @@ impl<'a> Checker<'a> {
                 self.visit_truth_test_depth(&unary.operand, depth + 1)
             }
             _ => {
-                for rule in rules::ALL {
-                    if let Some(hook) = rule.hooks.truth_test {
-                        hook(self, test);
-                    }
+                for hook in hooks::HOOKS.truth_test.iter() {
+                    hook(self, test);
                 }
             }
         }

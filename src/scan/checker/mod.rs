@@ -25,6 +25,7 @@ const MAX_AST_DEPTH: u32 = 1500;
 
 mod control_flow;
 mod finding;
+mod hooks;
 
 pub use finding::Finding;
 
@@ -434,10 +435,8 @@ impl<'a> Visitor<'a> for Checker<'a> {
         }
         self.semantic.clear_last_if_guard();
         let saved_statement = self.statement.replace(stmt);
-        for rule in rules::ALL {
-            if let Some(hook) = rule.hooks.statement {
-                hook(self, stmt);
-            }
+        for hook in hooks::HOOKS.statement.iter() {
+            hook(self, stmt);
         }
         self.semantic.note_outside_writes(stmt);
         self.semantic.note_option_stores(stmt);
@@ -584,10 +583,8 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     Some(Sym::Dotted(qualified)) => Some(qualified.as_str()),
                     _ => None,
                 };
-                for rule in rules::ALL {
-                    if let Some(hook) = rule.hooks.call {
-                        hook(self, call, qualified);
-                    }
+                for hook in hooks::HOOKS.call.iter() {
+                    hook(self, call, qualified);
                 }
                 let sites_before = self.semantic.project_call_sites();
                 self.semantic.record_call(call, callee.as_ref());
@@ -600,10 +597,8 @@ impl<'a> Visitor<'a> for Checker<'a> {
             Expr::Attribute(attribute) => {
                 self.semantic.record_self_read(attribute);
                 self.semantic.note_attribute_value(&attribute.value);
-                for rule in rules::ALL {
-                    if let Some(hook) = rule.hooks.attribute {
-                        hook(self, attribute);
-                    }
+                for hook in hooks::HOOKS.attribute.iter() {
+                    hook(self, attribute);
                 }
                 if attribute.ctx.is_store() {
                     self.semantic.record_implicit_dunders(
@@ -614,10 +609,8 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 }
             }
             Expr::Subscript(subscript) => {
-                for rule in rules::ALL {
-                    if let Some(hook) = rule.hooks.subscript {
-                        hook(self, subscript);
-                    }
+                for hook in hooks::HOOKS.subscript.iter() {
+                    hook(self, subscript);
                 }
                 let dunder = match subscript.ctx {
                     ast::ExprContext::Store => Some("__setitem__"),
@@ -633,10 +626,8 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 }
             }
             Expr::Compare(compare) => {
-                for rule in rules::ALL {
-                    if let Some(hook) = rule.hooks.compare {
-                        hook(self, compare);
-                    }
+                for hook in hooks::HOOKS.compare.iter() {
+                    hook(self, compare);
                 }
                 if let Some(op) = compare.ops.first() {
                     self.semantic.record_implicit_dunders(

@@ -87,7 +87,7 @@ impl<'a> SemanticModel<'a> {
             if let Some(compiled) = self.compiled_function_name(&assign.value) {
                 self.call_site_kinds
                     .compiled_aliases
-                    .insert(target.id.to_string(), compiled);
+                    .insert(target.id.as_str().to_owned(), compiled);
             }
         }
     }
@@ -99,7 +99,7 @@ impl<'a> SemanticModel<'a> {
             return None;
         };
         match self.resolve(&call.func) {
-            Some(Sym::Dotted(q)) if q == "torch.compile" => Some(target.id.to_string()),
+            Some(Sym::Dotted(q)) if q == "torch.compile" => Some(target.id.as_str().to_owned()),
             _ => None,
         }
     }
@@ -149,7 +149,10 @@ impl<'a> SemanticModel<'a> {
             if let Some(arg) = &keyword.arg
                 && params.iter().any(|(name, _)| name == arg.id.as_str())
             {
-                found.push((arg.id.to_string(), self.argument_kind(&keyword.value)));
+                found.push((
+                    arg.id.as_str().to_owned(),
+                    self.argument_kind(&keyword.value),
+                ));
             }
         }
         for (param, kind) in found {

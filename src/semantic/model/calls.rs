@@ -181,7 +181,7 @@ impl<'a> SemanticModel<'a> {
             if !deps.is_empty() {
                 out.push(IndexArg {
                     position: None,
-                    keyword: Some(name.id.to_string()),
+                    keyword: Some(name.id.as_str().to_owned()),
                     deps,
                 });
             }
@@ -276,10 +276,13 @@ impl<'a> SemanticModel<'a> {
             };
             match self.annotation_class(annotation) {
                 Some(sym @ Sym::Local(_)) => {
-                    classes.insert(param.parameter.name.id.to_string(), sym);
+                    classes.insert(param.parameter.name.id.as_str().to_owned(), sym);
                 }
                 Some(Sym::Dotted(dotted)) if self.is_project_dotted(&dotted) => {
-                    classes.insert(param.parameter.name.id.to_string(), Sym::Dotted(dotted));
+                    classes.insert(
+                        param.parameter.name.id.as_str().to_owned(),
+                        Sym::Dotted(dotted),
+                    );
                 }
                 _ => {}
             }
@@ -417,6 +420,9 @@ impl<'a> SemanticModel<'a> {
             let Expr::Call(constructor) = expr else {
                 return None;
             };
+            if !self.may_resolve_to_project(&constructor.func) {
+                return None;
+            }
             match self.resolve(&constructor.func)? {
                 sym @ Sym::Local(_) => Some(sym),
                 Sym::Dotted(dotted) if self.is_project_dotted(&dotted) => Some(Sym::Dotted(dotted)),

@@ -15,6 +15,10 @@ impl<'a> SemanticModel<'a> {
         dunders: &[&str],
         row_at: TextSize,
     ) {
+        // Only a name (`self`, a local, a parameter) or a constructor call has a class here.
+        if !matches!(receiver, Expr::Name(_) | Expr::Call(_)) || dunders.is_empty() {
+            return;
+        }
         let Some(func) = self.current_function() else {
             return;
         };
@@ -28,45 +32,87 @@ impl<'a> SemanticModel<'a> {
                 .map(|(_, class)| class.to_owned()),
             _ => None,
         };
-        let class = match own_class {
-            Some(_) => None,
-            None => match self.instance_class(receiver) {
-                Some(class) => Some(class),
-                None => return,
-            },
+        if let Some(own) = own_class {
+            let mut row = None;
+            for dunder in dunders {
+                // One edge per dunder and guard path: a method stores many attributes on `self`.
+                if self.has_self_edge(func, &own, dunder) {
+                    continue;
+                }
+                let row = *row.get_or_insert_with(|| self.location(row_at.into()).row);
+                self.push_dunder_edge(
+                    func,
+                    Sym::SelfAttr {
+                        class: own.clone(),
+                        attr: (*dunder).to_owned(),
+                    },
+                    row,
+                );
+            }
+            return;
+        }
+        let Some(class) = self.instance_class(receiver) else {
+            return;
         };
         let row = self.location(row_at.into()).row;
         for dunder in dunders {
-            let sym = match (&own_class, &class) {
-                (Some(own), _) => Sym::SelfAttr {
-                    class: own.clone(),
-                    attr: (*dunder).to_owned(),
-                },
-                (None, Some(class)) => Sym::Instance {
-                    class: Box::new(class.clone()),
-                    method: (*dunder).to_owned(),
-                },
-                (None, None) => return,
+            let sym = Sym::Instance {
+                class: Box::new(class.clone()),
+                method: (*dunder).to_owned(),
             };
-            // One edge per dunder and guard path: a method stores many attributes on `self`.
-            if own_class.is_some()
-                && self.summary.functions[func as usize]
-                    .calls
-                    .iter()
-                    .any(|call| call.sym == sym && *call.path == *self.path.as_slice())
-            {
-                continue;
-            }
-            let edge = CallEdge {
-                sym,
-                path: self.path.as_slice().into(),
-                row,
-                args: None,
-                host_index_args: Box::default(),
-            };
-            self.summary.functions[func as usize].calls.push(edge);
+            self.push_dunder_edge(func, sym, row);
         }
     }
+
+    fn push_dunder_edge(&mut self, func: FuncIdx, sym: Sym, row: u32) {
+        let edge = CallEdge {
+            sym,
+            path: self.path.as_slice().into(),
+            row,
+            args: None,
+            host_index_args: Box::default(),
+        };
+        self.summary.functions[func as usize].calls.push(edge);
+    }
+
+    /// Whether `func` has an edge to `self.<dunder>` (of `class`) on the current path, whoever
+    /// recorded it. Found through a hash of the three, kept up to date by reading the edges
+    /// recorded since the last question (each edge is read once): a method's hundreds of
+    /// attribute stores cost one lookup each, not a scan of its edges.
+    fn has_self_edge(&mut self, func: FuncIdx, class: &str, dunder: &str) -> bool {
+        let calls = &self.summary.functions[func as usize].calls;
+        let indexed = self.self_dunder_indexed.entry(func).or_insert(0);
+        for (index, call) in calls.iter().enumerate().skip(*indexed as usize) {
+            if let Sym::SelfAttr { class, attr } = &call.sym
+                && attr.starts_with("__")
+            {
+                let key = self_edge_key(func, class, attr, &call.path);
+                self.self_dunder_index
+                    .entry(key)
+                    .or_default()
+                    .push(index as u32);
+            }
+        }
+        *indexed = calls.len() as u32;
+        let key = self_edge_key(func, class, dunder, &self.path);
+        self.self_dunder_index.get(&key).is_some_and(|indices| {
+            indices.iter().any(|&index| {
+                let edge = &calls[index as usize];
+                matches!(&edge.sym, Sym::SelfAttr { class: c, attr } if c == class && attr == dunder)
+                    && *edge.path == *self.path
+            })
+        })
+    }
+}
+
+fn self_edge_key(func: FuncIdx, class: &str, attr: &str, path: &[PathStep]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = rustc_hash::FxHasher::default();
+    func.hash(&mut hasher);
+    class.hash(&mut hasher);
+    attr.hash(&mut hasher);
+    path.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// The methods a comparison operator calls on its left operand (reflected methods of the right
@@ -89,9 +135,8 @@ impl<'a> SemanticModel<'a> {
     /// The implicit calls an expression makes on project instances: operators, `x in obj`,
     /// `len(obj)` / `iter(obj)` / `next(obj)`, and iteration in a comprehension.
     pub(crate) fn record_expression_dunders(&mut self, expr: &Expr) {
-        if self.current_function().is_none() {
-            return;
-        }
+        // Outside a function `record_implicit_dunders` records nothing; most expressions match
+        // no arm, so the frame walk is left to it.
         match expr {
             Expr::BinOp(binop) => {
                 if let Some((method, reflected)) = binary_dunders(binop.op) {
@@ -136,6 +181,7 @@ impl<'a> SemanticModel<'a> {
             // `model/references.rs`'s.
             Expr::Attribute(attribute)
                 if attribute.ctx.is_load()
+                    && matches!(&*attribute.value, Expr::Name(_) | Expr::Call(_))
                     && !matches!(&*attribute.value, Expr::Name(name)
                         if self.method_context().is_some_and(|(me, _)| me == name.id.as_str())) =>
             {
@@ -160,9 +206,6 @@ impl<'a> SemanticModel<'a> {
     /// The implicit calls a statement makes on project instances: `for x in obj`, `with obj:`,
     /// `obj += y`.
     pub(crate) fn record_statement_dunders(&mut self, stmt: &Stmt) {
-        if self.current_function().is_none() {
-            return;
-        }
         match stmt {
             Stmt::For(stmt_for) => {
                 self.record_implicit_dunders(&stmt_for.iter, ITERATION, stmt_for.start());

@@ -32,7 +32,7 @@ impl<'a> SemanticModel<'a> {
             }
         }
 
-        let name = def.name.id.to_string();
+        let name = def.name.id.as_str().to_owned();
         let (qual, class) = match self.frames.last() {
             Some(frame) => {
                 let class = matches!(frame.kind, FrameKind::Class).then(|| frame.qual.clone());
@@ -87,13 +87,13 @@ impl<'a> SemanticModel<'a> {
                 .vararg
                 .as_ref()
                 .filter(|_| self.ctx.roots_configured)
-                .map(|p| p.name.id.to_string()),
+                .map(|p| p.name.id.as_str().to_owned()),
             kwarg: def
                 .parameters
                 .kwarg
                 .as_ref()
                 .filter(|_| self.ctx.roots_configured)
-                .map(|p| p.name.id.to_string()),
+                .map(|p| p.name.id.as_str().to_owned()),
             index_params: Vec::new(),
             host_index_returns: Vec::new(),
         });
@@ -121,12 +121,17 @@ impl<'a> SemanticModel<'a> {
             .chain(params.args.iter())
             .skip(usize::from(has_self))
             .enumerate()
-            .map(|(position, p)| (p.parameter.name.id.to_string(), Some(position as u32)))
+            .map(|(position, p)| {
+                (
+                    p.parameter.name.id.as_str().to_owned(),
+                    Some(position as u32),
+                )
+            })
             .chain(
                 params
                     .kwonlyargs
                     .iter()
-                    .map(|p| (p.parameter.name.id.to_string(), None)),
+                    .map(|p| (p.parameter.name.id.as_str().to_owned(), None)),
             )
             .collect();
         let param_names: Vec<String> = all_positions.iter().map(|(n, _)| n.clone()).collect();
@@ -143,7 +148,7 @@ impl<'a> SemanticModel<'a> {
             .chain(params.args.iter())
             .enumerate()
         {
-            let param_name = param.parameter.name.id.to_string();
+            let param_name = param.parameter.name.id.as_str().to_owned();
             if position == 0 && has_self {
                 self_name = Some(param_name);
                 continue;
@@ -172,10 +177,10 @@ impl<'a> SemanticModel<'a> {
                 .annotation
                 .as_deref()
                 .map_or(TensorKind::Unknown, |ann| self.annotation_kind(ann));
-            locals.insert(param.parameter.name.id.to_string(), kind);
+            locals.insert(param.parameter.name.id.as_str().to_owned(), kind);
         }
         for variadic in params.vararg.iter().chain(params.kwarg.iter()) {
-            locals.insert(variadic.name.id.to_string(), TensorKind::NotTensor);
+            locals.insert(variadic.name.id.as_str().to_owned(), TensorKind::NotTensor);
         }
         let offset = usize::from(self_name.is_some());
         let none_flags: Vec<String> = if !self.ctx.roots_configured {
@@ -184,7 +189,7 @@ impl<'a> SemanticModel<'a> {
             params
                 .iter_non_variadic_params()
                 .filter(|param| matches!(param.default.as_deref(), Some(Expr::NoneLiteral(_))))
-                .map(|param| param.parameter.name.id.to_string())
+                .map(|param| param.parameter.name.id.as_str().to_owned())
                 .collect()
         };
         self.summary.functions[idx as usize].none_flags = none_flags;
@@ -210,7 +215,7 @@ impl<'a> SemanticModel<'a> {
                         || matches!(param.default.as_deref(), Some(Expr::NumberLiteral(n))
                         if matches!(&n.value, ast::Number::Int(i) if i.as_u8() == Some(0)))
                 })
-                .map(|(param, position)| (param.parameter.name.id.to_string(), position))
+                .map(|(param, position)| (param.parameter.name.id.as_str().to_owned(), position))
                 .collect()
         };
         self.summary.functions[idx as usize].flag_params = flag_params;
@@ -224,7 +229,7 @@ impl<'a> SemanticModel<'a> {
                 .iter_non_variadic_params()
                 .filter_map(|param| {
                     let default = ConstValue::of(param.default.as_deref()?)?;
-                    Some((param.parameter.name.id.to_string(), default))
+                    Some((param.parameter.name.id.as_str().to_owned(), default))
                 })
                 .collect();
         }
@@ -299,7 +304,7 @@ impl<'a> SemanticModel<'a> {
         };
         for stmt in body {
             if let Stmt::FunctionDef(def) = stmt {
-                let name = def.name.id.to_string();
+                let name = def.name.id.as_str().to_owned();
                 let qual = format!("{}.{name}", frame.qual);
                 frame.bindings.insert(name, Binding::Def(qual));
             }
@@ -312,7 +317,7 @@ impl<'a> SemanticModel<'a> {
             _ => match self.resolve(annotation) {
                 Some(Sym::Dotted(qualified)) => qualified,
                 _ => match annotation {
-                    Expr::Name(name) => name.id.to_string(),
+                    Expr::Name(name) => name.id.as_str().to_owned(),
                     _ => return TensorKind::Unknown,
                 },
             },

@@ -33,7 +33,7 @@ impl<'a> SemanticModel<'a> {
             let Expr::Name(name) = target else { continue };
             if let Some(default) = literal_default(value) {
                 fields.push(FieldDefault {
-                    name: name.id.to_string(),
+                    name: name.id.as_str().to_owned(),
                     default,
                     location: self.location(stmt.start().into()),
                 });

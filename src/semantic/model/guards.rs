@@ -64,7 +64,7 @@ impl<'a> SemanticModel<'a> {
             }
             // `if profile:` on a `profile=False` parameter not reassigned so far.
             Expr::Name(name) if self.is_flag_param(name.id.as_str()) => {
-                Cond::Atom(Atom::FlagParam(name.id.to_string()))
+                Cond::Atom(Atom::FlagParam(name.id.as_str().to_owned()))
             }
             // `len(caches) == 1` on the function's own `*caches`.
             Expr::Compare(compare)
@@ -84,7 +84,7 @@ impl<'a> SemanticModel<'a> {
                 let Expr::Name(name) = &*compare.left else {
                     return Cond::Unknown;
                 };
-                let atom = Cond::Atom(Atom::FlagParam(name.id.to_string()));
+                let atom = Cond::Atom(Atom::FlagParam(name.id.as_str().to_owned()));
                 if matches!(compare.ops[0], ast::CmpOp::IsNot) {
                     atom
                 } else {

@@ -423,7 +423,7 @@ fn is_host_array_call(model: &SemanticModel<'_>, expr: &Expr) -> bool {
 
 fn bind_all(target: &Expr, deps: &[IndexDep], out: &mut Vec<(String, Vec<IndexDep>)>) {
     match target {
-        Expr::Name(name) => out.push((name.id.to_string(), deps.to_vec())),
+        Expr::Name(name) => out.push((name.id.as_str().to_owned(), deps.to_vec())),
         Expr::Tuple(tuple) => tuple.elts.iter().for_each(|e| bind_all(e, deps, out)),
         Expr::List(list) => list.elts.iter().for_each(|e| bind_all(e, deps, out)),
         Expr::Starred(starred) => bind_all(&starred.value, deps, out),

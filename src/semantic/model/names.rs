@@ -31,14 +31,14 @@ impl<'a> SemanticModel<'a> {
                 }
                 Stmt::FunctionDef(def) => {
                     self.note_context_manager_def(stmt);
-                    let name = def.name.id.to_string();
+                    let name = def.name.id.as_str().to_owned();
                     self.module_bindings
                         .entry(name.clone())
                         .or_insert(Binding::Def(name));
                 }
                 Stmt::ClassDef(class) => {
                     self.note_context_manager_def(stmt);
-                    let name = class.name.id.to_string();
+                    let name = class.name.id.as_str().to_owned();
                     self.module_bindings
                         .entry(name.clone())
                         .or_insert(Binding::Class(name));
@@ -49,12 +49,13 @@ impl<'a> SemanticModel<'a> {
                             self.summary.flow.all = typeflow::literal_names(&assign.value);
                         }
                         if let Expr::Dict(dict) = &*assign.value {
-                            self.module_dicts.insert(target.id.to_string(), dict);
+                            self.module_dicts
+                                .insert(target.id.as_str().to_owned(), dict);
                         }
                         self.note_version_flag(target.id.as_str(), &assign.value);
                         let binding = self.binding_for_value(&assign.value);
                         self.module_bindings
-                            .entry(target.id.to_string())
+                            .entry(target.id.as_str().to_owned())
                             .or_insert(binding);
                     }
                 }
@@ -150,9 +151,15 @@ impl<'a> SemanticModel<'a> {
             .iter()
             .filter(|alias| alias.name.id.as_str() != "*")
             .map(|alias| {
-                let bound = alias.asname.as_ref().unwrap_or(&alias.name).id.to_string();
+                let bound = alias
+                    .asname
+                    .as_ref()
+                    .unwrap_or(&alias.name)
+                    .id
+                    .as_str()
+                    .to_owned();
                 let target = if base.is_empty() {
-                    alias.name.id.to_string()
+                    alias.name.id.as_str().to_owned()
                 } else {
                     format!("{base}.{}", alias.name.id)
                 };
@@ -228,10 +235,16 @@ impl<'a> SemanticModel<'a> {
                             attr: attrs.join("."),
                         });
                     }
-                    return match self.sym_of_name(name.id.as_str())? {
-                        Sym::Dotted(base) => Some(Sym::Dotted(join_dotted(&base, &attrs))),
-                        Sym::Local(base) => Some(Sym::Local(join_dotted(&base, &attrs))),
-                        other => Some(other),
+                    // `sym_of_name` joined with the attributes, without copying the base first.
+                    return match self.lookup(name.id.as_str())? {
+                        Binding::Import(target) => Some(Sym::Dotted(join_dotted(target, &attrs))),
+                        Binding::Def(qual) | Binding::Class(qual) => {
+                            Some(Sym::Local(join_dotted(qual, &attrs)))
+                        }
+                        Binding::Predicate(_) => {
+                            Some(Sym::Local(join_dotted(name.id.as_str(), &attrs)))
+                        }
+                        Binding::Other => None,
                     };
                 }
                 Expr::Call(call) if attrs.len() == 1 && self.is_builtin(&call.func, "super") => {
@@ -264,6 +277,36 @@ impl<'a> SemanticModel<'a> {
         match self.resolve(expr)? {
             Sym::Dotted(qualified) => Some(qualified),
             _ => None,
+        }
+    }
+
+    /// Whether `resolve(expr)` can be a `Sym::Local` or a project `Sym::Dotted`, decided before
+    /// any string is built: only a chain rooted in a name bound to a definition, a class, a
+    /// predicate or an import of a project module resolves to one. `self.proj(h)`, locals and
+    /// library calls (`torch.zeros(...)`) are the common case on hot paths and do not.
+    pub(super) fn may_resolve_to_project(&self, expr: &Expr) -> bool {
+        let mut root = expr;
+        let mut chained = false;
+        while let Expr::Attribute(attribute) = root {
+            root = &attribute.value;
+            chained = true;
+        }
+        let Expr::Name(name) = root else {
+            return false;
+        };
+        if chained
+            && self
+                .method_context()
+                .is_some_and(|(self_name, _)| self_name == name.id.as_str())
+        {
+            return false;
+        }
+        match self.lookup(name.id.as_str()) {
+            Some(Binding::Import(target)) => {
+                self.is_project_dotted(target.split('.').next().unwrap_or(target))
+            }
+            Some(Binding::Def(_) | Binding::Class(_) | Binding::Predicate(_)) => true,
+            Some(Binding::Other) | None => false,
         }
     }
 

@@ -87,7 +87,7 @@ impl<'a> SemanticModel<'a> {
         }
         let target = Sym::SelfAttr {
             class: class.to_owned(),
-            attr: attribute.attr.id.to_string(),
+            attr: attribute.attr.id.as_str().to_owned(),
         };
         self.push_reference(target, attribute.start());
     }
@@ -134,7 +134,7 @@ impl<'a> SemanticModel<'a> {
             if let Some(default) = param.default.as_deref() {
                 let found = self.callables_of(default);
                 if !found.is_empty() {
-                    out.insert(param.parameter.name.id.to_string(), found);
+                    out.insert(param.parameter.name.id.as_str().to_owned(), found);
                 }
             }
         }
@@ -150,7 +150,7 @@ impl<'a> SemanticModel<'a> {
             if let Some(Expr::Call(call)) = param.default.as_deref()
                 && let Some(sym @ (Sym::Local(_) | Sym::Dotted(_))) = self.resolve(&call.func)
             {
-                out.insert(param.parameter.name.id.to_string(), sym);
+                out.insert(param.parameter.name.id.as_str().to_owned(), sym);
             }
         }
         out

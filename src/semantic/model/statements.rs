@@ -18,7 +18,7 @@ impl<'a> SemanticModel<'a> {
                 }
             }
         }
-        let name = class.name.id.to_string();
+        let name = class.name.id.as_str().to_owned();
         let qual = match self.frames.last() {
             Some(frame) => format!("{}.{name}", frame.qual),
             None => name.clone(),
@@ -97,7 +97,7 @@ impl<'a> SemanticModel<'a> {
                             .zip(values.iter())
                             .filter_map(|(name, value)| match name {
                                 Expr::Name(name) => {
-                                    Some((name.id.to_string(), self.host_index_deps(value)))
+                                    Some((name.id.as_str().to_owned(), self.host_index_deps(value)))
                                 }
                                 _ => None,
                             })
@@ -127,7 +127,7 @@ impl<'a> SemanticModel<'a> {
                                 frame.bindings.remove(name.id.as_str());
                                 frame
                                     .locals
-                                    .insert(name.id.to_string(), TensorKind::Unknown);
+                                    .insert(name.id.as_str().to_owned(), TensorKind::Unknown);
                                 frame.value_joins.forget(name.id.as_str());
                             }
                         }
@@ -159,7 +159,7 @@ impl<'a> SemanticModel<'a> {
                     set_membership(&mut facts.numpy_values, key, numpy);
                     set_membership(&mut facts.shape_lists, key, shape_list);
                     set_membership(&mut facts.not_tensors, key, kind == TensorKind::NotTensor);
-                    let name = name.id.to_string();
+                    let name = name.id.as_str().to_owned();
                     if !frame.bindings.is_empty() {
                         frame.bindings.remove(&name);
                     }
@@ -177,7 +177,7 @@ impl<'a> SemanticModel<'a> {
                             frame.bindings.remove(name.id.as_str());
                             frame
                                 .locals
-                                .insert(name.id.to_string(), TensorKind::Unknown);
+                                .insert(name.id.as_str().to_owned(), TensorKind::Unknown);
                             frame.value_joins.forget(name.id.as_str());
                         }
                     }
@@ -421,7 +421,8 @@ impl<'a> SemanticModel<'a> {
             return None;
         };
         let (self_name, class) = self.method_context()?;
-        (base.id.as_str() == self_name).then(|| (class.to_owned(), attribute.attr.id.to_string()))
+        (base.id.as_str() == self_name)
+            .then(|| (class.to_owned(), attribute.attr.id.as_str().to_owned()))
     }
 
     /// What `self.attr = Cls(...)` in a method of `class` built, as far as the walk has seen.
