@@ -18,6 +18,7 @@ pub use frame_skips::CertainBreakAt;
 
 mod call_facts;
 mod frame_skips;
+mod property_reads;
 mod queries;
 mod resolve;
 mod roots;

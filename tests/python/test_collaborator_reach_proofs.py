@@ -1,0 +1,34 @@
+"""Runtime proofs for property reads on collaborators (src/semantic/link/property_reads.rs):
+Dynamo (backend="eager") inlines the `@property` getter a traced `forward` reads on an object
+whose class `__init__` stored, an annotated constructor parameter gave (a subclass's override
+runs), an annotated parameter or a factory's result gave — and a getter read inside a getter.
+A `functools.cached_property` read on a plain class is not traced (Dynamo breaks in functools'
+`__get__`, skips the frame and runs the getter eagerly); one on an `nn.Module` is, as a frame of
+its own. tests/collaborators.rs expects scan to report exactly these lines.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from test_reach_proofs import _fixture_module, _logged_breaks
+
+FIXTURE = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "collaborators"
+
+BREAKS = {
+    "case_stored": {("parts.py", 17)},
+    "case_injected": {("parts.py", 45)},
+    "case_annotated": {("parts.py", 32)},
+    "case_made": {("parts.py", 32)},
+    "case_memo": set(),
+    "case_own_memo": {("model.py", 63)},
+}
+
+
+@pytest.mark.parametrize("case", sorted(BREAKS))
+def test_dynamo_traces_the_property_getters_of_collaborators(case):
+    model = _fixture_module(FIXTURE, "pkg.model")
+    net, args = getattr(model, case)()
+    assert _logged_breaks(FIXTURE, net, args) == BREAKS[case], case
