@@ -32,3 +32,21 @@ def test_dynamo_traces_the_property_getters_of_collaborators(case):
     model = _fixture_module(FIXTURE, "pkg.model")
     net, args = getattr(model, case)()
     assert _logged_breaks(FIXTURE, net, args) == BREAKS[case], case
+
+
+CALL_OVERRIDES = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "call_overrides"
+
+# tests/call_overrides.rs: blocks.py:17 in `Direct.prepare` (the override's own callee, before it
+# calls `self.forward`), blocks.py:32 in `Post.finish` (after `super().__call__`).
+CALL_OVERRIDE_BREAKS = {
+    "case_net": {("blocks.py", 17), ("blocks.py", 32)},
+    "case_stack": {("blocks.py", 17), ("blocks.py", 32)},
+    "case_shift": {("blocks.py", 17)},
+}
+
+
+@pytest.mark.parametrize("case", sorted(CALL_OVERRIDE_BREAKS))
+def test_dynamo_traces_a_modules_call_override_and_its_callees(case):
+    model = _fixture_module(CALL_OVERRIDES, "pkg.model")
+    net, args = getattr(model, case)()
+    assert _logged_breaks(CALL_OVERRIDES, net, args) == CALL_OVERRIDE_BREAKS[case], case

@@ -91,7 +91,10 @@ impl<'a> Project<'a> {
                                 live.insert(class);
                             }
                             if let Some(forward) = self.module_forward(class) {
-                                add(forward, reason, &mut roots);
+                                add(forward, reason.clone(), &mut roots);
+                            }
+                            if let Some(call) = self.call_override(class) {
+                                add(call, reason, &mut roots);
                             }
                         }
                         _ => {}
@@ -127,6 +130,9 @@ impl<'a> Project<'a> {
                         || pattern.matches(&format!("{}.{}", file.module, class.qualname));
                     if matched && let Some(live) = &mut self.live_classes {
                         live.insert(class_ref);
+                    }
+                    if matched && let Some(call) = self.call_override(class_ref) {
+                        add(call, format!("--roots {}", pattern.text), &mut roots);
                     }
                     if matched && let Some(forward) = self.module_forward(class_ref) {
                         add(forward, format!("--roots {}", pattern.text), &mut roots);
@@ -184,6 +190,9 @@ impl<'a> Project<'a> {
                     for (class, forward) in self.modules_built_by((file_id, idx as FuncIdx), 3) {
                         if let Some(live) = &mut self.live_classes {
                             live.insert(class);
+                        }
+                        if let Some(call) = self.call_override(class) {
+                            add(call, reason.clone(), &mut roots);
                         }
                         add(forward, reason.clone(), &mut roots);
                     }
@@ -305,7 +314,9 @@ impl<'a> Project<'a> {
     }
 
     /// The `forward`s of the nn.Modules `func` itself instantiates (memoized in `cache`: helpers
-    /// such as `post_init()` are called from thousands of `__init__`s).
+    /// such as `post_init()` are called from thousands of `__init__`s), and the project
+    /// `__call__` of a class that overrides it: calling the submodule runs the override, whose
+    /// own work (before calling `self.forward`, or after `super().__call__`) Dynamo traces too.
     pub(super) fn modules_built_directly(
         &self,
         func: FuncRef,
@@ -317,10 +328,17 @@ impl<'a> Project<'a> {
         let found: Vec<FuncRef> = self
             .modules_built_by(func, 0)
             .into_iter()
-            .map(|(_, forward)| forward)
+            .flat_map(|(class, forward)| std::iter::once(forward).chain(self.call_override(class)))
             .collect();
         cache.insert(func, found.clone());
         found
+    }
+
+    /// A project `__call__` of a Module class (its own or a project base's): calling an instance
+    /// runs it instead of `nn.Module.__call__`, and `torch.compile(module)` compiles
+    /// `module.__call__` — the override's own work is traced, and it runs `forward` itself.
+    pub(super) fn call_override(&self, class: ClassRef) -> Option<FuncRef> {
+        self.lookup_method(class, "__call__", 0)
     }
 
     /// What a compile target names: `self.model` typed by `self.model = Cls(...)` in the class,
