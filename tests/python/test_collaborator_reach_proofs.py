@@ -50,3 +50,14 @@ def test_dynamo_traces_a_modules_call_override_and_its_callees(case):
     model = _fixture_module(CALL_OVERRIDES, "pkg.model")
     net, args = getattr(model, case)()
     assert _logged_breaks(CALL_OVERRIDES, net, args) == CALL_OVERRIDE_BREAKS[case], case
+
+
+METHOD_ROOTS = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "method_roots"
+
+
+def test_dynamo_traces_an_inherited_entry_point_with_the_subclass_overrides():
+    # tests/method_roots.rs: compiling `Text().encode` (defined on `Coder`) breaks in
+    # `Text.embed` (model.py:23), never in the sibling `Image.embed`.
+    model = _fixture_module(METHOD_ROOTS, "pkg.model")
+    fn, args = model.case_encode()
+    assert _logged_breaks(METHOD_ROOTS, fn, args) == {("model.py", 23)}

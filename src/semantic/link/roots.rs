@@ -169,6 +169,14 @@ impl<'a> Project<'a> {
                         );
                     }
                 }
+                if let Some((class, method)) = self.inherited_method_root(file_id, pattern) {
+                    // `self` is an instance of the named class: its overrides of what the
+                    // inherited method calls on `self` run.
+                    if let Some(live) = &mut self.live_classes {
+                        live.insert(class);
+                    }
+                    add(method, format!("--roots {}", pattern.text), &mut roots);
+                }
             }
         }
         for (path, factory) in &spec.case_factories {
@@ -332,6 +340,26 @@ impl<'a> Project<'a> {
             .collect();
         cache.insert(func, found.clone());
         found
+    }
+
+    /// `pkg.mod.Cls.method` naming a method `Cls` inherits from a project base (the entry point
+    /// compiled on an instance of `Cls`, defined on a base): that base's method.
+    pub(crate) fn inherited_method_root(
+        &self,
+        file_id: FileId,
+        pattern: &RootPattern,
+    ) -> Option<(ClassRef, FuncRef)> {
+        let file = &self.files[file_id as usize];
+        let rest = pattern
+            .text
+            .strip_prefix(file.module.as_str())?
+            .strip_prefix('.')?;
+        let (class, method) = rest.rsplit_once('.')?;
+        if !pattern.names_functions() || file.function_by_name.contains_key(rest) {
+            return None;
+        }
+        let class = (file_id, *file.class_by_name.get(class)?);
+        Some((class, self.lookup_method(class, method, 0)?))
     }
 
     /// A project `__call__` of a Module class (its own or a project base's): calling an instance
