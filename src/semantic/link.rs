@@ -22,6 +22,7 @@ mod property_reads;
 mod queries;
 mod resolve;
 mod roots;
+mod torch_hooks;
 
 /// A function anywhere in the project.
 pub type FuncRef = (FileId, FuncIdx);

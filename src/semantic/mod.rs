@@ -14,6 +14,7 @@ pub mod reach;
 pub mod star_imports;
 pub mod summary;
 pub mod tensor;
+pub mod torch_hooks;
 pub mod typeflow;
 
 /// A name resolved as far as one file can resolve it.

@@ -61,3 +61,20 @@ def test_dynamo_traces_an_inherited_entry_point_with_the_subclass_overrides():
     model = _fixture_module(METHOD_ROOTS, "pkg.model")
     fn, args = model.case_encode()
     assert _logged_breaks(METHOD_ROOTS, fn, args) == {("model.py", 23)}
+
+
+TORCH_HOOKS = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "torch_hooks"
+
+# tests/torch_hooks.rs: model.py:13 in `Conv._conv_forward`, model.py:19 in
+# `Norm._check_input_dim`, each called by torch's own `forward`.
+TORCH_HOOK_BREAKS = {
+    "case_net": {("model.py", 13), ("model.py", 19)},
+    "case_conv": {("model.py", 13)},
+}
+
+
+@pytest.mark.parametrize("case", sorted(TORCH_HOOK_BREAKS))
+def test_dynamo_traces_the_overrides_torchs_forward_calls(case):
+    model = _fixture_module(TORCH_HOOKS, "pkg.model")
+    net, args = getattr(model, case)()
+    assert _logged_breaks(TORCH_HOOKS, net, args) == TORCH_HOOK_BREAKS[case], case

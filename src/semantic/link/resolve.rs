@@ -113,12 +113,23 @@ impl<'a> Project<'a> {
                 self.resolve_sym(class, file)
                     .into_iter()
                     .filter_map(|target| match target {
-                        Target::Class(class) => self
-                            .instance_method(class, method)
-                            .filter(|&f| !self.untraced_cached_getter(f))
-                            .map(Target::Function),
+                        Target::Class(class) => {
+                            let found: Vec<FuncRef> = match self
+                                .instance_method(class, method)
+                                .filter(|&f| !self.untraced_cached_getter(f))
+                            {
+                                Some(f) => vec![f],
+                                // Calling a Module with no project `forward`: torch's calls the
+                                // project's overrides (`link/torch_hooks.rs`).
+                                None if method == "__call__" => self.torch_hook_overrides(class),
+                                None => Vec::new(),
+                            };
+                            Some(found)
+                        }
                         _ => None,
                     })
+                    .flatten()
+                    .map(Target::Function)
                     .collect()
             }
             Sym::SuperAttr { class, attr } => {

@@ -134,6 +134,11 @@ impl<'a> Project<'a> {
                     if matched && let Some(call) = self.call_override(class_ref) {
                         add(call, format!("--roots {}", pattern.text), &mut roots);
                     }
+                    if matched {
+                        for hook in self.torch_hook_overrides(class_ref) {
+                            add(hook, format!("--roots {}", pattern.text), &mut roots);
+                        }
+                    }
                     if matched && let Some(forward) = self.module_forward(class_ref) {
                         add(forward, format!("--roots {}", pattern.text), &mut roots);
                     } else if matched && self.runs_children_in_order(class_ref, 0) {
@@ -235,6 +240,18 @@ impl<'a> Project<'a> {
                     }
                 }
             }
+            // A Module class without a project `forward` whose overrides torch's `forward` calls.
+            let mut hooked: Vec<ClassRef> = self.module_classes.iter().copied().collect();
+            hooked.sort_unstable();
+            for class in hooked {
+                for hook in self.torch_hook_overrides(class) {
+                    add(
+                        hook,
+                        "nn.Module hook torch's forward calls (no project forward)".to_owned(),
+                        &mut roots,
+                    );
+                }
+            }
         }
         self.roots = roots;
     }
@@ -308,6 +325,10 @@ impl<'a> Project<'a> {
                         Target::Class(class) if self.module_classes.contains(&class) => {
                             if let Some(forward) = self.module_forward(class) {
                                 out.push((class, forward));
+                            }
+                            // No project `forward`: torch's calls the project's overrides.
+                            for hook in self.torch_hook_overrides(class) {
+                                out.push((class, hook));
                             }
                         }
                         Target::Function(callee) if depth < max_depth => {
