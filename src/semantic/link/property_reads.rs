@@ -11,8 +11,9 @@
 //! Dynamo compiles only when it holds a tensor-bearing `self` — an `nn.Module`
 //! (tests/python/test_collaborator_reach_proofs.py).
 //!
-//! Cost: resolved lazily at link, per edge: hash lookups, a walk of the receiver class's
-//! subclasses (most classes have none) and of its bases (depth ≤ 16).
+//! Cost: resolved lazily at link, per edge: one hash lookup (`Project::property_names`: a read of
+//! a name no project getter has ends there); else the receiver class's bases (depth ≤ 16) and its
+//! subclasses (most classes have none).
 
 use super::*;
 
@@ -31,7 +32,7 @@ impl<'a> Project<'a> {
         let Some((stored, name)) = attr.split_once('.') else {
             return Vec::new();
         };
-        if name.contains('.') {
+        if name.contains('.') || !self.property_names.contains(name) {
             return Vec::new();
         }
         let Some(&idx) = self.files[file as usize].class_by_name.get(class) else {
@@ -51,6 +52,9 @@ impl<'a> Project<'a> {
         class_sym: &Sym,
         name: &str,
     ) -> Vec<FuncRef> {
+        if !self.property_names.contains(name) {
+            return Vec::new();
+        }
         let mut classes = Vec::new();
         self.instance_classes(file, class_sym, 0, &mut classes);
         let mut found = Vec::new();
@@ -158,5 +162,22 @@ impl<'a> Project<'a> {
     pub(super) fn untraced_cached_getter(&self, getter: FuncRef) -> bool {
         let info = &self.files[getter.0 as usize].functions[getter.1 as usize];
         info.cached_getter && !self.getter_traced_on_read(getter)
+    }
+}
+
+impl<'a> Project<'a> {
+    /// A collaborator's property read (`model/property_reads.rs`) of a name no project getter
+    /// has: it resolves to nothing, so walks over call edges skip it before any other work.
+    pub(crate) fn reads_no_property(&self, sym: &Sym) -> bool {
+        match sym {
+            Sym::FunctionRef(inner) => match &**inner {
+                Sym::SelfAttr { attr, .. } => attr
+                    .split_once('.')
+                    .is_some_and(|(_, name)| !self.property_names.contains(name)),
+                Sym::Instance { method, .. } => !self.property_names.contains(method.as_str()),
+                _ => false,
+            },
+            _ => false,
+        }
     }
 }

@@ -505,6 +505,10 @@ impl<'a> Project<'a> {
                 }
             }
             for call in &info.calls {
+                // `self.config.hidden_size`: a read that runs no getter (most) costs no more.
+                if self.reads_no_property(&call.sym) {
+                    continue;
+                }
                 // `if not is_compiling(): self.debug(x)`, `if isinstance(x, dict): return
                 // self.loss(x)`: a call Dynamo never traces does not compile its callee.
                 if !call.path.is_empty()

@@ -6,9 +6,9 @@
 //! `Sym::SelfAttr` or of a `Sym::Instance`) that linking resolves to property getters only
 //! (`link/property_reads.rs`), over every override in the known class's subclasses.
 //!
-//! Cost: one O(1) check per attribute load (a `self.<attr>` test, or one local lookup for a name
-//! receiver); an edge only where the receiver is `self.<attr>` or a typed local, deduplicated per
-//! function, target and path (`push_reference`).
+//! Cost: one O(1) check per attribute load (a `self.<attr>` test and a lookup of its type, or one
+//! local lookup for a name receiver); an edge only where the receiver is a `self.<attr>` this file
+//! typed or a typed local, deduplicated per function, target and path (`push_reference`).
 
 use super::*;
 
@@ -28,12 +28,21 @@ impl<'a> SemanticModel<'a> {
             return;
         }
         let target = match &*attribute.value {
+            // Only where this file has typed `self.<stored>` (usually in `__init__`, walked
+            // first): an untyped attribute's reads would be edges resolving to nothing.
             value @ Expr::Attribute(_) => match self.self_attribute(value) {
-                Some((class, stored)) => Sym::SelfAttr {
-                    class,
-                    attr: format!("{stored}.{name}"),
-                },
-                None => return,
+                Some((class, stored))
+                    if matches!(
+                        self.self_attribute_type(&class, &stored),
+                        Some(Sym::Local(_) | Sym::Dotted(_))
+                    ) =>
+                {
+                    Sym::SelfAttr {
+                        class,
+                        attr: format!("{stored}.{name}"),
+                    }
+                }
+                _ => return,
             },
             value @ Expr::Name(receiver) => {
                 if self
