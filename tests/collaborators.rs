@@ -1,7 +1,8 @@
 //! Property reads on collaborators (src/semantic/model/property_reads.rs,
 //! src/semantic/link/property_reads.rs): `self.kernel.width` where `__init__` stored
 //! `Kernel(...)`, `self.shape.area` where an annotated constructor parameter was stored (the
-//! subclass override counts), `dist.spread` on an annotated parameter and on a factory's result,
+//! override of a live subclass counts: one a root names), `dist.spread` on an annotated
+//! parameter and on a factory's result,
 //! and a getter read inside a getter. A `functools.cached_property` read on a plain class is not
 //! followed (Dynamo skips the reading frame and never traces the getter); one on an `nn.Module`
 //! is (the getter runs as a frame of its own). tests/python/test_collaborator_reach_proofs.py
@@ -19,9 +20,17 @@ fn fixture() -> PathBuf {
 
 #[test]
 fn property_getters_of_collaborators_are_reached_and_reported() {
+    // `Square` is live when a root names it (an override runs only in a live subclass).
     let text = stdout(&graphbreak(
         &fixture(),
-        &["scan", ".", "--roots", "pkg.model.*"],
+        &[
+            "scan",
+            ".",
+            "--roots",
+            "pkg.model.*",
+            "--roots",
+            "pkg.parts.Square",
+        ],
     ));
     for line in [
         "pkg/parts.py:17:", // Kernel.width, through self.kernel
@@ -50,7 +59,15 @@ fn each_way_of_knowing_the_receiver_reaches_the_getter() {
     ] {
         let one = stdout(&graphbreak(
             &fixture(),
-            &["scan", ".", "--roots", root, "--show-reached"],
+            &[
+                "scan",
+                ".",
+                "--roots",
+                root,
+                "--roots",
+                "pkg.parts.Square",
+                "--show-reached",
+            ],
         ));
         assert!(
             one.contains(&format!("{function} (via {root}.forward)")),
@@ -58,4 +75,7 @@ fn each_way_of_knowing_the_receiver_reaches_the_getter() {
         );
     }
     assert!(!reached.contains("pkg.parts.Cached.total"), "{reached}");
+    // No root names `Square`: a base-typed collaborator runs the base's getter only.
+    assert!(reached.contains("pkg.parts.Shape.area"), "{reached}");
+    assert!(!reached.contains("pkg.parts.Square.area"), "{reached}");
 }

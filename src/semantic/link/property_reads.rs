@@ -124,10 +124,18 @@ impl<'a> Project<'a> {
                     continue;
                 }
                 let file = &self.files[sub.0 as usize];
-                if let Some(idx) =
-                    with_member_name(&file.classes[sub.1 as usize].qualname, name, |qual| {
-                        file.function_by_name.get(qual).copied()
-                    })
+                // Only live subclasses (`methods_named`'s rule): a base-typed collaborator
+                // (`config: BaseConfig`) would otherwise run every sibling's override. Without
+                // roots nothing is known live: the class's own getter only.
+                let live = self
+                    .live_classes
+                    .as_ref()
+                    .is_some_and(|live| live.contains(&sub));
+                if live
+                    && let Some(idx) =
+                        with_member_name(&file.classes[sub.1 as usize].qualname, name, |qual| {
+                            file.function_by_name.get(qual).copied()
+                        })
                 {
                     found.push((sub.0, idx));
                 }
