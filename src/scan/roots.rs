@@ -103,10 +103,13 @@ fn roots_something(project: &Project<'_>, pattern: &RootPattern) -> bool {
         class_matched
             || (pattern.names_functions()
                 && pattern.text.starts_with(file.module.as_str())
-                && file
+                && (file
                     .function_by_name
                     .keys()
-                    .any(|qualname| pattern.matches(&format!("{}.{qualname}", file.module))))
+                    .any(|qualname| pattern.matches(&format!("{}.{qualname}", file.module)))
+                    || project
+                        .inherited_method_root(file_id as FileId, pattern)
+                        .is_some()))
     })
 }
 

@@ -18,9 +18,11 @@ pub use frame_skips::CertainBreakAt;
 
 mod call_facts;
 mod frame_skips;
+mod property_reads;
 mod queries;
 mod resolve;
 mod roots;
+mod torch_hooks;
 
 /// A function anywhere in the project.
 pub type FuncRef = (FileId, FuncIdx);
@@ -146,6 +148,10 @@ pub struct Project<'a> {
     /// Names of the project's `compiler.disable`d functions: a call whose callee's last name is
     /// not among them cannot reach one (spares resolving every call site again).
     disabled_names: HashSet<&'a str>,
+    /// Names of the project's property getters: a collaborator's attribute read whose name is
+    /// none of them runs no getter (spares typing the receiver and walking its subclasses for
+    /// every `self.config.hidden_size`; `link/property_reads.rs`).
+    pub(crate) property_names: HashSet<&'a str>,
     pub roots: Vec<Root>,
     pub(crate) root_funcs: HashSet<FuncRef>,
     /// With roots: per traced function, its `flag=False`-style parameters that no traced call
@@ -208,6 +214,12 @@ impl<'a> Project<'a> {
                 .iter()
                 .flat_map(|f| f.functions.iter())
                 .filter(|f| f.disabled)
+                .map(|f| f.name.as_str())
+                .collect(),
+            property_names: files
+                .iter()
+                .flat_map(|f| f.functions.iter())
+                .filter(|f| f.is_property)
                 .map(|f| f.name.as_str())
                 .collect(),
             roots: Vec::new(),

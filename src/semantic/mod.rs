@@ -15,6 +15,7 @@ pub mod settings;
 pub mod star_imports;
 pub mod summary;
 pub mod tensor;
+pub mod torch_hooks;
 pub mod typeflow;
 
 /// A name resolved as far as one file can resolve it.

@@ -42,6 +42,7 @@ mod value_join;
 use typeflow::dotted_text;
 mod host_index;
 mod names;
+mod property_reads;
 mod references;
 mod slots;
 mod statements;

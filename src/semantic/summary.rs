@@ -37,6 +37,13 @@ pub struct FunctionInfo {
     pub outside_writes: Vec<OutsideWrite>,
     /// `@property` (or `cached_property`): `self.name(...)` calls what the getter returns.
     pub is_property: bool,
+    /// `@functools.cached_property`: a read runs the getter through functools' `__get__`, which
+    /// Dynamo 2.11 cannot trace (it skips the reading frame); the getter runs as its own frame,
+    /// traced only when it holds a tensor-bearing `self` (an `nn.Module`).
+    pub cached_getter: bool,
+    /// Project classes an instance of which the function returns (`return Cls(...)`, or a
+    /// `-> Cls` annotation): `obj = make(...)` then `obj.prop` reads `Cls.prop`.
+    pub returned_classes: Vec<Sym>,
     /// Project callables a `return` hands back (`return LOSS_MAPPING[kind]`, `return helper`).
     pub returned_callables: Vec<Sym>,
     /// The decorators of the `def` (`@d` and `@d(...)`: the called name), resolved in the scope

@@ -442,6 +442,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
         self.semantic.note_option_stores(stmt);
         self.semantic.note_returned_callable(stmt);
         self.semantic.note_returned_class(stmt);
+        self.semantic.note_returned_instance(stmt);
         self.semantic.note_return_index_deps(stmt);
         self.semantic.record_statement_dunders(stmt);
         match stmt {
@@ -596,6 +597,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
             Expr::Name(name) => self.semantic.record_name_reference(name),
             Expr::Attribute(attribute) => {
                 self.semantic.record_self_read(attribute);
+                self.semantic.record_collaborator_read(attribute);
                 self.semantic.note_attribute_value(&attribute.value);
                 for hook in hooks::HOOKS.attribute.iter() {
                     hook(self, attribute);

@@ -114,10 +114,22 @@ impl<'a> Project<'a> {
                     .into_iter()
                     .filter_map(|target| match target {
                         Target::Class(class) => {
-                            self.instance_method(class, method).map(Target::Function)
+                            let found: Vec<FuncRef> = match self
+                                .instance_method(class, method)
+                                .filter(|&f| !self.untraced_cached_getter(f))
+                            {
+                                Some(f) => vec![f],
+                                // Calling a Module with no project `forward`: torch's calls the
+                                // project's overrides (`link/torch_hooks.rs`).
+                                None if method == "__call__" => self.torch_hook_overrides(class),
+                                None => Vec::new(),
+                            };
+                            Some(found)
                         }
                         _ => None,
                     })
+                    .flatten()
+                    .map(Target::Function)
                     .collect()
             }
             Sym::SuperAttr { class, attr } => {
@@ -149,12 +161,24 @@ impl<'a> Project<'a> {
             // A function used as a value: functions only — a `self.<attr>` read reaches the
             // class's methods and property getters, never a stored instance's `__call__`.
             Sym::FunctionRef(inner) => match &**inner {
+                // `self.kernel.width`, `dist.spread`: property getters of the receiver's class.
+                Sym::SelfAttr { class, attr } if attr.contains('.') => self
+                    .collaborator_property_getters(file, class, attr)
+                    .into_iter()
+                    .map(Target::Function)
+                    .collect(),
+                Sym::Instance { class, method } => self
+                    .instance_property_getters(file, class, method)
+                    .into_iter()
+                    .map(Target::Function)
+                    .collect(),
                 Sym::SelfAttr { class, attr } if !attr.contains('.') => {
                     let Some(&idx) = self.files[file as usize].class_by_name.get(class) else {
                         return Vec::new();
                     };
                     self.methods_named((file, idx), attr)
                         .into_iter()
+                        .filter(|&f| !self.untraced_cached_getter(f))
                         .map(Target::Function)
                         .collect()
                 }

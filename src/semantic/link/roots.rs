@@ -91,7 +91,10 @@ impl<'a> Project<'a> {
                                 live.insert(class);
                             }
                             if let Some(forward) = self.module_forward(class) {
-                                add(forward, reason, &mut roots);
+                                add(forward, reason.clone(), &mut roots);
+                            }
+                            if let Some(call) = self.call_override(class) {
+                                add(call, reason, &mut roots);
                             }
                         }
                         _ => {}
@@ -128,6 +131,14 @@ impl<'a> Project<'a> {
                     if matched && let Some(live) = &mut self.live_classes {
                         live.insert(class_ref);
                     }
+                    if matched && let Some(call) = self.call_override(class_ref) {
+                        add(call, format!("--roots {}", pattern.text), &mut roots);
+                    }
+                    if matched {
+                        for hook in self.torch_hook_overrides(class_ref) {
+                            add(hook, format!("--roots {}", pattern.text), &mut roots);
+                        }
+                    }
                     if matched && let Some(forward) = self.module_forward(class_ref) {
                         add(forward, format!("--roots {}", pattern.text), &mut roots);
                     } else if matched && self.runs_children_in_order(class_ref, 0) {
@@ -163,6 +174,14 @@ impl<'a> Project<'a> {
                         );
                     }
                 }
+                if let Some((class, method)) = self.inherited_method_root(file_id, pattern) {
+                    // `self` is an instance of the named class: its overrides of what the
+                    // inherited method calls on `self` run.
+                    if let Some(live) = &mut self.live_classes {
+                        live.insert(class);
+                    }
+                    add(method, format!("--roots {}", pattern.text), &mut roots);
+                }
             }
         }
         for (path, factory) in &spec.case_factories {
@@ -184,6 +203,9 @@ impl<'a> Project<'a> {
                     for (class, forward) in self.modules_built_by((file_id, idx as FuncIdx), 3) {
                         if let Some(live) = &mut self.live_classes {
                             live.insert(class);
+                        }
+                        if let Some(call) = self.call_override(class) {
+                            add(call, reason.clone(), &mut roots);
                         }
                         add(forward, reason.clone(), &mut roots);
                     }
@@ -216,6 +238,18 @@ impl<'a> Project<'a> {
                             &mut roots,
                         );
                     }
+                }
+            }
+            // A Module class without a project `forward` whose overrides torch's `forward` calls.
+            let mut hooked: Vec<ClassRef> = self.module_classes.iter().copied().collect();
+            hooked.sort_unstable();
+            for class in hooked {
+                for hook in self.torch_hook_overrides(class) {
+                    add(
+                        hook,
+                        "nn.Module hook torch's forward calls (no project forward)".to_owned(),
+                        &mut roots,
+                    );
                 }
             }
         }
@@ -292,6 +326,10 @@ impl<'a> Project<'a> {
                             if let Some(forward) = self.module_forward(class) {
                                 out.push((class, forward));
                             }
+                            // No project `forward`: torch's calls the project's overrides.
+                            for hook in self.torch_hook_overrides(class) {
+                                out.push((class, hook));
+                            }
                         }
                         Target::Function(callee) if depth < max_depth => {
                             queue.push_back((callee, depth + 1))
@@ -305,7 +343,9 @@ impl<'a> Project<'a> {
     }
 
     /// The `forward`s of the nn.Modules `func` itself instantiates (memoized in `cache`: helpers
-    /// such as `post_init()` are called from thousands of `__init__`s).
+    /// such as `post_init()` are called from thousands of `__init__`s), and the project
+    /// `__call__` of a class that overrides it: calling the submodule runs the override, whose
+    /// own work (before calling `self.forward`, or after `super().__call__`) Dynamo traces too.
     pub(super) fn modules_built_directly(
         &self,
         func: FuncRef,
@@ -317,10 +357,37 @@ impl<'a> Project<'a> {
         let found: Vec<FuncRef> = self
             .modules_built_by(func, 0)
             .into_iter()
-            .map(|(_, forward)| forward)
+            .flat_map(|(class, forward)| std::iter::once(forward).chain(self.call_override(class)))
             .collect();
         cache.insert(func, found.clone());
         found
+    }
+
+    /// `pkg.mod.Cls.method` naming a method `Cls` inherits from a project base (the entry point
+    /// compiled on an instance of `Cls`, defined on a base): that base's method.
+    pub(crate) fn inherited_method_root(
+        &self,
+        file_id: FileId,
+        pattern: &RootPattern,
+    ) -> Option<(ClassRef, FuncRef)> {
+        let file = &self.files[file_id as usize];
+        let rest = pattern
+            .text
+            .strip_prefix(file.module.as_str())?
+            .strip_prefix('.')?;
+        let (class, method) = rest.rsplit_once('.')?;
+        if !pattern.names_functions() || file.function_by_name.contains_key(rest) {
+            return None;
+        }
+        let class = (file_id, *file.class_by_name.get(class)?);
+        Some((class, self.lookup_method(class, method, 0)?))
+    }
+
+    /// A project `__call__` of a Module class (its own or a project base's): calling an instance
+    /// runs it instead of `nn.Module.__call__`, and `torch.compile(module)` compiles
+    /// `module.__call__` — the override's own work is traced, and it runs `forward` itself.
+    pub(super) fn call_override(&self, class: ClassRef) -> Option<FuncRef> {
+        self.lookup_method(class, "__call__", 0)
     }
 
     /// What a compile target names: `self.model` typed by `self.model = Cls(...)` in the class,
@@ -438,6 +505,10 @@ impl<'a> Project<'a> {
                 }
             }
             for call in &info.calls {
+                // `self.config.hidden_size`: a read that runs no getter (most) costs no more.
+                if self.reads_no_property(&call.sym) {
+                    continue;
+                }
                 // `if not is_compiling(): self.debug(x)`, `if isinstance(x, dict): return
                 // self.loss(x)`: a call Dynamo never traces does not compile its callee.
                 if !call.path.is_empty()

@@ -59,6 +59,11 @@ impl<'a> SemanticModel<'a> {
                 matches!(&d.expression, Expr::Name(n) if matches!(n.id.as_str(), "property" | "cached_property"))
                     || matches!(&d.expression, Expr::Attribute(a) if a.attr.id.as_str() == "cached_property")
             }),
+            cached_getter: def.decorator_list.iter().any(|d| {
+                matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "cached_property")
+                    || matches!(&d.expression, Expr::Attribute(a) if a.attr.id.as_str() == "cached_property")
+            }),
+            returned_classes: self.annotated_return_class(def).into_iter().collect(),
             returned_callables: Vec::new(),
             decorators: def
                 .decorator_list

@@ -16,7 +16,7 @@ use std::hash::{Hash, Hasher};
 
 impl<'a> SemanticModel<'a> {
     /// A reference edge from the current function to `target`, at the current path.
-    fn push_reference(&mut self, target: Sym, offset: TextSize) {
+    pub(super) fn push_reference(&mut self, target: Sym, offset: TextSize) {
         let Some(func) = self.current_function() else {
             return;
         };

@@ -1,0 +1,71 @@
+//! Project overrides that torch's own `forward` calls (`semantic/torch_hooks.rs`): a subclass of
+//! `nn.Conv2d` overriding `_conv_forward`, of a batch norm overriding `_check_input_dim`, without
+//! a `forward` of its own. Calling the module runs torch's `forward`, which calls the override on
+//! `self`; Dynamo traces it (tests/python/test_collaborator_reach_proofs.py).
+//!
+//! Cost: per Module class asked (roots, submodules built, instance calls), a walk of its project
+//! bases (depth ≤ 16) to the first torch base in the table, then a closure over that base's few
+//! rows with one `lookup_method` per name.
+
+use super::*;
+use crate::semantic::torch_hooks::TORCH_MODULE_HOOKS;
+
+impl<'a> Project<'a> {
+    /// The project methods torch's `forward` runs on an instance of `class` when no project
+    /// class on its chain defines `forward`: the overrides of the names torch's `forward` (and
+    /// the torch methods it reaches) call on `self`.
+    pub(crate) fn torch_hook_overrides(&self, class: ClassRef) -> Vec<FuncRef> {
+        if !self.module_classes.contains(&class)
+            || self.lookup_method(class, "forward", 0).is_some()
+        {
+            return Vec::new();
+        }
+        let Some(rows) = self.torch_base_hooks(class, 0) else {
+            return Vec::new();
+        };
+        let mut found = Vec::new();
+        let mut queue = vec!["forward"];
+        let mut seen: HashSet<&str> = HashSet::default();
+        while let Some(method) = queue.pop() {
+            if !seen.insert(method) {
+                continue;
+            }
+            for (caller, name) in rows {
+                if caller != method {
+                    continue;
+                }
+                match self.lookup_method(class, name, 0) {
+                    Some(hook) => {
+                        if !found.contains(&hook) {
+                            found.push(hook);
+                        }
+                    }
+                    // torch's own method: what it calls on `self` runs too.
+                    None => queue.push(name.as_str()),
+                }
+            }
+        }
+        found
+    }
+
+    /// The table rows of the first torch base on `class`'s chain (its own bases, then its
+    /// project bases'), named the way the project imports it.
+    fn torch_base_hooks(&self, class: ClassRef, depth: u32) -> Option<&'static [(String, String)]> {
+        if depth > 16 {
+            return None;
+        }
+        let info = &self.files[class.0 as usize].classes[class.1 as usize];
+        for base in &info.bases {
+            let dotted = match base {
+                Sym::Dotted(dotted) => Some(dotted.clone()),
+                _ => self.external_base(base, class.0),
+            };
+            if let Some(rows) = dotted.and_then(|d| TORCH_MODULE_HOOKS.of(&d)) {
+                return Some(rows);
+            }
+        }
+        self.project_bases(class)
+            .into_iter()
+            .find_map(|base| self.torch_base_hooks(base, depth + 1))
+    }
+}
