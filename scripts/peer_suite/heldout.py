@@ -192,7 +192,7 @@ def cmd_heldout(args) -> int:
             [args.python, str(Path(measure.__file__).resolve()), "--torch-tests",
              str(args.torch_tests), "--workdir", str(workdir), "--worker", *mods],
             capture_output=True, text=True, cwd=workdir,
-            env={**os.environ, "PYTHONPATH": str(workdir),
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(workdir), os.environ.get("PYTHONPATH")])),
                  "PEER_MODULE_TIMEOUT": str(args.module_timeout)},
         )
         if proc.returncode != 0 or not proc.stdout.strip():

@@ -411,7 +411,7 @@ def main() -> int:
         [args.python, __file__, "--torch-tests", str(args.torch_tests), "--workdir", str(workdir),
          "--worker", *modules],
         capture_output=True, text=True, cwd=workdir,
-        env={**os.environ, "PYTHONPATH": str(workdir)},
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(workdir), os.environ.get("PYTHONPATH")]))},
     )
     if proc.returncode != 0:
         sys.stderr.write(proc.stderr[-4000:])
