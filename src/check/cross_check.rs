@@ -300,11 +300,20 @@ pub fn compare_scanned(
                 if diagnostic.path != path || end < first || start > last {
                     continue;
                 }
-                if function.is_some() && claim_of(diagnostic.code) != Some(Claim::Recompile) {
-                    continue;
+                // A finding merged from several codes (one cause, one finding: `also`) predicts
+                // with each of them.
+                let codes = std::iter::once(diagnostic.code).chain(diagnostic.also.iter().copied());
+                let mut predicted = false;
+                for code in codes {
+                    if function.is_some() && claim_of(code) != Some(Claim::Recompile) {
+                        continue;
+                    }
+                    predicted_by.insert(code.to_owned());
+                    predicted = true;
                 }
-                predicted_by.insert(diagnostic.code.to_owned());
-                seen_kinds[index].insert(event.kind);
+                if predicted {
+                    seen_kinds[index].insert(event.kind);
+                }
             }
             // A crash-family finding on a guard's header claims the crash of the branch it lets
             // Dynamo trace: a crash there is that finding's too (the guard and the statement that
