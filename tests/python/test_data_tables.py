@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import subprocess
 import sys
 import tomllib
 
@@ -276,7 +277,13 @@ def test_logger_method_emits_a_record_on_logging_logger(name):
 
 @pytest.mark.parametrize("name", WARNINGS["third_party_logger_methods"])
 def test_third_party_logger_methods_are_not_stdlib(name):
-    assert not hasattr(logging.Logger, name), f"{name} is a stdlib method: move it to logger_methods"
+    # In a fresh interpreter: a library imported earlier in this process (one that adds its own
+    # methods to logging.Logger) must not make a third-party method look like the stdlib's.
+    probe = subprocess.run(
+        [sys.executable, "-c", f"import logging; print(hasattr(logging.Logger, {name!r}))"],
+        capture_output=True, text=True, check=True,
+    )
+    assert probe.stdout.strip() == "False", f"{name} is a stdlib method: move it to logger_methods"
 
 
 def test_misuse_phrases_are_lower_case_and_single_spaced():
