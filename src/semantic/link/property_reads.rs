@@ -115,33 +115,10 @@ impl<'a> Project<'a> {
     /// The property getters a read of `name` on an instance of `class` (or of any project
     /// subclass) may run.
     fn property_overrides(&self, class: ClassRef, name: &str) -> Vec<FuncRef> {
-        let mut found: Vec<FuncRef> = self.lookup_method(class, name, 0).into_iter().collect();
-        if let Some(direct) = self.subclasses.get(&class) {
-            let mut queue: VecDeque<ClassRef> = direct.iter().copied().collect();
-            let mut seen = HashSet::default();
-            while let Some(sub) = queue.pop_front() {
-                if !seen.insert(sub) {
-                    continue;
-                }
-                let file = &self.files[sub.0 as usize];
-                // Only live subclasses (`methods_named`'s rule): a base-typed collaborator
-                // (`config: BaseConfig`) would otherwise run every sibling's override. Without
-                // roots nothing is known live: the class's own getter only.
-                let live = self
-                    .live_classes
-                    .as_ref()
-                    .is_some_and(|live| live.contains(&sub));
-                if live
-                    && let Some(idx) =
-                        with_member_name(&file.classes[sub.1 as usize].qualname, name, |qual| {
-                            file.function_by_name.get(qual).copied()
-                        })
-                {
-                    found.push((sub.0, idx));
-                }
-                queue.extend(self.subclasses.get(&sub).into_iter().flatten().copied());
-            }
-        }
+        // Only live subclasses: a base-typed collaborator (`config: BaseConfig`) would otherwise
+        // run every sibling's override. Without roots nothing is known live: the class's own
+        // getter only.
+        let mut found = self.member_and_overrides(class, name, false);
         found.retain(|&getter| self.getter_traced_on_read(getter));
         found
     }

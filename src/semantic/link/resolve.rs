@@ -325,6 +325,18 @@ impl<'a> Project<'a> {
     /// `self.name(...)` may run the class's own (or inherited) method, or an override in any
     /// project subclass — Dynamo traces whichever the instance has.
     pub(super) fn methods_named(&self, class: ClassRef, name: &str) -> Vec<FuncRef> {
+        self.member_and_overrides(class, name, true)
+    }
+
+    /// The class's own (or inherited) member `name` and its overrides in live project subclasses.
+    /// `unknown_live_counts`: without roots nothing is known live — count every subclass (true) or
+    /// none (false).
+    pub(super) fn member_and_overrides(
+        &self,
+        class: ClassRef,
+        name: &str,
+        unknown_live_counts: bool,
+    ) -> Vec<FuncRef> {
         let mut found: Vec<FuncRef> = self.lookup_method(class, name, 0).into_iter().collect();
         // Most classes have no project subclass: spare the queue and the seen set.
         let Some(direct) = self.subclasses.get(&class) else {
@@ -337,10 +349,10 @@ impl<'a> Project<'a> {
                 continue;
             }
             let file = &self.files[sub.0 as usize];
-            let live = self
-                .live_classes
-                .as_ref()
-                .is_none_or(|live| live.contains(&sub));
+            let live = match &self.live_classes {
+                Some(live) => live.contains(&sub),
+                None => unknown_live_counts,
+            };
             if live
                 && let Some(idx) =
                     with_member_name(&file.classes[sub.1 as usize].qualname, name, |qual| {
