@@ -26,6 +26,27 @@ fn copy_fixture(dir: &Path, names: &[&str]) -> PathBuf {
     pkg
 }
 
+/// The `gated_by` of the finding on line `gated` once `pkg/build.py` (`source`) is added to a
+/// tree holding copies of the fixture's `names`; panics when nothing is reported there.
+fn gated_by_with_build(names: &[&str], source: &str, gated: u64) -> serde_json::Value {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = copy_fixture(dir.path(), names);
+    common::write(&pkg, "build.py", source);
+    let out = graphbreak(
+        dir.path(),
+        &["scan", ".", "--no-config", "--output-format", "json"],
+    );
+    let findings: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out)));
+    findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["location"]["row"] == gated)
+        .unwrap_or_else(|| panic!("line {gated} reported with {source}"))["gated_by"]
+        .clone()
+}
+
 const TAGS: [&str; 3] = ["gated", "normal", "never"];
 
 /// `(file, line)` → tag, for the lines the fixture marks (`never` lines are expected absent).
@@ -176,28 +197,11 @@ fn a_factory_call_passing_the_option_sets_it() {
         ("add_scaled(net, 4, scale=0.5)", "# gated: needs scale"),
     ] {
         let gated = common::line_containing(&factories, marker) as u64;
-        let dir = tempfile::tempdir().unwrap();
-        let pkg = copy_fixture(dir.path(), &["__init__.py", "factories.py"]);
-        common::write(
-            &pkg,
-            "build.py",
-            &format!(
-                "from .factories import add_scaled, make_branch\n\n\ndef make(net):\n    return {build}\n"
-            ),
+        let source = format!(
+            "from .factories import add_scaled, make_branch\n\n\ndef make(net):\n    return {build}\n"
         );
-        let out = graphbreak(
-            dir.path(),
-            &["scan", ".", "--no-config", "--output-format", "json"],
-        );
-        let findings: serde_json::Value =
-            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out)));
-        let finding = findings
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["location"]["row"] == gated)
-            .unwrap_or_else(|| panic!("line {gated} reported with {build}"));
-        assert_eq!(finding["gated_by"], serde_json::json!([]), "{build}");
+        let gated_by = gated_by_with_build(&["__init__.py", "factories.py"], &source, gated);
+        assert_eq!(gated_by, serde_json::json!([]), "{build}");
     }
 }
 
@@ -301,27 +305,10 @@ fn a_forwarded_option_set_at_a_construction_site_is_set() {
     let inherited = fixture().join("pkg/inherited.py");
     let gated = common::line_containing(&inherited, "# gated:") as u64;
     for build in ["PositionalGate(4, True)", "RenamedGate(4, use_flag=True)"] {
-        let dir = tempfile::tempdir().unwrap();
-        let pkg = copy_fixture(dir.path(), &["__init__.py", "inherited.py"]);
-        common::write(
-            &pkg,
-            "build.py",
-            &format!(
-                "from .inherited import PositionalGate, RenamedGate\n\n\ndef make():\n    return {build}\n"
-            ),
+        let source = format!(
+            "from .inherited import PositionalGate, RenamedGate\n\n\ndef make():\n    return {build}\n"
         );
-        let out = graphbreak(
-            dir.path(),
-            &["scan", ".", "--no-config", "--output-format", "json"],
-        );
-        let findings: serde_json::Value =
-            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out)));
-        let finding = findings
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["location"]["row"] == gated)
-            .unwrap_or_else(|| panic!("line {gated} reported with {build}"));
-        assert_eq!(finding["gated_by"], serde_json::json!([]), "{build}");
+        let gated_by = gated_by_with_build(&["__init__.py", "inherited.py"], &source, gated);
+        assert_eq!(gated_by, serde_json::json!([]), "{build}");
     }
 }
