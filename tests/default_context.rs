@@ -10,7 +10,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::{finding_tiers, graphbreak, tagged_lines, text};
+use common::{finding_tiers, graphbreak, scan_findings, tagged_lines, text};
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/reach/default_context")
@@ -26,21 +26,22 @@ fn copy_fixture(dir: &Path, names: &[&str]) -> PathBuf {
     pkg
 }
 
+/// The `gated_by` of every finding in the fixture's file `name` (no roots).
+fn gates_in_file(name: &str) -> Vec<serde_json::Value> {
+    scan_findings(&fixture(), &[])
+        .iter()
+        .filter(|f| f["filename"].as_str().unwrap().ends_with(name))
+        .map(|f| f["gated_by"].clone())
+        .collect()
+}
+
 /// The `gated_by` of the finding on line `gated` once `pkg/build.py` (`source`) is added to a
 /// tree holding copies of the fixture's `names`; panics when nothing is reported there.
 fn gated_by_with_build(names: &[&str], source: &str, gated: u64) -> serde_json::Value {
     let dir = tempfile::tempdir().unwrap();
     let pkg = copy_fixture(dir.path(), names);
     common::write(&pkg, "build.py", source);
-    let out = graphbreak(
-        dir.path(),
-        &["scan", ".", "--no-config", "--output-format", "json"],
-    );
-    let findings: serde_json::Value =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out)));
-    findings
-        .as_array()
-        .unwrap()
+    scan_findings(dir.path(), &[])
         .iter()
         .find(|f| f["location"]["row"] == gated)
         .unwrap_or_else(|| panic!("line {gated} reported with {source}"))["gated_by"]
@@ -129,18 +130,7 @@ fn factories_and_settings_land_in_their_tier_without_roots() {
 /// in the text.
 #[test]
 fn a_setting_gate_says_what_to_set() {
-    let out = graphbreak(
-        &fixture(),
-        &["scan", ".", "--no-config", "--output-format", "json"],
-    );
-    let findings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let gates: Vec<serde_json::Value> = findings
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["filename"].as_str().unwrap().ends_with("settings.py"))
-        .map(|f| f["gated_by"].clone())
-        .collect();
+    let gates = gates_in_file("settings.py");
     assert!(
         gates.contains(&serde_json::json!([{"class": "pkg.settings", "option": "Switch.strict", "default": "False", "needs": "True", "setting": true}])),
         "{gates:?}"
@@ -209,18 +199,7 @@ fn a_factory_call_passing_the_option_sets_it() {
 /// value it needs.
 #[test]
 fn a_numeric_option_compared_with_a_number_is_gated_and_named() {
-    let out = graphbreak(
-        &fixture(),
-        &["scan", ".", "--no-config", "--output-format", "json"],
-    );
-    let findings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let gates: Vec<serde_json::Value> = findings
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["filename"].as_str().unwrap().ends_with("numeric.py"))
-        .map(|f| f["gated_by"].clone())
-        .collect();
+    let gates = gates_in_file("numeric.py");
     assert!(
         gates.contains(&serde_json::json!([{"class": "pkg.numeric.Dropper", "option": "prob", "default": "0.0", "needs": "!= 0.0"}])),
         "{gates:?}"

@@ -254,17 +254,22 @@ pub fn tagged_lines(source: &str, tags: &[&'static str]) -> Vec<(u32, &'static s
     out
 }
 
-/// `(file name, row, tier)` of every finding of `graphbreak scan . --no-config` with `args` in
-/// `dir`: tier "gated" for a finding with a non-empty `gated_by` (the option tier), else "normal".
-pub fn finding_tiers(dir: &std::path::Path, args: &[&str]) -> Vec<(String, u32, &'static str)> {
+/// The findings of `graphbreak scan . --no-config --output-format json` with `args` in `dir`
+/// (panics with the output when it is not a JSON array).
+pub fn scan_findings(dir: &std::path::Path, args: &[&str]) -> Vec<serde_json::Value> {
     let mut all = vec!["scan", ".", "--no-config", "--output-format", "json"];
     all.extend_from_slice(args);
     let out = graphbreak(dir, &all);
-    let findings: serde_json::Value =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out)));
-    findings
-        .as_array()
-        .unwrap()
+    match serde_json::from_slice(&out.stdout) {
+        Ok(serde_json::Value::Array(findings)) => findings,
+        _ => panic!("{}", text(&out)),
+    }
+}
+
+/// `(file name, row, tier)` of every finding of `graphbreak scan . --no-config` with `args` in
+/// `dir`: tier "gated" for a finding with a non-empty `gated_by` (the option tier), else "normal".
+pub fn finding_tiers(dir: &std::path::Path, args: &[&str]) -> Vec<(String, u32, &'static str)> {
+    scan_findings(dir, args)
         .iter()
         .map(|finding| {
             let file = finding["filename"].as_str().unwrap();
