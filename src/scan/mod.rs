@@ -449,10 +449,7 @@ fn callee_skip_note(
 ) -> SkipNote {
     let summary = &project.files[file as usize];
     let info = &summary.functions[site.func as usize];
-    let caller = match &info.class {
-        Some(class) => format!("{class}.{}", info.name),
-        None => info.name.clone(),
-    };
+    let caller = info.qualified_name();
     let file_name = summary
         .path
         .file_name()

@@ -4,7 +4,7 @@
 
 use crate::config::Settings;
 use crate::semantic::link::{Project, RootPattern, RootSpec};
-use crate::semantic::summary::FileId;
+use crate::semantic::summary::{FileId, display_qualname};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -97,19 +97,21 @@ fn roots_something(project: &Project<'_>, pattern: &RootPattern) -> bool {
         let class_matched = file.classes.iter().enumerate().any(|(idx, class)| {
             project.is_module_class((file_id as FileId, idx as u32))
                 && ((module_matches && !class.qualname.contains('.'))
-                    || pattern.matches(&format!("{}.{}", file.module, class.qualname)))
+                    || pattern.matches(&format!(
+                        "{}.{}",
+                        file.module,
+                        display_qualname(&class.qualname)
+                    )))
         });
         // An exact name starts with its module: skip the other files' functions unformatted.
         class_matched
             || (pattern.names_functions()
                 && pattern.text.starts_with(file.module.as_str())
-                && (file
-                    .function_by_name
-                    .keys()
-                    .any(|qualname| pattern.matches(&format!("{}.{qualname}", file.module)))
-                    || project
-                        .inherited_method_root(file_id as FileId, pattern)
-                        .is_some()))
+                && (file.function_by_name.keys().any(|qualname| {
+                    pattern.matches(&format!("{}.{}", file.module, display_qualname(qualname)))
+                }) || project
+                    .inherited_method_root(file_id as FileId, pattern)
+                    .is_some()))
     })
 }
 
@@ -133,12 +135,16 @@ fn suggestions(project: &Project<'_>, pattern: &RootPattern) -> Vec<String> {
         for (idx, class) in file.classes.iter().enumerate() {
             if project.is_module_class((file_id as FileId, idx as u32)) {
                 names.insert(file.module.clone());
-                names.insert(format!("{}.{}", file.module, class.qualname));
+                names.insert(format!(
+                    "{}.{}",
+                    file.module,
+                    display_qualname(&class.qualname)
+                ));
             }
         }
         if pattern.names_functions() {
             for qualname in file.function_by_name.keys() {
-                names.insert(format!("{}.{qualname}", file.module));
+                names.insert(format!("{}.{}", file.module, display_qualname(qualname)));
             }
         }
     }

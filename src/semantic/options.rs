@@ -20,7 +20,7 @@
 use super::Sym;
 use super::context::ConstValue;
 use super::link::{ClassRef, FuncRef, Project};
-use super::summary::{FileId, PathStep};
+use super::summary::{FileId, PathStep, display_qualname};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// `self.<attr> = <param-derived>` at the top of a class's `__init__` (`model/options.rs`).
@@ -429,8 +429,8 @@ impl<'a> Project<'a> {
             };
             let changed = family.iter().any(|&member| {
                 let file = &self.files[member.0 as usize];
-                let name = file.classes[member.1 as usize].qualname.as_str();
-                let short = name.rsplit('.').next().unwrap_or(name);
+                let name = display_qualname(&file.classes[member.1 as usize].qualname);
+                let short = name.rsplit('.').next().unwrap_or(&name);
                 reaches(short)
                     || forwarded_sets(short)
                     || (member != class
@@ -443,9 +443,9 @@ impl<'a> Project<'a> {
                 continue;
             }
             let file = &self.files[class.0 as usize];
-            let qualname = &file.classes[class.1 as usize].qualname;
+            let qualname = display_qualname(&file.classes[class.1 as usize].qualname);
             let display = if file.module.is_empty() {
-                qualname.clone()
+                qualname.into_owned()
             } else {
                 format!("{}.{qualname}", file.module)
             };

@@ -6,6 +6,7 @@ use super::cond::Cond;
 use super::context::ConstValue;
 use crate::diagnostics::Fix;
 use crate::source::Location;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -112,10 +113,37 @@ impl FunctionInfo {
     /// `Class.method` for a method, the bare name otherwise (messages).
     pub fn qualified_name(&self) -> String {
         match &self.class {
-            Some(class) => format!("{class}.{}", self.name),
+            Some(class) => format!("{}.{}", display_qualname(class), self.name),
             None => self.name.clone(),
         }
     }
+}
+
+/// Marks a later class statement binding a name its scope already bound to a class
+/// (`try: class A(opt.Base) ... except ImportError: class A ...`, `if c: class A ... else:
+/// class A ...`): two statements make two class objects, so the second is recorded as its own
+/// class under `A#2` (no Python identifier holds `#`), and `self` in its methods dispatches
+/// within its own statement's MRO. The name itself resolves to every alternative
+/// (`FileSummary::class_alternatives`).
+pub const ALTERNATIVE_MARK: char = '#';
+
+/// A local qualified name as users write it: `A#2.method` → `A.method`.
+pub fn display_qualname(qual: &str) -> Cow<'_, str> {
+    if !qual.contains(ALTERNATIVE_MARK) {
+        return Cow::Borrowed(qual);
+    }
+    let mut out = String::with_capacity(qual.len());
+    let mut chars = qual.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == ALTERNATIVE_MARK {
+            while chars.peek().is_some_and(char::is_ascii_digit) {
+                chars.next();
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// What a call passes: positional arguments and keywords (with the name of the caller's variable
@@ -365,6 +393,9 @@ pub struct FileSummary {
     pub function_by_name: HashMap<String, FuncIdx>,
     /// Local qualified name → class index.
     pub class_by_name: HashMap<String, u32>,
+    /// A class (by index) whose name later class statements of the same scope bind again
+    /// (`ALTERNATIVE_MARK`) → those classes: the name resolves to all of them.
+    pub class_alternatives: HashMap<u32, Vec<u32>>,
     /// Module-level import bindings (name → dotted target), used to follow re-exports.
     pub imports: HashMap<String, String>,
     /// Module-level names bound to a guard formula (`_is_compiling = getattr(torch.compiler, ...)`).

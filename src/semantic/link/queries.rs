@@ -25,8 +25,9 @@ impl<'a> Project<'a> {
             .iter()
             .find(|(_, idx)| **idx == func.1)
             .map_or(info.name.as_str(), |(name, _)| name.as_str());
+        let qualname = crate::semantic::summary::display_qualname(qualname);
         let dotted = if file.module.is_empty() {
-            qualname.to_owned()
+            qualname.into_owned()
         } else {
             format!("{}.{qualname}", file.module)
         };

@@ -75,8 +75,8 @@ impl<'a> Project<'a> {
 
     pub(crate) fn resolve_sym(&self, sym: &Sym, file: FileId) -> Vec<Target> {
         match sym {
-            Sym::Dotted(dotted) => self.resolve_dotted(dotted, file, 0).into_iter().collect(),
-            Sym::Local(local) => self.resolve_in_file(file, local, 0).into_iter().collect(),
+            Sym::Dotted(dotted) => self.with_alternatives(self.resolve_dotted(dotted, file, 0)),
+            Sym::Local(local) => self.with_alternatives(self.resolve_in_file(file, local, 0)),
             Sym::SelfAttr { class, attr } => {
                 let Some(&idx) = self.files[file as usize].class_by_name.get(class) else {
                     return Vec::new();
@@ -209,6 +209,26 @@ impl<'a> Project<'a> {
                     .collect()
             }
         }
+    }
+
+    /// A name bound by several class statements of one scope (`summary::ALTERNATIVE_MARK`) may be
+    /// any of those classes: the target and its alternatives. O(1) for every other target.
+    fn with_alternatives(&self, target: Option<Target>) -> Vec<Target> {
+        let Some(target) = target else {
+            return Vec::new();
+        };
+        let alternatives = match &target {
+            Target::Class((file, idx)) => self.files[*file as usize]
+                .class_alternatives
+                .get(idx)
+                .map(|others| (*file, others)),
+            _ => None,
+        };
+        let mut out = vec![target];
+        if let Some((file, others)) = alternatives {
+            out.extend(others.iter().map(|&idx| Target::Class((file, idx))));
+        }
+        out
     }
 
     pub(crate) fn project_bases(&self, class: ClassRef) -> Vec<ClassRef> {

@@ -2,6 +2,7 @@
 //! functions reached from them.
 
 use super::*;
+use crate::semantic::summary::display_qualname;
 
 impl<'a> Project<'a> {
     pub(super) fn find_module_classes(&mut self) {
@@ -127,7 +128,11 @@ impl<'a> Project<'a> {
                         continue;
                     }
                     let matched = (module_matches && !class.qualname.contains('.'))
-                        || pattern.matches(&format!("{}.{}", file.module, class.qualname));
+                        || pattern.matches(&format!(
+                            "{}.{}",
+                            file.module,
+                            display_qualname(&class.qualname)
+                        ));
                     if matched && let Some(live) = &mut self.live_classes {
                         live.insert(class_ref);
                     }
@@ -166,7 +171,7 @@ impl<'a> Project<'a> {
                     continue;
                 }
                 for (qualname, &idx) in &file.function_by_name {
-                    if pattern.matches(&format!("{}.{qualname}", file.module)) {
+                    if pattern.matches(&format!("{}.{}", file.module, display_qualname(qualname))) {
                         add(
                             (file_id, idx),
                             format!("--roots {}", pattern.text),

@@ -19,10 +19,22 @@ impl<'a> SemanticModel<'a> {
             }
         }
         let name = class.name.id.as_str().to_owned();
-        let qual = match self.frames.last() {
+        let mut qual = match self.frames.last() {
             Some(frame) => format!("{}.{name}", frame.qual),
             None => name.clone(),
         };
+        let idx = self.summary.classes.len() as u32;
+        // A second class statement binding the same name in the same scope is another class
+        // (`summary::ALTERNATIVE_MARK`): one hash lookup per class statement.
+        if let Some(&first) = self.summary.class_by_name.get(&qual) {
+            let alternatives = self.summary.class_alternatives.entry(first).or_default();
+            alternatives.push(idx);
+            qual = format!(
+                "{qual}{}{}",
+                crate::semantic::summary::ALTERNATIVE_MARK,
+                alternatives.len() + 1
+            );
+        }
         let decorators = class
             .decorator_list
             .iter()
@@ -34,7 +46,6 @@ impl<'a> SemanticModel<'a> {
                 self.resolve(called)
             })
             .collect();
-        let idx = self.summary.classes.len() as u32;
         let fields = self.class_field_defaults(class);
         self.summary.classes.push(ClassInfo {
             qualname: qual.clone(),
