@@ -198,7 +198,9 @@ pub struct FrameSkipCall {
 }
 
 /// A graph break (or frame skip) of a rule that every call of `func` hits: no guard, branch,
-/// loop or failure path around it, and it depends on no fact decided later.
+/// loop or failure path around it, and it depends on no fact decided later — or one with only
+/// statement loops around it (a `for`/`while` body's top level): every call that enters the
+/// loop hits it on the first iteration.
 #[derive(Clone, Debug)]
 pub struct CertainBreak {
     pub func: FuncIdx,

@@ -237,6 +237,26 @@ class MaybeStepwiseRefine(nn.Module):
         return x
 
 
+# A callee whose break sits at the top level of its own loop's body (no branch around it) breaks
+# on every call that enters the loop: called in the caller's loop, it skips the caller's frame.
+def report_each_step(x, steps):
+    for step in range(steps):
+        print("step", step)  # expect: BR004
+        x = x * 0.5
+    return x
+
+
+class LoopingStepRefine(nn.Module):
+    def forward(self, x):
+        x = x + 1
+        logger.info("refining %s", tuple(x.shape))  # expect: BR004
+        for _ in range(2):
+            x = report_each_step(x, 2)
+        x = x + 1
+        logger.info("refined %s", tuple(x.shape))
+        return x
+
+
 # A break under a project context manager (a class with `__enter__`/`__exit__`, a
 # `@contextlib.contextmanager` function) cannot resume either: Dynamo traces it as a generic
 # context manager and skips the whole frame (torch 2.2-2.11), so the later logger call is never
@@ -335,6 +355,7 @@ def callee_skip_cases():
         "callee_breaks_in_loop": (StepwiseRefine(), (x,), "forward", True),
         "callee_chain_breaks_in_try": (ChainedRefine(), (x,), "forward", True),
         "callee_breaks_only_on_wide_input": (MaybeStepwiseRefine(), (x,), "forward", False),
+        "callee_breaks_in_its_own_loop": (LoopingStepRefine(), (x,), "forward", True),
         "callee_breaks_under_project_context_manager": (ScopedStepRefine(), (x,), "forward", True),
         "callee_early_return_on_a_tensor_test": (SettleRefine(), (x,), "forward", True),
         "callee_early_return_on_a_python_value": (QuickSettleRefine(), (x,), "forward", False),

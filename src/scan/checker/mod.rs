@@ -229,7 +229,7 @@ impl<'a> Checker<'a> {
             && finding.holds_below.is_none()
             && finding.host_index.is_none()
             && !finding.breaks_only_on_failure
-            && self.runs_on_every_call()
+            && self.runs_on_every_call_or_iteration()
         {
             let location = self.semantic.location(finding.range.start().into());
             self.semantic
@@ -275,6 +275,16 @@ impl<'a> Checker<'a> {
         self.conditional_blocks.is_empty()
             && self.returned.last() == Some(&false)
             && !self.semantic.iterates()
+            && self.semantic.path().is_empty()
+    }
+
+    /// Does the code run on every call (`runs_on_every_call`), or on every iteration of the
+    /// statement loops around it, with no branch, guard, comprehension or failure path and no
+    /// `return` before it (every call that enters the loop runs it)?
+    fn runs_on_every_call_or_iteration(&self) -> bool {
+        self.conditional_blocks.is_empty()
+            && self.returned.last() == Some(&false)
+            && (!self.semantic.iterates() || self.semantic.in_loop_body())
             && self.semantic.path().is_empty()
     }
 

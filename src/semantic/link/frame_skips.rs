@@ -11,8 +11,15 @@
 //! (`tests/python/test_frame_skip_proofs.py`).
 //!
 //! A function **certainly breaks** when every call of it hits a break the rules know
-//! (`FileSummary::certain_breaks`: no branch, guard, loop or failure path around it) or makes
+//! (`FileSummary::certain_breaks`: no branch, guard or failure path around it) or makes
 //! such a call to a function that certainly breaks (`FileSummary::every_call_calls`, a few hops).
+//! Statement loops around the break do not count against it: a break at the top level of a
+//! `for`/`while` body (no branch inside the loop around it) is hit on the first iteration of every
+//! call that enters the loop — a loop of the callee's own (`for _ in range(self.iters)`) runs in
+//! the calls that matter, and one that runs zero times is the case this gets wrong. Measured on
+//! the four spent draws (2026-12-01, -second, -third, 2026-12-02): two caller findings fold, both
+//! judged wrong (a loss whose per-item helper breaks in its own iteration loop), recall unchanged
+//! (`corpus/rules/BR004/positive.py` `LoopingStepRefine`).
 //! Only calls from a loop or `try` body whose function has a later hazard ask, so this is cheap.
 //!
 //! A callee that breaks only on some path (a data-dependent branch or `.item()` under a Python

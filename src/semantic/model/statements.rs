@@ -280,6 +280,12 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
+    /// Inside a `for`/`while` body (not a comprehension's element): code that runs once per
+    /// iteration of a statement loop.
+    pub fn in_loop_body(&self) -> bool {
+        self.loop_depth > 0 && self.iteration_depth.get() == 0
+    }
+
     /// Inside a `for`/`while` body or a comprehension's element: code that runs once per
     /// iteration.
     pub fn iterates(&self) -> bool {
