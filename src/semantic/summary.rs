@@ -334,6 +334,10 @@ pub enum Requirement {
     /// Some method of `class` sets `self.<attr>` to an instance of a module class Dynamo will not
     /// wrap (`rules/data/unwrapped_modules.toml`: `nn.LSTM`, ...).
     UnwrappedModuleAttribute { class: String, attr: String },
+    /// `class` (a local qualified name) derives from a torch module Dynamo will not wrap: in the
+    /// file, or through a project base another file defines (then linking decides, as for
+    /// `UnwrappedModuleAttribute`).
+    UnwrappedClass { class: String },
     /// Whether every assignment of the file to this `self.<attr>[...]` slot stores a host value
     /// (`model/slots.rs`) is `on_host`: a rule reports one of two wordings, this decides which.
     SlotOnHost {

@@ -34,6 +34,13 @@ class ProjectCell(nn.LSTMCell):
     """A cell is no recurrent-layer kind, however it is derived."""
 
 
+class ScaledCell(nn.LSTMCell):
+    """`super().forward()` of a cell: no recurrent-layer kind, Dynamo traces it."""
+
+    def forward(self, x, hx=None):
+        return super().forward(x * 2, hx)
+
+
 class SubclassedCell(nn.Module):
     def __init__(self):
         super().__init__()
@@ -67,4 +74,5 @@ def cases():
         "unused_rnn": (UnusedRnn(), (x,)),
         "subclassed_cell": (SubclassedCell(), (x,)),
         "picked_maybe_rnn": (PickedMaybeRnn(), (x,)),
+        "cell_super_forward": (ScaledCell(4, 8), (x[:, 0],)),
     }

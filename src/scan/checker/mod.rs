@@ -335,19 +335,32 @@ impl<'a> Checker<'a> {
         let mut unwrapped_class_checks = std::collections::HashMap::default();
         let mut factory_class_checks = std::collections::HashMap::default();
         let mut call_site_reported = std::collections::HashSet::new();
+        // Dynamo tests `isinstance`, so a class deriving from one counts.
+        let unwrapped = |name: &str| {
+            TORCH
+                .generated
+                .unwrapped_modules
+                .on_every_from(name, semantic.torch_floor())
+                .is_some()
+        };
         for (unplaced, requirement) in pending {
             let holds = match &requirement {
                 Requirement::IntAttribute { class, attr } => semantic.is_int_attribute(class, attr),
+                Requirement::UnwrappedClass { class } => {
+                    let sym = Sym::Local(class.clone());
+                    if semantic.derives_from(&sym, &unwrapped) {
+                        true
+                    } else if semantic.derives_from(&sym, &|name| semantic.is_project_dotted(name))
+                    {
+                        // A base another project file defines: linking decides.
+                        unwrapped_class_checks.insert(candidates.len(), Box::from([sym]));
+                        true
+                    } else {
+                        false
+                    }
+                }
                 Requirement::UnwrappedModuleAttribute { class, attr } => {
-                    // Dynamo tests `isinstance`, so a class deriving from one counts; a class a
-                    // helper picks counts only when every class it can return does.
-                    let unwrapped = |name: &str| {
-                        TORCH
-                            .generated
-                            .unwrapped_modules
-                            .on_every_from(name, semantic.torch_floor())
-                            .is_some()
-                    };
+                    // A class a helper picks counts only when every class it can return does.
                     let classes = semantic.self_attribute_classes(class, attr);
                     // Picked by a helper imported from another file: linking decides.
                     if classes.is_empty()
