@@ -242,6 +242,10 @@ pub struct ClassInfo {
     pub decorators: Vec<Sym>,
     /// Fields declared in the class body with a literal boolean default.
     pub fields: Vec<super::gates::FieldDefault>,
+    /// Declared abstract: an `abc.ABC` base or `metaclass=ABCMeta`, and an `@abstractmethod` in
+    /// its body. Python refuses to instantiate it, so `self` in its methods is an instance of a
+    /// subclass.
+    pub is_abstract: bool,
 }
 
 /// How a compile target was named.

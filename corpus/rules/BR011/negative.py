@@ -4,6 +4,8 @@ Why: measured on torch 2.11 (backend="eager"): every case compiles with no graph
 (`nn.LSTMCell`) is an ordinary module; an RNN built but not called in forward is never wrapped.
 """
 
+from abc import ABC, abstractmethod
+
 import torch
 from torch import nn
 
@@ -41,6 +43,21 @@ class ScaledCell(nn.LSTMCell):
         return super().forward(x * 2, hx)
 
 
+class ProjectedMixin(ABC, nn.Linear):
+    """Abstract, and its only subclass is a linear layer: `super().forward()` is traced."""
+
+    @abstractmethod
+    def scale(self) -> float: ...
+
+    def forward(self, x):
+        return super().forward(x * self.scale())
+
+
+class ScaledLinear(ProjectedMixin):
+    def scale(self):
+        return 2.0
+
+
 class SubclassedCell(nn.Module):
     def __init__(self):
         super().__init__()
@@ -75,4 +92,5 @@ def cases():
         "subclassed_cell": (SubclassedCell(), (x,)),
         "picked_maybe_rnn": (PickedMaybeRnn(), (x,)),
         "cell_super_forward": (ScaledCell(4, 8), (x[:, 0],)),
+        "abstract_mixin_of_a_linear": (ScaledLinear(4, 8), (x,)),
     }

@@ -4,6 +4,8 @@ Why: measured on torch 2.11 (backend="eager"): GB0014 "Attempted to wrap RNN, GR
 the classes come from Dynamo's VariableBuilder.wrap_module (rules/data/unwrapped_modules.toml).
 """
 
+from abc import ABC, abstractmethod
+
 import torch
 from torch import nn
 from torch.nn import GRU
@@ -125,6 +127,24 @@ class ScaledLstm(nn.LSTM):
         return out, state
 
 
+class RecurrentMixin(ABC, nn.RNNBase):
+    """Abstract (an ABC with an abstract method): Python builds no instance of it, only of its
+    subclasses, each a torch LSTM here, so `super().forward()` runs the LSTM forward on `self`."""
+
+    @abstractmethod
+    def scale(self) -> float: ...
+
+    def forward(self, x, hx=None):
+        out, state = super().forward(x * self.scale(), hx)  # expect: BR011
+        print("mixin out", out.shape)
+        return out, state
+
+
+class MixedLstm(RecurrentMixin, nn.LSTM):
+    def scale(self):
+        return 2.0
+
+
 def cases():
     """name -> (callable, args, expected GB codes)."""
     x = torch.randn(2, 3, 4)
@@ -138,4 +158,5 @@ def cases():
         "attribute_read": (RnnAttributeRead(), (x,), {"GB0014"}),
         "all_weights_read": (RnnWeightsRead(), (x,), {"GB0014"}),
         "super_forward": (ScaledLstm(4, 8, batch_first=True), (x,), {"GB0014"}),
+        "abstract_mixin_super_forward": (MixedLstm(4, 8, batch_first=True), (x,), {"GB0014"}),
     }

@@ -351,8 +351,10 @@ impl<'a> Checker<'a> {
                     if semantic.derives_from(&sym, &unwrapped) {
                         true
                     } else if semantic.derives_from(&sym, &|name| semantic.is_project_dotted(name))
+                        || semantic.is_abstract_class(class)
                     {
-                        // A base another project file defines: linking decides.
+                        // A base another project file defines, or an abstract class whose
+                        // instances are its subclasses': linking decides.
                         unwrapped_class_checks.insert(candidates.len(), Box::from([sym]));
                         true
                     } else {

@@ -466,14 +466,32 @@ impl<'a> Project<'a> {
         {
             return true;
         }
-        let mut queue: VecDeque<ClassRef> = self
-            .resolve_sym(sym, file)
+        self.resolve_sym(sym, file)
             .into_iter()
             .filter_map(|target| match target {
                 Target::Class(class) => Some(class),
                 _ => None,
             })
-            .collect();
+            .any(|class| self.class_derives_from_unwrapped(class, floor, 0))
+    }
+
+    /// `derives_from_unwrapped` for one project class. An abstract class
+    /// (`ClassInfo::is_abstract`: Python refuses to instantiate it) counts when it has project
+    /// subclasses and each of them counts: every instance is one of theirs (a few levels deep).
+    fn class_derives_from_unwrapped(
+        &self,
+        class: ClassRef,
+        floor: Option<crate::config::TorchVersion>,
+        depth: u32,
+    ) -> bool {
+        let unwrapped = |dotted: &str| {
+            TORCH
+                .generated
+                .unwrapped_modules
+                .on_every_from(dotted, floor)
+                .is_some()
+        };
+        let mut queue: VecDeque<ClassRef> = VecDeque::from([class]);
         let mut seen: HashSet<ClassRef> = HashSet::default();
         while let Some(class) = queue.pop_front() {
             if !seen.insert(class) || seen.len() > 32 {
@@ -491,7 +509,14 @@ impl<'a> Project<'a> {
             }
             queue.extend(self.project_bases(class));
         }
-        false
+        depth < 4
+            && self.files[class.0 as usize].classes[class.1 as usize].is_abstract
+            && self.subclasses.get(&class).is_some_and(|subclasses| {
+                !subclasses.is_empty()
+                    && subclasses
+                        .iter()
+                        .all(|&sub| self.class_derives_from_unwrapped(sub, floor, depth + 1))
+            })
     }
 
     /// Is `helper` (named in `file`) a project function every class it can return derives from a

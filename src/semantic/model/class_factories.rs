@@ -251,6 +251,14 @@ impl<'a> SemanticModel<'a> {
     }
 
     /// Is `sym` a class named by `is_base`, or one of this file's classes deriving from one?
+    /// Is the class of this local qualified name declared abstract (`ClassInfo::is_abstract`)?
+    pub fn is_abstract_class(&self, qual: &str) -> bool {
+        self.summary
+            .class_by_name
+            .get(qual)
+            .is_some_and(|&idx| self.summary.classes[idx as usize].is_abstract)
+    }
+
     pub fn derives_from(&self, sym: &Sym, is_base: &dyn Fn(&str) -> bool) -> bool {
         self.derives_from_at(sym, is_base, 0)
     }

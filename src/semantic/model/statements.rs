@@ -47,11 +47,13 @@ impl<'a> SemanticModel<'a> {
             })
             .collect();
         let fields = self.class_field_defaults(class);
+        let is_abstract = self.declares_abstract(class, &bases);
         self.summary.classes.push(ClassInfo {
             qualname: qual.clone(),
             bases,
             decorators,
             fields,
+            is_abstract,
         });
         self.summary.class_by_name.insert(qual.clone(), idx);
         if let Some(frame) = self.function_frame_mut() {
@@ -72,6 +74,29 @@ impl<'a> SemanticModel<'a> {
             param_callables: FxMap::default(),
             param_instances: FxMap::default(),
         });
+    }
+
+    /// An `abc.ABC` base (or `metaclass=ABCMeta`) and an `@abstractmethod` in the body: Python
+    /// refuses to instantiate the class. One pass over the body's decorators.
+    fn declares_abstract(&self, class: &'a ast::StmtClassDef, bases: &[Sym]) -> bool {
+        let abc_base = bases
+            .iter()
+            .any(|base| matches!(base, Sym::Dotted(name) if name == "abc.ABC"))
+            || class.arguments.as_ref().is_some_and(|arguments| {
+                arguments.keywords.iter().any(|keyword| {
+                    keyword.arg.as_ref().is_some_and(|arg| arg.as_str() == "metaclass")
+                        && matches!(self.resolve(&keyword.value), Some(Sym::Dotted(name)) if name == "abc.ABCMeta")
+                })
+            });
+        abc_base
+            && class.body.iter().any(|stmt| {
+                let Stmt::FunctionDef(def) = stmt else {
+                    return false;
+                };
+                def.decorator_list.iter().any(|decorator| {
+                    matches!(self.resolve(&decorator.expression), Some(Sym::Dotted(name)) if name == "abc.abstractmethod")
+                })
+            })
     }
 
     pub(crate) fn leave_class(&mut self) {
