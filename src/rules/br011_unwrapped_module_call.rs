@@ -71,8 +71,11 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
     }
     // `super().forward(x)` in a method of a class deriving from a recurrent module runs torch's
     // RNN forward on `self`: Dynamo wraps `self` there and gives up on the frame the same way.
-    if let Some(Sym::SuperAttr { class, attr }) = checker.semantic().resolve(&call.func)
-        && attr == "forward"
+    // Shape first (`<call>.forward`), so other calls resolve nothing more.
+    if let ast::Expr::Attribute(attribute) = &*call.func
+        && attribute.attr.as_str() == "forward"
+        && matches!(&*attribute.value, ast::Expr::Call(_))
+        && let Some(Sym::SuperAttr { class, .. }) = checker.semantic().resolve(&call.func)
     {
         report_super_forward(checker, call.range(), class);
         return;
