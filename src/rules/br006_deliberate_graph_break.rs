@@ -11,7 +11,10 @@ declare_rule! {
     /// Reports deliberate graph breaks in code Dynamo traces: explicit calls to
     /// `torch._dynamo.graph_break()` (and, from torch 2.11, `torch._dynamo.step_unsupported()`,
     /// GB4636), and calls into functions decorated with
-    /// `@torch.compiler.disable` / `@torch._dynamo.disable` (anywhere in the project). With
+    /// `@torch.compiler.disable` / `@torch._dynamo.disable` (anywhere in the project), also with
+    /// `recursive=False` (Dynamo still skips the function's own frame, so the call breaks; its
+    /// callees are traced: GB0099 on torch 2.8 and 2.11, "call torch._dynamo.disable() wrapped
+    /// function" on 2.2 and 2.5). With
     /// `--type-flow`, also a disabled function that reaches the call as a value — passed in as an
     /// argument (`apply(helper, x)` → `return fn(x)`; GB0098 at the call, measured on torch 2.2 to
     /// 2.11 in tests/python/test_peer_suite_proofs.py).
@@ -110,19 +113,30 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             continue;
         }
         let edge = &summary.functions[site.func as usize].calls[site.call as usize];
-        let Some((name, path, line)) = project.disabled_callee(&edge.sym, file) else {
+        let Some((name, path, line, frame_only)) = project.disabled_callee(&edge.sym, file) else {
             continue;
         };
-        // Dynamo skips a disabled function when it calls it, and a disabled method when it
-        // inlines the bound call (measured on torch 2.11: GB0098 and GB0099).
+        // Dynamo skips a disabled function when it calls it, and a disabled method (or a
+        // `recursive=False` function, whose wrapper it inlines) when it inlines the bound call
+        // (measured on torch 2.11: GB0098 and GB0099).
         let gb_type = match &edge.sym {
-            Sym::Dotted(_) | Sym::Local(_) => "Skip calling `torch.compiler.disable()`d function",
+            Sym::Dotted(_) | Sym::Local(_) if !frame_only => {
+                "Skip calling `torch.compiler.disable()`d function"
+            }
             _ => "Skip inlining `torch.compiler.disable()`d function",
+        };
+        let (marker, effect) = if frame_only {
+            (
+                "`@torch.compiler.disable(recursive=False)`d",
+                "Dynamo runs its own frame eagerly (its callees are still traced)",
+            )
+        } else {
+            ("`@torch.compiler.disable`d", "Dynamo runs it eagerly")
         };
         let candidate = Candidate {
             code: DeliberateGraphBreak::META.code,
             message: format!(
-                "call into `{name}`, which is `@torch.compiler.disable`d ({}:{line}): Dynamo runs it eagerly, a deliberate graph break ({})",
+                "call into `{name}`, which is {marker} ({}:{line}): {effect}, a deliberate graph break ({})",
                 super::file_name(path),
                 super::graph_break_label(gb_type),
             ),

@@ -132,6 +132,23 @@ def compares(x):
     return x + 1, a != b
 
 
+
+def traced_callee(x):
+    return x.sin()
+
+
+@torch._dynamo.disable(recursive=False)
+def own_frame_eager(x):
+    # recursive=False: Dynamo skips this frame only (traced_callee is still compiled), but the
+    # call into it is a break all the same (torch 2.11: GB0099; 2.2/2.5: "call
+    # torch._dynamo.disable() wrapped function").
+    return traced_callee(x.cos())
+
+
+@torch.compile
+def calls_frame_only(x):
+    return own_frame_eager(x.tan())  # expect: BR006
+
 def cases():
     """name -> (callable, args, expected GB codes)."""
     x = torch.randn(3, 4)
@@ -144,4 +161,5 @@ def cases():
         "setattr_dunder": (records, (x,), {"GB0025"}),
         "getitem_dunder": (looks_up, (x,), {"GB0025"}),
         "ne_falls_back_to_eq": (compares, (x,), {"GB0025"}),
+        "frame_only_disable": (calls_frame_only, (x,), {"GB0099"}),
     }
