@@ -15,6 +15,7 @@ use super::tensor::TensorKind;
 use facts::Follow;
 use flow::LocalFacts;
 pub(crate) use flow::path_ends;
+pub use markers::Marked;
 pub use slots::Slot;
 
 mod cached_attrs;
@@ -34,6 +35,7 @@ mod flow;
 mod functions;
 mod gates;
 mod guards;
+mod markers;
 mod memo;
 mod options;
 mod settings;
@@ -130,6 +132,10 @@ enum FrameKind {
 
 pub struct SemanticModel<'a> {
     source: &'a str,
+    /// Dynamo markers applied in the file (`model/markers.rs`).
+    markers: markers::Markers,
+    /// Whether the text names a marker of torch functions (computed on first ask).
+    marks_torch_functions: std::cell::OnceCell<bool>,
     lines: &'a LineIndex,
     ctx: &'a FileContext<'a>,
     package: String,
@@ -251,6 +257,8 @@ impl<'a> SemanticModel<'a> {
         };
         SemanticModel {
             source,
+            markers: markers::Markers::default(),
+            marks_torch_functions: std::cell::OnceCell::new(),
             lines,
             ctx,
             package,

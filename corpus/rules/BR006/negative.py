@@ -45,8 +45,31 @@ def plain_syntax(x):
     return x + 1, s == s
 
 
+@torch._dynamo.allow_in_graph
+def kept_in_graph(x):
+    # allow_in_graph puts the call in the graph as one node: no break (the markers table has
+    # no function effect for it).
+    return x * 2
+
+
+@torch._dynamo.decorators.skip
+def skipped_eagerly(x):
+    return x + 1
+
+
+class AllowedCall(nn.Module):
+    def forward(self, x):
+        return kept_in_graph(x) + 1
+
+
+def eager_loop(x):
+    # Eager code: calling a skipped function here costs nothing.
+    return skipped_eagerly(x)
+
+
 def cases():
     return {
+        "allow_in_graph_call": (AllowedCall(), (torch.randn(3, 4),)),
         "eager_only_disabled_call": (Block(), (torch.randn(3, 4),)),
         "syntax_without_dunders": (plain_syntax, (torch.randn(3, 4),)),
     }

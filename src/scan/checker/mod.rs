@@ -328,6 +328,9 @@ impl<'a> Checker<'a> {
         for (unplaced, requirement) in pending {
             let holds = match &requirement {
                 Requirement::IntAttribute { class, attr } => semantic.is_int_attribute(class, attr),
+                Requirement::MarkedTorchFunction { name } => {
+                    semantic.marked_torch_function(name).is_some()
+                }
                 Requirement::UnwrappedModuleAttribute { class, attr } => {
                     // Dynamo tests `isinstance`, so a class deriving from one counts; a class a
                     // helper picks counts only when every class it can return does.
@@ -526,6 +529,8 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 let targets: Vec<&Expr> = assign.targets.iter().collect();
                 self.semantic.note_flow_assignment(&targets, &assign.value);
                 for target in &assign.targets {
+                    self.semantic
+                        .note_marker_application(&assign.value, Some(target));
                     self.semantic.note_self_assignment(target, &assign.value);
                     self.semantic
                         .note_slot_assignment(target, &assign.value, false);
@@ -558,6 +563,10 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     self.visit_expr(message);
                     self.semantic.restore(mark);
                 }
+            }
+            Stmt::Expr(expr) => {
+                visitor::walk_stmt(self, stmt);
+                self.semantic.note_marker_application(&expr.value, None);
             }
             _ => visitor::walk_stmt(self, stmt),
         }

@@ -237,13 +237,13 @@ impl<'a> Project<'a> {
 
     /// The function a call to `sym` (from `file`) reaches when Dynamo does not trace its frame
     /// (`@torch.compiler.disable`, also with `recursive=False`: the call still breaks, measured
-    /// on torch 2.2 to 2.11): its qualified name, file, line, and whether only its own frame is
-    /// skipped (`recursive=False`).
+    /// on torch 2.2 to 2.11; or any other Dynamo marker, `FunctionInfo::marked_by`): the
+    /// function and its file.
     pub fn disabled_callee(
         &self,
         sym: &Sym,
         file: FileId,
-    ) -> Option<(String, &'a Path, u32, bool)> {
+    ) -> Option<(&'a crate::semantic::summary::FunctionInfo, &'a Path)> {
         // Whatever `sym` resolves to, a disabled target's name is among `disabled_names`.
         if self.disabled_names.is_empty() {
             return None;
@@ -264,7 +264,11 @@ impl<'a> Project<'a> {
             Sym::Instance { .. } | Sym::DictValues(_) => None,
             Sym::FunctionRef(inner) => Some(inner.last_segment()),
         };
-        if last.is_some_and(|name| !self.disabled_names.contains(name)) {
+        // A call of a module instance (`self.block(x)`) runs its `forward`: a class marked as a
+        // whole (`@torch.compiler.disable class Block`) has a disabled `forward`.
+        if last.is_some_and(|name| !self.disabled_names.contains(name))
+            && !self.disabled_names.contains("forward")
+        {
             return None;
         }
         self.resolve_sym(sym, file)
@@ -273,14 +277,8 @@ impl<'a> Project<'a> {
                 Target::Function((callee_file, idx)) => {
                     let summary = &self.files[callee_file as usize];
                     let info = &summary.functions[idx as usize];
-                    (info.disabled || info.disabled_frame_only).then(|| {
-                        (
-                            info.qualified_name(),
-                            summary.path.as_path(),
-                            info.line,
-                            info.disabled_frame_only,
-                        )
-                    })
+                    (info.disabled || info.disabled_frame_only)
+                        .then_some((info, summary.path.as_path()))
                 }
                 _ => None,
             })

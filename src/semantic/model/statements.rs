@@ -34,6 +34,7 @@ impl<'a> SemanticModel<'a> {
                 self.resolve(called)
             })
             .collect();
+        self.note_class_markers(class, &qual);
         let idx = self.summary.classes.len() as u32;
         let fields = self.class_field_defaults(class);
         self.summary.classes.push(ClassInfo {

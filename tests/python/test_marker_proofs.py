@@ -1,0 +1,71 @@
+"""Runtime proofs for Dynamo's markers (rules/data/dynamo_markers.toml; BR006, BR010) on every torch.
+
+test_recall_proofs.py checks the GB codes of the corpus cases on torch >= 2.8 (where Dynamo has a
+graph-break registry). These run the same corpus cases on whatever torch runs them (2.2, 2.5, 2.8,
+2.11) and check that a case breaks exactly when the markers table says its marker breaks on this
+torch:
+    /work/venvs/torch-2.5/bin/python -m pytest tests/python/test_marker_proofs.py -q
+"""
+
+from __future__ import annotations
+
+import tomllib
+import warnings
+
+import pytest
+import torch
+import torch._dynamo
+
+from conftest import REPO, load_corpus, torch_version
+
+TORCH_VERSION = torch_version()
+
+# corpus case -> (the marker it applies, the target kind it marks)
+MARKED = {
+    ("BR006", "skip_and_late_disable"): ("torch._dynamo.decorators.skip", "function"),
+    ("BR006", "class_decorator_disable"): ("torch._dynamo.disable", "module_class"),
+    ("BR006", "class_disabled_in_place"): ("torch.compiler.disable", "module_class"),
+    ("BR006", "instance_disable"): ("torch.compiler.disable", "module_instance"),
+    ("BR010", "disallowed_torch_function"): ("torch._dynamo.disallow_in_graph", "torch_function"),
+}
+
+
+def breaks_here(marker: str, kind: str) -> bool:
+    data = tomllib.loads((REPO / "rules" / "data" / "dynamo_markers.toml").read_text())
+    for group in data["entries"]:
+        low, _, high = group["torch"].partition(",")
+        low = tuple(int(p) for p in low.lstrip(">=").split("."))
+        high = tuple(int(p) for p in high.lstrip("<").split(".")) if high else None
+        if TORCH_VERSION >= low and (high is None or TORCH_VERSION < high):
+            if marker in group["names"] and kind in group:
+                return True
+    return False
+
+
+def fullgraph_break(fn, args) -> str | None:
+    torch._dynamo.reset()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.compile(getattr(fn, "_torchdynamo_orig_callable", fn), backend="eager", fullgraph=True)(*args)
+    except torch._dynamo.exc.Unsupported as exc:
+        return str(exc).strip().splitlines()[0]
+    finally:
+        torch._dynamo.reset()
+    return None
+
+
+@pytest.mark.parametrize("code,case", list(MARKED), ids=[c for _, c in MARKED])
+def test_marked_call_breaks_where_the_table_says(code, case):
+    marker, kind = MARKED[(code, case)]
+    fn, args, _ = load_corpus(code, "positive", "markers").cases()[case]
+    found = fullgraph_break(fn, args)
+    if breaks_here(marker, kind):
+        assert found is not None, (case, "expected a break")
+    elif case != "skip_and_late_disable":  # its second call (`disable`) breaks on every torch
+        assert found is None, (case, found)
+
+
+def test_allow_in_graph_is_no_break():
+    fn, args = load_corpus("BR006", "negative", "markers").cases()["allow_in_graph_call"]
+    assert fullgraph_break(fn, args) is None
