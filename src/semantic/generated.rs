@@ -247,6 +247,8 @@ pub struct Generated {
     /// marked target gives.
     pub dynamo_markers: Versioned<MarkerEffects>,
     torch_function_markers: Vec<String>,
+    /// The last name segments of every marker in the table.
+    marker_segments: NameSet,
     /// Graph-break type → its code on the newest torch whose registry has it.
     gb_codes: HashMap<String, String>,
 }
@@ -328,6 +330,11 @@ impl Generated {
                 names.dedup();
                 names
             },
+            marker_segments: dynamo_markers
+                .entries
+                .keys()
+                .filter_map(|name| name.rsplit('.').next().map(str::to_owned))
+                .collect(),
             dynamo_markers,
             gb_codes,
         }
@@ -337,6 +344,12 @@ impl Generated {
     /// (`disallow_in_graph`): a file whose text names none cannot mark one.
     pub fn torch_function_marker_names(&self) -> &[String] {
         &self.torch_function_markers
+    }
+
+    /// Whether some marker of the table has this last name segment (`disable`, `skip`): a call
+    /// whose callee ends otherwise applies no marker (tested before resolving the callee).
+    pub fn may_be_marker(&self, last_segment: &str) -> bool {
+        self.marker_segments.contains(last_segment)
     }
 
     /// The graph-break type a call of a target marked by `marker` (a qualified name) gives in

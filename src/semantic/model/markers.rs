@@ -7,9 +7,9 @@
 //! (`disabled`, `marked_by`): linking and the rules see them like a decorated function. Marked
 //! instances and torch functions are kept here for the rules to ask.
 //!
-//! Cost: a marker is recognized by one table lookup of a call's (already resolved) qualified name,
-//! only for decorators and for the value of expression and assignment statements: O(1) per
-//! statement. Rules ask with one hash lookup per `self.<attr>(...)` or torch call, and only when
+//! Cost: for the value of expression and assignment statements, one set lookup of the callee's
+//! last name (no allocation); only a callee named like a marker (`disable`, `skip`) is resolved
+//! and looked up in the table. Decorators: one table lookup each. O(1) per statement. Rules ask with one hash lookup per `self.<attr>(...)` or torch call, and only when
 //! the file applied such a marker.
 
 use super::*;
@@ -87,8 +87,13 @@ impl SemanticModel<'_> {
         let Some(first) = call.arguments.args.first() else {
             return;
         };
-        // Cheap test first: only a dotted callee can name a marker.
-        if !matches!(&*call.func, Expr::Name(_) | Expr::Attribute(_)) {
+        // Cheap test first: only a callee whose last name is a marker's can be one.
+        let last = match &*call.func {
+            Expr::Name(name) => name.id.as_str(),
+            Expr::Attribute(attribute) => attribute.attr.id.as_str(),
+            _ => return,
+        };
+        if !TORCH.generated.may_be_marker(last) {
             return;
         }
         match first {
