@@ -28,6 +28,7 @@ mod context_managers;
 mod dispatch;
 mod dunder;
 pub(crate) use dunder::comparison_dunders;
+mod declared_globals;
 mod effects;
 mod eval;
 mod facts;
@@ -134,6 +135,8 @@ pub struct SemanticModel<'a> {
     source: &'a str,
     /// Dynamo markers applied in the file (`model/markers.rs`).
     markers: markers::Markers,
+    /// Names each function declares `global` (`model/declared_globals.rs`).
+    declared_globals: FxMap<FuncIdx, Vec<String>>,
     /// Whether the text names a marker of torch functions (computed on first ask).
     marks_torch_functions: std::cell::OnceCell<bool>,
     lines: &'a LineIndex,
@@ -258,6 +261,7 @@ impl<'a> SemanticModel<'a> {
         SemanticModel {
             source,
             markers: markers::Markers::default(),
+            declared_globals: FxMap::default(),
             marks_torch_functions: std::cell::OnceCell::new(),
             lines,
             ctx,

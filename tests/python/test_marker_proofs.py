@@ -69,3 +69,23 @@ def test_marked_call_breaks_where_the_table_says(code, case):
 def test_allow_in_graph_is_no_break():
     fn, args = load_corpus("BR006", "negative", "markers").cases()["allow_in_graph_call"]
     assert fullgraph_break(fn, args) is None
+
+
+# BR004: a tensor hook's handle stored in a global breaks from torch 2.5 on (2.2 refuses
+# `register_hook` in compiled code altogether), and Dynamo gives up on the whole frame (0 graphs);
+# a local handle does not break.
+@pytest.mark.skipif(TORCH_VERSION < (2, 5), reason="torch 2.2 breaks on register_hook itself")
+def test_hook_handle_in_global_skips_the_frame_and_a_local_one_does_not():
+    from torch._dynamo.testing import CompileCounter
+
+    positive = load_corpus("BR004", "positive", "markers")
+    args = (torch.randn(4, 8, requires_grad=True),)
+    assert fullgraph_break(positive.hooked_step, args) is not None
+    counter = CompileCounter()
+    torch._dynamo.reset()
+    with torch._dynamo.config.patch(suppress_errors=False):
+        torch.compile(positive.hooked_step._torchdynamo_orig_callable, backend=counter)(*args)
+    torch._dynamo.reset()
+    assert counter.frame_count == 0
+    fn, args = load_corpus("BR004", "negative", "markers").cases()["local_hook_handle"]
+    assert fullgraph_break(fn, args) is None

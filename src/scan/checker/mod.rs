@@ -564,6 +564,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     self.semantic.restore(mark);
                 }
             }
+            Stmt::Global(global) => self.semantic.note_declared_globals(global),
             Stmt::Expr(expr) => {
                 visitor::walk_stmt(self, stmt);
                 self.semantic.note_marker_application(&expr.value, None);
