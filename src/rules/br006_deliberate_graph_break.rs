@@ -25,7 +25,10 @@ declare_rule! {
     /// which patches the class in place: its `forward` is skipped, GB0099 from torch 2.8 on), and
     /// a module instance wrapped at assignment (`self.proj = torch.compiler.disable(Block())`
     /// then `self.proj(x)`: GB0148 "Unsupported function call (delayed)", a break from torch 2.5
-    /// on). `torch._dynamo.allow_in_graph` is no break. Without a declared torch floor a marker
+    /// on), and a module whose forward hook is a disabled function
+    /// (`self.proj.register_forward_hook(hook)` with `@torch.compiler.disable def hook`, or
+    /// `register_forward_hook(torch.compiler.disable(hook))`, then `self.proj(x)`: GB0098).
+    /// `torch._dynamo.allow_in_graph` is no break. Without a declared torch floor a marker
     /// counts when it breaks on the newest generated torch (the message says from which
     /// version); with one, on every generated version at or above it. With
     /// `--type-flow`, also a disabled function that reaches the call as a value — passed in as an
@@ -103,19 +106,22 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
         let label = super::graph_break_label(&marked.gb_type);
         let since = since_text(marked);
         let marker = marked.marker.clone();
+        let marked = marked.clone();
         let attr = match &*call.func {
             ast::Expr::Attribute(attribute) => attribute.attr.id.to_string(),
             _ => return,
         };
+        let message = match &marked.hook {
+            Some(hook) => format!(
+                "call of `self.{attr}`, whose forward hook `{hook}` is marked by `{marker}`: Dynamo runs the hook eagerly, a deliberate graph break{since} ({label})"
+            ),
+            None => format!(
+                "call of `self.{attr}`, a module instance wrapped in `{marker}(...)`: Dynamo does not trace into it, a deliberate graph break{since} ({label})"
+            ),
+        };
         checker.report(
             &DeliberateGraphBreak::META,
-            Finding::new(
-                call.range(),
-                format!(
-                    "call of `self.{attr}`, a module instance wrapped in `{marker}(...)`: Dynamo does not trace into it, a deliberate graph break{since} ({label})"
-                ),
-            )
-            .with_hazard(Hazard::GraphBreak),
+            Finding::new(call.range(), message).with_hazard(Hazard::GraphBreak),
         );
         return;
     }

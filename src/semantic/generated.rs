@@ -192,8 +192,8 @@ pub struct MarkerEffects {
     pub module_instance: Option<String>,
     #[serde(default)]
     pub torch_function: Option<String>,
-    // `forward_hook` is measured too; no rule reads it yet (a hook registered on a module
-    // instance would need the instance's calls).
+    #[serde(default)]
+    pub forward_hook: Option<String>,
 }
 
 /// What a marker is applied to (`MarkerEffects`' fields).
@@ -203,6 +203,8 @@ pub enum MarkerTarget {
     ModuleClass,
     ModuleInstance,
     TorchFunction,
+    /// A function registered as a module's forward (pre-)hook.
+    ForwardHook,
 }
 
 impl MarkerEffects {
@@ -212,6 +214,7 @@ impl MarkerEffects {
             MarkerTarget::ModuleClass => self.module_class.as_deref(),
             MarkerTarget::ModuleInstance => self.module_instance.as_deref(),
             MarkerTarget::TorchFunction => self.torch_function.as_deref(),
+            MarkerTarget::ForwardHook => self.forward_hook.as_deref(),
         }
     }
 }

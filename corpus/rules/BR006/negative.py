@@ -67,8 +67,24 @@ def eager_loop(x):
     return skipped_eagerly(x)
 
 
+def scaled_output(module, args, output):
+    return output * 2
+
+
+class PlainHookedBlock(nn.Module):
+    # An ordinary forward hook is traced with the module: no break.
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.proj.register_forward_hook(scaled_output)
+
+    def forward(self, x):
+        return self.proj(x) + 1
+
+
 def cases():
     return {
+        "plain_forward_hook": (PlainHookedBlock(), (torch.randn(3, 4),)),
         "allow_in_graph_call": (AllowedCall(), (torch.randn(3, 4),)),
         "eager_only_disabled_call": (Block(), (torch.randn(3, 4),)),
         "syntax_without_dunders": (plain_syntax, (torch.randn(3, 4),)),

@@ -222,6 +222,23 @@ class MarkedInstance(nn.Module):
     def forward(self, x):
         return self.proj(x) + 1  # expect: BR006
 
+
+@torch.compiler.disable
+def doubled_output(module, args, output):
+    return output * 2
+
+
+class HookedBlock(nn.Module):
+    # A disabled function registered as a forward hook: calling the module runs the hook, which
+    # Dynamo skips (torch 2.11: GB0098 at the module call).
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.proj.register_forward_hook(doubled_output)
+
+    def forward(self, x):
+        return self.proj(x) + 1  # expect: BR006
+
 def cases():
     """name -> (callable, args, expected GB codes)."""
     x = torch.randn(3, 4)
@@ -239,4 +256,5 @@ def cases():
         "class_decorator_disable": (MarkedClass(), (x,), {"GB0099"}),
         "class_disabled_in_place": (MarkedInPlace(), (x,), {"GB0099"}),
         "instance_disable": (MarkedInstance(), (x,), {"GB0148"}),
+        "disabled_forward_hook": (HookedBlock(), (x,), {"GB0098"}),
     }

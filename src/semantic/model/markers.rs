@@ -27,6 +27,8 @@ pub struct Marked {
     /// The torch from which it breaks (up to the newest generated), when newer than the oldest
     /// generated one.
     pub since: Option<TorchVersion>,
+    /// The marked function is registered as a forward (pre-)hook of the instance (its name).
+    pub hook: Option<String>,
 }
 
 #[derive(Default)]
@@ -52,6 +54,7 @@ impl SemanticModel<'_> {
             gb_type: gb_type.to_owned(),
             marker,
             since,
+            hook: None,
         })
     }
 
@@ -93,6 +96,10 @@ impl SemanticModel<'_> {
             Expr::Attribute(attribute) => attribute.attr.id.as_str(),
             _ => return,
         };
+        if matches!(last, "register_forward_hook" | "register_forward_pre_hook") {
+            self.note_marked_forward_hook(call, first);
+            return;
+        }
         if !TORCH.generated.may_be_marker(last) {
             return;
         }
@@ -150,6 +157,68 @@ impl SemanticModel<'_> {
             Expr::Attribute(_) => self.note_torch_function_marker(call, first),
             _ => {}
         }
+    }
+
+    /// `self.<attr>.register_forward_hook(hook)` (or `_pre_hook`) where `hook` is a marked
+    /// function of this file (`@torch.compiler.disable def hook`) or marked in place
+    /// (`disable(hook)`): a call of `self.<attr>` runs the hook, which Dynamo does not trace.
+    fn note_marked_forward_hook(&mut self, call: &ast::ExprCall, hook: &Expr) {
+        let Expr::Attribute(method) = &*call.func else {
+            return;
+        };
+        let Expr::Attribute(receiver) = &*method.value else {
+            return;
+        };
+        let Some(class) = self.self_target_class(receiver) else {
+            return;
+        };
+        let (marker, name) = match hook {
+            // Marked where it is defined: by the decorator's own spelling, or `marked_by`.
+            Expr::Name(name) => {
+                let Some(Binding::Def(qual)) = self.lookup(name.id.as_str()) else {
+                    return;
+                };
+                let Some(&idx) = self.summary.function_by_name.get(qual) else {
+                    return;
+                };
+                let info = &self.summary.functions[idx as usize];
+                if !info.disabled {
+                    return;
+                }
+                let marker = match &info.marked_by {
+                    Some(marked) => marked.marker.clone(),
+                    None => "torch.compiler.disable".to_owned(),
+                };
+                (marker, name.id.to_string())
+            }
+            Expr::Call(inner) => {
+                let Some(marker) = self.qualified(&inner.func) else {
+                    return;
+                };
+                let name = match inner.arguments.args.first() {
+                    Some(Expr::Name(name)) => name.id.to_string(),
+                    _ => "the hook".to_owned(),
+                };
+                (marker, name)
+            }
+            _ => return,
+        };
+        let Some((gb_type, since)) =
+            TORCH
+                .generated
+                .marker_break(&marker, MarkerTarget::ForwardHook, self.torch_floor())
+        else {
+            return;
+        };
+        let marked = Marked {
+            gb_type: gb_type.to_owned(),
+            marker,
+            since,
+            hook: Some(name),
+        };
+        self.markers
+            .instances
+            .insert((class, receiver.attr.id.as_str().to_owned()), marked);
     }
 
     fn note_torch_function_marker(&mut self, call: &ast::ExprCall, first: &Expr) {
