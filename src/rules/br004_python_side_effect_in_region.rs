@@ -2,7 +2,8 @@ use crate::rules::declare_rule;
 use crate::scan::checker::{Checker, Finding};
 use crate::semantic::data::TORCH;
 use crate::semantic::summary::Hazard;
-use ruff_python_ast::{self as ast, Expr};
+use crate::semantic::tensor::TensorKind;
+use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
 declare_rule! {
@@ -30,6 +31,11 @@ declare_rule! {
     /// the break cannot resume and the whole function runs eagerly: 0 graphs on 2.5 to 2.11);
     /// `copy.deepcopy` GB0179. Each costs a graph and the guards of a resumed frame
     /// on every call. On torch 2.2 all of them broke too except `random.random()`, which 2.2 traced.
+    ///
+    /// Also a tensor hook's handle stored in a global (`global handle` then `handle =
+    /// x.register_hook(fn)`): Dynamo cannot keep the handle outside the graph and gives up on the
+    /// whole frame (torch 2.8 and 2.11: GB0100 "Storing Tensor hook handle in globals"; 2.5:
+    /// "Storing handles in globals - NYI"; 0 graphs). A handle kept in a local is traced.
     ///
     /// Not flagged, because Dynamo traces them (measured): `random.randint`, `random.uniform`,
     /// `id(tensor)` on 2.11, numpy functions on `.numpy()` arrays (traced through `torch._numpy`).
@@ -68,8 +74,50 @@ declare_rule! {
         torch_versions: ">=2.2",
         fix_available: false,
         summary: "print / logging / warnings / time / random / deepcopy / scipy call in traced code: graph break",
-        hooks: { call: check_call },
+        hooks: { call: check_call, statement: check_statement },
     }
+}
+
+/// `global handle` then `handle = x.register_hook(fn)` in traced code: Dynamo cannot keep a
+/// tensor hook's handle in a global (torch 2.11: GB0100 "Storing Tensor hook handle in globals";
+/// 2.8 the same, 2.5 "Storing handles in globals - NYI"), and it gives up on the whole frame
+/// (0 graphs). A local handle is fine.
+fn check_statement(checker: &mut Checker<'_>, stmt: &Stmt) {
+    let Stmt::Assign(assign) = stmt else {
+        return;
+    };
+    let Expr::Call(call) = &*assign.value else {
+        return;
+    };
+    let Expr::Attribute(method) = &*call.func else {
+        return;
+    };
+    if method.attr.id.as_str() != "register_hook" {
+        return;
+    }
+    let semantic = checker.semantic();
+    if !semantic.in_function() || semantic.tensor_kind(&method.value) == TensorKind::NotTensor {
+        return;
+    }
+    let Some(name) = assign.targets.iter().find_map(|target| match target {
+        Expr::Name(name) if semantic.is_declared_global(name.id.as_str()) => {
+            Some(name.id.to_string())
+        }
+        _ => None,
+    }) else {
+        return;
+    };
+    let label = super::graph_break_label("Storing Tensor hook handle in globals");
+    checker.report(
+        &PythonSideEffectInRegion::META,
+        Finding::new(
+            stmt.range(),
+            format!(
+                "the handle of a tensor hook is stored in the global `{name}`: Dynamo cannot keep a hook handle outside the graph and gives up on the whole frame, which runs eagerly (torch >= 2.5: {label}); keep the handle in a local or register the hook outside the compiled code"
+            ),
+        )
+        .with_hazard(Hazard::FrameSkip),
+    );
 }
 
 fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option<&str>) {

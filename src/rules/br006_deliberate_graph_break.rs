@@ -2,7 +2,8 @@ use crate::rules::declare_rule;
 use crate::scan::checker::{Checker, Finding};
 use crate::semantic::Sym;
 use crate::semantic::link::Project;
-use crate::semantic::summary::{Candidate, FileId, FuncIdx, Hazard};
+use crate::semantic::model::Marked;
+use crate::semantic::summary::{Candidate, FileId, FuncIdx, FunctionInfo, Hazard};
 use ruff_python_ast as ast;
 use ruff_text_size::Ranged;
 
@@ -11,7 +12,25 @@ declare_rule! {
     /// Reports deliberate graph breaks in code Dynamo traces: explicit calls to
     /// `torch._dynamo.graph_break()` (and, from torch 2.11, `torch._dynamo.step_unsupported()`,
     /// GB4636), and calls into functions decorated with
-    /// `@torch.compiler.disable` / `@torch._dynamo.disable` (anywhere in the project). With
+    /// `@torch.compiler.disable` / `@torch._dynamo.disable` (anywhere in the project), also with
+    /// `recursive=False` (Dynamo still skips the function's own frame, so the call breaks; its
+    /// callees are traced: GB0099 on torch 2.8 and 2.11, "call torch._dynamo.disable() wrapped
+    /// function" on 2.2 and 2.5). Also the targets of Dynamo's other markers
+    /// (`rules/data/dynamo_markers.toml`, generated per torch version by marking a function, an
+    /// `nn.Module` class and a module instance with each public callable of `torch._dynamo`,
+    /// `torch.compiler` and `torch._dynamo.decorators` and compiling a call of it with
+    /// `fullgraph=True`): a function decorated with `@torch._dynamo.decorators.skip` or marked
+    /// after its `def` (`f = torch.compiler.disable(f)`), a call of a module whose class is marked
+    /// as a whole (`@torch.compiler.disable` on the class, or `torch.compiler.disable(Block)`,
+    /// which patches the class in place: its `forward` is skipped, GB0099 from torch 2.8 on), and
+    /// a module instance wrapped at assignment (`self.proj = torch.compiler.disable(Block())`
+    /// then `self.proj(x)`: GB0148 "Unsupported function call (delayed)", a break from torch 2.5
+    /// on), and a module whose forward hook is a disabled function
+    /// (`self.proj.register_forward_hook(hook)` with `@torch.compiler.disable def hook`, or
+    /// `register_forward_hook(torch.compiler.disable(hook))`, then `self.proj(x)`: GB0098).
+    /// `torch._dynamo.allow_in_graph` is no break. Without a declared torch floor a marker
+    /// counts when it breaks on the newest generated torch (the message says from which
+    /// version); with one, on every generated version at or above it. With
     /// `--type-flow`, also a disabled function that reaches the call as a value — passed in as an
     /// argument (`apply(helper, x)` → `return fn(x)`; GB0098 at the call, measured on torch 2.2 to
     /// 2.11 in tests/python/test_peer_suite_proofs.py).
@@ -80,6 +99,32 @@ const EXPLICIT_BREAKS: &[(&str, &str)] = &[
 ];
 
 fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
+    if let Some(marked) = checker.semantic().marked_instance_call(call) {
+        if !checker.semantic().in_function() {
+            return;
+        }
+        let label = super::graph_break_label(&marked.gb_type);
+        let since = since_text(marked);
+        let marker = marked.marker.clone();
+        let marked = marked.clone();
+        let attr = match &*call.func {
+            ast::Expr::Attribute(attribute) => attribute.attr.id.to_string(),
+            _ => return,
+        };
+        let message = match &marked.hook {
+            Some(hook) => format!(
+                "call of `self.{attr}`, whose forward hook `{hook}` is marked by `{marker}`: Dynamo runs the hook eagerly, a deliberate graph break{since} ({label})"
+            ),
+            None => format!(
+                "call of `self.{attr}`, a module instance wrapped in `{marker}(...)`: Dynamo does not trace into it, a deliberate graph break{since} ({label})"
+            ),
+        };
+        checker.report(
+            &DeliberateGraphBreak::META,
+            Finding::new(call.range(), message).with_hazard(Hazard::GraphBreak),
+        );
+        return;
+    }
     let Some((name, gb_type)) =
         qualified.and_then(|q| EXPLICIT_BREAKS.iter().find(|(name, _)| *name == q))
     else {
@@ -101,6 +146,58 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
     );
 }
 
+/// The message for a call into a function Dynamo does not trace (`disabled_callee`).
+fn disabled_call_message(info: &FunctionInfo, path: &std::path::Path, sym: &Sym) -> String {
+    let name = info.qualified_name();
+    let line = info.line;
+    let file = super::file_name(path);
+    if let Some(marked) = &info.marked_by {
+        let label = super::graph_break_label(&marked.gb_type);
+        let marker = &marked.marker;
+        let since = since_text(marked);
+        if info.name == "forward"
+            && let Some(class) = &info.class
+        {
+            return format!(
+                "call of a module of class `{class}`, which is marked as a whole by `{marker}` ({file}:{line}): Dynamo runs its `forward` eagerly, a deliberate graph break{since} ({label})"
+            );
+        }
+        return format!(
+            "call into `{name}`, which is marked by `{marker}` ({file}:{line}): Dynamo runs it eagerly, a deliberate graph break{since} ({label})"
+        );
+    }
+    let frame_only = info.disabled_frame_only && !info.disabled;
+    // Dynamo skips a disabled function when it calls it, and a disabled method (or a
+    // `recursive=False` function, whose wrapper it inlines) when it inlines the bound call
+    // (measured on torch 2.11: GB0098 and GB0099).
+    let gb_type = match sym {
+        Sym::Dotted(_) | Sym::Local(_) if !frame_only => {
+            "Skip calling `torch.compiler.disable()`d function"
+        }
+        _ => "Skip inlining `torch.compiler.disable()`d function",
+    };
+    let (marker, effect) = if frame_only {
+        (
+            "`@torch.compiler.disable(recursive=False)`d",
+            "Dynamo runs its own frame eagerly (its callees are still traced)",
+        )
+    } else {
+        ("`@torch.compiler.disable`d", "Dynamo runs it eagerly")
+    };
+    format!(
+        "call into `{name}`, which is {marker} ({file}:{line}): {effect}, a deliberate graph break ({})",
+        super::graph_break_label(gb_type),
+    )
+}
+
+/// ` (torch >= 2.5)` when the break holds only from a newer torch than the oldest generated.
+fn since_text(marked: &Marked) -> String {
+    marked
+        .since
+        .map(|since| format!(" on torch >= {since}"))
+        .unwrap_or_default()
+}
+
 /// Calls from traced code into a disabled project function.
 fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
     let summary = &project.files[file as usize];
@@ -110,22 +207,13 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             continue;
         }
         let edge = &summary.functions[site.func as usize].calls[site.call as usize];
-        let Some((name, path, line)) = project.disabled_callee(&edge.sym, file) else {
+        let Some((info, path)) = project.disabled_callee(&edge.sym, file) else {
             continue;
         };
-        // Dynamo skips a disabled function when it calls it, and a disabled method when it
-        // inlines the bound call (measured on torch 2.11: GB0098 and GB0099).
-        let gb_type = match &edge.sym {
-            Sym::Dotted(_) | Sym::Local(_) => "Skip calling `torch.compiler.disable()`d function",
-            _ => "Skip inlining `torch.compiler.disable()`d function",
-        };
+        let message = disabled_call_message(info, path, &edge.sym);
         let candidate = Candidate {
             code: DeliberateGraphBreak::META.code,
-            message: format!(
-                "call into `{name}`, which is `@torch.compiler.disable`d ({}:{line}): Dynamo runs it eagerly, a deliberate graph break ({})",
-                super::file_name(path),
-                super::graph_break_label(gb_type),
-            ),
+            message,
             location: site.location,
             end_location: site.end_location,
             statement_rows: (site.location.row, site.end_location.row),

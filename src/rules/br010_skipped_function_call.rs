@@ -1,7 +1,8 @@
 use crate::rules::declare_rule;
 use crate::scan::checker::{Checker, Finding};
 use crate::semantic::data::TORCH;
-use crate::semantic::summary::Hazard;
+use crate::semantic::generated::MarkerTarget;
+use crate::semantic::summary::{Hazard, Requirement};
 use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::Ranged;
 
@@ -15,7 +16,10 @@ declare_rule! {
     /// (`os.environ[k] = v`, `del os.environ[k]`, `.update`, `.setdefault`, `.clear`), and
     /// standard-library or third-party functions Dynamo skips: `copy.copy`, `threading.Lock()`,
     /// `os.getpid()`, a progress bar's `trange(...)` / `tqdm(...)` (its package is on Dynamo's
-    /// third-party skip list).
+    /// third-party skip list). Also a torch function the file takes out of the graph with
+    /// `torch._dynamo.disallow_in_graph(torch.fn)` (anywhere in the file: the marker changes
+    /// Dynamo's trace rules for the whole process; `rules/data/dynamo_markers.toml`, GB0007 on
+    /// torch 2.8 and 2.11).
     ///
     /// The list is `rules/data/skipped_functions.toml`, generated from each installed torch by
     /// `scripts/gen_torch_data.py`: every public function that Dynamo's trace rules map to a
@@ -106,6 +110,7 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
         return;
     }
     let Some(label) = skipped(checker, name) else {
+        check_marked_torch_function(checker, call, name);
         return;
     };
     let message = if let Some(mutator) = name.strip_prefix("os.environ.") {
@@ -120,6 +125,55 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
     checker.report(
         &SkippedFunctionCall::META,
         Finding::new(call.range(), message).with_hazard(Hazard::GraphBreak),
+    );
+}
+
+/// A torch function this file marks with one of Dynamo's markers (`disallow_in_graph(torch.sub)`,
+/// wherever in the file: decided when the walk ends). Only in files whose text names such a
+/// marker, so a torch call elsewhere costs one cached flag test.
+fn check_marked_torch_function(checker: &mut Checker<'_>, call: &ast::ExprCall, name: &str) {
+    if !name.starts_with("torch.") || !checker.semantic().may_mark_torch_functions() {
+        return;
+    }
+    let generated = &TORCH.generated;
+    let Some(marker) = generated
+        .torch_function_marker_names()
+        .iter()
+        .find(|marker| checker.semantic().source_contains(marker))
+    else {
+        return;
+    };
+    // The break the table measured for this marker's spellings on the newest torch.
+    let gb_type = [
+        "torch._dynamo",
+        "torch.compiler",
+        "torch._dynamo.decorators",
+    ]
+    .iter()
+    .find_map(|namespace| {
+        generated.marker_break(
+            &format!("{namespace}.{marker}"),
+            MarkerTarget::TorchFunction,
+            checker.semantic().torch_floor(),
+        )
+    })
+    .map(|(gb_type, _)| gb_type.to_owned());
+    let Some(gb_type) = gb_type else {
+        return;
+    };
+    let label = super::graph_break_label(&gb_type);
+    checker.report(
+        &SkippedFunctionCall::META,
+        Finding::new(
+            call.range(),
+            format!(
+                "`{name}` is taken out of the graph by `{marker}({name})` in this file: Dynamo marks it as skipped, calling it in compiled code is a graph break ({label})"
+            ),
+        )
+        .with_hazard(Hazard::GraphBreak)
+        .requiring(Requirement::MarkedTorchFunction {
+            name: name.to_owned(),
+        }),
     );
 }
 

@@ -18,6 +18,7 @@ const SKIPPED_LIBRARY_FUNCTIONS: &str =
 const UNWRAPPED_MODULES: &str = include_str!("../../rules/data/unwrapped_modules.toml");
 const GRAPH_BREAKS: &str = include_str!("../../rules/data/graph_breaks.toml");
 const TENSOR_MEMBERS: &str = include_str!("../../rules/data/tensor_members.toml");
+const DYNAMO_MARKERS: &str = include_str!("../../rules/data/dynamo_markers.toml");
 
 #[derive(serde::Deserialize)]
 struct File<T> {
@@ -179,6 +180,45 @@ pub struct Refusal {
     pub gb_type: Option<String>,
 }
 
+/// `dynamo_markers.toml`: per target kind, the graph-break type a call of a target marked with
+/// this callable gives in compiled code (absent: no break).
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+pub struct MarkerEffects {
+    #[serde(default)]
+    pub function: Option<String>,
+    #[serde(default)]
+    pub module_class: Option<String>,
+    #[serde(default)]
+    pub module_instance: Option<String>,
+    #[serde(default)]
+    pub torch_function: Option<String>,
+    #[serde(default)]
+    pub forward_hook: Option<String>,
+}
+
+/// What a marker is applied to (`MarkerEffects`' fields).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkerTarget {
+    Function,
+    ModuleClass,
+    ModuleInstance,
+    TorchFunction,
+    /// A function registered as a module's forward (pre-)hook.
+    ForwardHook,
+}
+
+impl MarkerEffects {
+    pub fn on(&self, target: MarkerTarget) -> Option<&str> {
+        match target {
+            MarkerTarget::Function => self.function.as_deref(),
+            MarkerTarget::ModuleClass => self.module_class.as_deref(),
+            MarkerTarget::ModuleInstance => self.module_instance.as_deref(),
+            MarkerTarget::TorchFunction => self.torch_function.as_deref(),
+            MarkerTarget::ForwardHook => self.forward_hook.as_deref(),
+        }
+    }
+}
+
 /// A table whose entries are names only (`tensor_members.toml`).
 #[derive(Clone, Debug, serde::Deserialize)]
 struct Empty {}
@@ -206,6 +246,12 @@ pub struct Generated {
     /// Attribute names of `torch.Tensor` on any generated torch (`dir(torch.Tensor)`): a value
     /// that receives a method outside this set is not a tensor.
     pub tensor_members: NameSet,
+    /// Dynamo's markers (`disable`, `skip`, `disallow_in_graph`, ...) and what a call of a
+    /// marked target gives.
+    pub dynamo_markers: Versioned<MarkerEffects>,
+    torch_function_markers: Vec<String>,
+    /// The last name segments of every marker in the table.
+    marker_segments: NameSet,
     /// Graph-break type → its code on the newest torch whose registry has it.
     gb_codes: HashMap<String, String>,
 }
@@ -213,6 +259,8 @@ pub struct Generated {
 impl Generated {
     pub fn load() -> Generated {
         let graph_breaks: Versioned<GraphBreak> = Versioned::parse(GRAPH_BREAKS, "graph_breaks");
+        let dynamo_markers: Versioned<MarkerEffects> =
+            Versioned::parse(DYNAMO_MARKERS, "dynamo_markers");
         let mut gb_codes = HashMap::new();
         for code in graph_breaks.entries.keys() {
             if let Some(entry) = graph_breaks.latest(code) {
@@ -270,8 +318,79 @@ impl Generated {
                 .entries
                 .into_keys()
                 .collect(),
+            torch_function_markers: {
+                let mut names: Vec<String> = dynamo_markers
+                    .entries
+                    .iter()
+                    .filter(|(_, ranges)| {
+                        ranges
+                            .iter()
+                            .any(|(_, effects)| effects.torch_function.is_some())
+                    })
+                    .filter_map(|(name, _)| name.rsplit('.').next().map(str::to_owned))
+                    .collect();
+                names.sort();
+                names.dedup();
+                names
+            },
+            marker_segments: dynamo_markers
+                .entries
+                .keys()
+                .filter_map(|name| name.rsplit('.').next().map(str::to_owned))
+                .collect(),
+            dynamo_markers,
             gb_codes,
         }
+    }
+
+    /// The last name segments of the markers that mark torch functions on some generated torch
+    /// (`disallow_in_graph`): a file whose text names none cannot mark one.
+    pub fn torch_function_marker_names(&self) -> &[String] {
+        &self.torch_function_markers
+    }
+
+    /// Whether some marker of the table has this last name segment (`disable`, `skip`): a call
+    /// whose callee ends otherwise applies no marker (tested before resolving the callee).
+    pub fn may_be_marker(&self, last_segment: &str) -> bool {
+        self.marker_segments.contains(last_segment)
+    }
+
+    /// The graph-break type a call of a target marked by `marker` (a qualified name) gives in
+    /// compiled code, with the oldest generated torch of the run of versions up to the newest
+    /// where it breaks. It must break on the newest generated torch and, when the project
+    /// declares a floor, on every generated torch at or above it; without a floor the newest
+    /// decides (the message names the version it starts at: `Some` when newer than the oldest
+    /// generated).
+    pub fn marker_break(
+        &self,
+        marker: &str,
+        target: MarkerTarget,
+        floor: Option<TorchVersion>,
+    ) -> Option<(&str, Option<TorchVersion>)> {
+        let table = &self.dynamo_markers;
+        let ranges = table.entries.get(marker)?;
+        let on = |v: TorchVersion| {
+            ranges
+                .iter()
+                .find(|(range, _)| range.contains(v))
+                .and_then(|(_, effects)| effects.on(target))
+        };
+        let newest = *table.versions.last()?;
+        let gb_type = on(newest)?;
+        let mut since = newest;
+        for version in table.versions.iter().rev() {
+            if on(*version).is_none() {
+                break;
+            }
+            since = *version;
+        }
+        if floor.is_some_and(|floor| {
+            since > floor && table.versions.iter().any(|v| *v >= floor && *v < since)
+        }) {
+            return None;
+        }
+        let oldest = *table.versions.first()?;
+        Some((gb_type, (since > oldest).then_some(since)))
     }
 
     /// The GB code Dynamo reports for this graph-break type (`"Attempted to call function marked
@@ -318,5 +437,46 @@ mod tests {
             tables.gb_code("Attempted to call function marked as skipped"),
             Some("GB0007")
         );
+    }
+
+    #[test]
+    fn marker_breaks_follow_the_floor() {
+        let tables = Generated::load();
+        let v = |text| TorchVersion::parse(text);
+        // `disable` of a function breaks on every generated torch.
+        let (_, since) = tables
+            .marker_break("torch.compiler.disable", MarkerTarget::Function, None)
+            .unwrap();
+        assert_eq!(since, None);
+        // Of a module class only from 2.5: named without a floor, dropped with a 2.2 floor.
+        let (_, since) = tables
+            .marker_break("torch.compiler.disable", MarkerTarget::ModuleClass, None)
+            .unwrap();
+        assert_eq!(since, v("2.5"));
+        assert!(
+            tables
+                .marker_break(
+                    "torch.compiler.disable",
+                    MarkerTarget::ModuleClass,
+                    v("2.2")
+                )
+                .is_none()
+        );
+        assert!(
+            tables
+                .marker_break(
+                    "torch.compiler.disable",
+                    MarkerTarget::ModuleClass,
+                    v("2.8")
+                )
+                .is_some()
+        );
+        // `allow_in_graph` of a function is no break.
+        assert!(
+            tables
+                .marker_break("torch._dynamo.allow_in_graph", MarkerTarget::Function, None)
+                .is_none()
+        );
+        assert_eq!(tables.torch_function_marker_names(), ["disallow_in_graph"]);
     }
 }

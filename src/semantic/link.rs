@@ -213,7 +213,7 @@ impl<'a> Project<'a> {
             disabled_names: files
                 .iter()
                 .flat_map(|f| f.functions.iter())
-                .filter(|f| f.disabled)
+                .filter(|f| f.disabled || f.disabled_frame_only)
                 .map(|f| f.name.as_str())
                 .collect(),
             property_names: files

@@ -15,6 +15,7 @@ use super::tensor::TensorKind;
 use facts::Follow;
 use flow::LocalFacts;
 pub(crate) use flow::path_ends;
+pub use markers::Marked;
 pub use slots::Slot;
 
 mod cached_attrs;
@@ -27,6 +28,7 @@ mod context_managers;
 mod dispatch;
 mod dunder;
 pub(crate) use dunder::comparison_dunders;
+mod declared_globals;
 mod effects;
 mod eval;
 mod facts;
@@ -34,6 +36,7 @@ mod flow;
 mod functions;
 mod gates;
 mod guards;
+mod markers;
 mod memo;
 mod options;
 mod settings;
@@ -130,6 +133,12 @@ enum FrameKind {
 
 pub struct SemanticModel<'a> {
     source: &'a str,
+    /// Dynamo markers applied in the file (`model/markers.rs`).
+    markers: markers::Markers,
+    /// Names each function declares `global` (`model/declared_globals.rs`).
+    declared_globals: FxMap<FuncIdx, Vec<String>>,
+    /// Whether the text names a marker of torch functions (computed on first ask).
+    marks_torch_functions: std::cell::OnceCell<bool>,
     lines: &'a LineIndex,
     ctx: &'a FileContext<'a>,
     package: String,
@@ -251,6 +260,9 @@ impl<'a> SemanticModel<'a> {
         };
         SemanticModel {
             source,
+            markers: markers::Markers::default(),
+            declared_globals: FxMap::default(),
+            marks_torch_functions: std::cell::OnceCell::new(),
             lines,
             ctx,
             package,

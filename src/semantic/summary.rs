@@ -32,6 +32,10 @@ pub struct FunctionInfo {
     /// `@torch._dynamo.disable(recursive=False)`: Dynamo skips this frame but still traces the
     /// functions it calls.
     pub disabled_frame_only: bool,
+    /// The Dynamo marker that made it `disabled` when that was not a `disable` decorator on the
+    /// `def` itself (`@torch._dynamo.decorators.skip`, `f = disable(f)`, `forward` of a class
+    /// marked as a whole): `model/markers.rs`.
+    pub marked_by: Option<crate::semantic::model::Marked>,
     pub calls: Vec<CallEdge>,
     /// Writes to state that outlives the call (attribute stores and container mutations of
     /// objects the function did not create).
@@ -355,6 +359,9 @@ pub enum Requirement {
         param: String,
         kinds: crate::semantic::model::ArgKinds,
     },
+    /// A Dynamo marker of this file marks the torch function `name`
+    /// (`disallow_in_graph(torch.sub)`, anywhere in the file: `model/markers.rs`).
+    MarkedTorchFunction { name: String },
 }
 
 #[derive(Debug)]

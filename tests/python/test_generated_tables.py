@@ -351,3 +351,27 @@ def test_tensor_members_are_dir_of_tensor_here():
     assert set(entries) == set(dir(torch.Tensor)) == set(gen_tensor_members.generate())
     # The fact the scanner reads: a tensor has no `.copy()` / `.astype()`; an ndarray does.
     assert "copy" not in entries and "astype" not in entries
+
+
+# --------------------------------------------------------------------------------------------
+# Dynamo's markers (rules/data/dynamo_markers.toml)
+
+
+def test_dynamo_markers_are_remeasured_here():
+    """Re-measure the markers in a fresh interpreter, as the generator does: the same markers,
+    the same break per target kind (`disable`'s function, class and instance; `disallow_in_graph`
+    of a torch function; `allow_in_graph` of a function is no break)."""
+    require_generated("dynamo_markers")
+    _, entries = table("dynamo_markers")
+    assert entries["torch.compiler.disable"]["function"].startswith(
+        ("Skip calling", "unregistered")
+    )
+    assert "function" not in entries.get("torch._dynamo.allow_in_graph", {})
+    done = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "gen_torch_data.py"), "--emit", "--only", "dynamo_markers"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    measured = json.loads(done.stdout)["tables"]["dynamo_markers"]["entries"]
+    assert measured == entries

@@ -78,9 +78,21 @@ def report(x: torch.Tensor) -> None:
     logger.warning("eager only")
 
 
+def halve_grad(grad):
+    return grad / 2
+
+
+@torch.compile
+def locally_hooked(x):
+    # A hook handle kept in a local: traced, no break (torch 2.5 to 2.11).
+    handle = x.register_hook(halve_grad)
+    return x * 2, handle is not None
+
+
 def cases():
     x = torch.randn(4, 8)
     return {
+        "local_hook_handle": (locally_hooked, (torch.randn(4, 8, requires_grad=True),)),
         "random_uniform_randint": (RandomScale(), (x,)),
         "eager_only_logging": (EagerOnlyLogging(), (x,)),
         "tensor_log": (TensorLog(), (x,)),

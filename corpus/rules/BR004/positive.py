@@ -121,6 +121,24 @@ def quiet_step(x: torch.Tensor) -> torch.Tensor:
     return y * 2
 
 
+last_hook_handle = None
+
+
+def double_grad(grad):
+    return grad * 2
+
+
+@torch.compile
+def hooked_step(x):
+    # A tensor hook's handle stored in a global: Dynamo cannot keep it outside the graph
+    # (torch 2.11 and 2.8: GB0100 "Storing Tensor hook handle in globals"; 2.5: "Storing handles
+    # in globals - NYI") and gives up on the whole frame: 0 graphs (tests/python/
+    # test_marker_proofs.py; not in `cases()`, whose proofs count graph breaks).
+    global last_hook_handle
+    last_hook_handle = x.register_hook(double_grad)  # expect: BR004
+    return x * 2
+
+
 def cases():
     """Entry points for the proofs: name -> (callable as written, example args, expected GB codes)."""
     x = torch.randn(4, 8)

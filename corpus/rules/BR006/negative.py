@@ -45,8 +45,47 @@ def plain_syntax(x):
     return x + 1, s == s
 
 
+@torch._dynamo.allow_in_graph
+def kept_in_graph(x):
+    # allow_in_graph puts the call in the graph as one node: no break (the markers table has
+    # no function effect for it).
+    return x * 2
+
+
+@torch._dynamo.decorators.skip
+def skipped_eagerly(x):
+    return x + 1
+
+
+class AllowedCall(nn.Module):
+    def forward(self, x):
+        return kept_in_graph(x) + 1
+
+
+def eager_loop(x):
+    # Eager code: calling a skipped function here costs nothing.
+    return skipped_eagerly(x)
+
+
+def scaled_output(module, args, output):
+    return output * 2
+
+
+class PlainHookedBlock(nn.Module):
+    # An ordinary forward hook is traced with the module: no break.
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.proj.register_forward_hook(scaled_output)
+
+    def forward(self, x):
+        return self.proj(x) + 1
+
+
 def cases():
     return {
+        "plain_forward_hook": (PlainHookedBlock(), (torch.randn(3, 4),)),
+        "allow_in_graph_call": (AllowedCall(), (torch.randn(3, 4),)),
         "eager_only_disabled_call": (Block(), (torch.randn(3, 4),)),
         "syntax_without_dunders": (plain_syntax, (torch.randn(3, 4),)),
     }

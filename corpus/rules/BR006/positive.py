@@ -7,6 +7,8 @@ calls into compiler.disable'd functions GB0098, into disabled methods GB0099. De
 import torch
 from torch import nn
 
+from torch._dynamo.decorators import skip
+
 from .helpers import match_targets
 
 
@@ -132,6 +134,111 @@ def compares(x):
     return x + 1, a != b
 
 
+
+def traced_callee(x):
+    return x.sin()
+
+
+@torch._dynamo.disable(recursive=False)
+def own_frame_eager(x):
+    # recursive=False: Dynamo skips this frame only (traced_callee is still compiled), but the
+    # call into it is a break all the same (torch 2.11: GB0099; 2.2/2.5: "call
+    # torch._dynamo.disable() wrapped function").
+    return traced_callee(x.cos())
+
+
+@torch.compile
+def calls_frame_only(x):
+    return own_frame_eager(x.tan())  # expect: BR006
+
+
+# Dynamo's other markers (rules/data/dynamo_markers.toml, measured per torch version): a function
+# marked by `skip`, a function marked after its `def`, an nn.Module class marked as a whole (by
+# class decorator or by a call on the class, which patches it in place), and a module instance
+# wrapped at assignment. Each call below is a break (torch 2.11: GB0099, GB0098, GB0099, GB0099,
+# GB0148).
+@skip
+def skipped_step(x):
+    return x + 1
+
+
+def marked_later(x):
+    return x * 2
+
+
+marked_later = torch.compiler.disable(marked_later)
+
+
+@torch._dynamo.disable
+class EagerScale(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+class EagerShift(nn.Module):
+    def forward(self, x):
+        return x + 3
+
+
+torch.compiler.disable(EagerShift)
+
+
+class MarkedParts(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = EagerScale()
+        self.shift = EagerShift()
+        self.proj = torch.compiler.disable(nn.Linear(4, 4))
+
+    def forward(self, x):
+        x = skipped_step(x)  # expect: BR006
+        x = marked_later(x)  # expect: BR006
+        return x
+
+
+class MarkedClass(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = EagerScale()
+
+    def forward(self, x):
+        return self.scale(x) + 1  # expect: BR006
+
+
+class MarkedInPlace(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.shift = EagerShift()
+
+    def forward(self, x):
+        return self.shift(x) + 1  # expect: BR006
+
+
+class MarkedInstance(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.compiler.disable(nn.Linear(4, 4))
+
+    def forward(self, x):
+        return self.proj(x) + 1  # expect: BR006
+
+
+@torch.compiler.disable
+def doubled_output(module, args, output):
+    return output * 2
+
+
+class HookedBlock(nn.Module):
+    # A disabled function registered as a forward hook: calling the module runs the hook, which
+    # Dynamo skips (torch 2.11: GB0098 at the module call).
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.proj.register_forward_hook(doubled_output)
+
+    def forward(self, x):
+        return self.proj(x) + 1  # expect: BR006
+
 def cases():
     """name -> (callable, args, expected GB codes)."""
     x = torch.randn(3, 4)
@@ -144,4 +251,10 @@ def cases():
         "setattr_dunder": (records, (x,), {"GB0025"}),
         "getitem_dunder": (looks_up, (x,), {"GB0025"}),
         "ne_falls_back_to_eq": (compares, (x,), {"GB0025"}),
+        "frame_only_disable": (calls_frame_only, (x,), {"GB0099"}),
+        "skip_and_late_disable": (MarkedParts(), (x,), {"GB0099", "GB0098"}),
+        "class_decorator_disable": (MarkedClass(), (x,), {"GB0099"}),
+        "class_disabled_in_place": (MarkedInPlace(), (x,), {"GB0099"}),
+        "instance_disable": (MarkedInstance(), (x,), {"GB0148"}),
+        "disabled_forward_hook": (HookedBlock(), (x,), {"GB0098"}),
     }

@@ -59,6 +59,16 @@ class ShallowCopiedOptions(nn.Module):
         return x * options["scale"]
 
 
+# `disallow_in_graph` takes a torch function out of the graph for the whole process (wherever
+# the call is): every call of it in compiled code is then GB0007 (rules/data/dynamo_markers.toml).
+class DisallowedOp(nn.Module):
+    def forward(self, x):
+        return torch.hypot(x, x)  # expect: BR010
+
+
+torch._dynamo.disallow_in_graph(torch.hypot)
+
+
 def cases():
     """name -> (callable, args, expected GB codes)."""
     x = torch.randn(2, 3, 4)
@@ -69,4 +79,5 @@ def cases():
         "environ_write": (EnvironmentWrite(), (x,), {"GB0007"}),
         "disable_called_inside": (DisableInside(), (x,), {"GB0007"}),
         "stdlib_copy": (ShallowCopiedOptions(), (x, {"scale": 2.0}), {"GB0007"}),
+        "disallowed_torch_function": (DisallowedOp(), (x,), {"GB0007"}),
     }

@@ -65,7 +65,7 @@ def frame_only_mean(x):
 
 class FrameOnlyStats(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x * frame_only_mean(x)
+        return x * frame_only_mean(x)  # noqa: BR006 (deliberate)
 
 
 class ShortCircuitReads(nn.Module):

@@ -361,6 +361,9 @@ impl<'a> Checker<'a> {
                         false
                     }
                 }
+                Requirement::MarkedTorchFunction { name } => {
+                    semantic.marked_torch_function(name).is_some()
+                }
                 Requirement::UnwrappedModuleAttribute { class, attr } => {
                     // A class a helper picks counts only when every class it can return does.
                     let classes = semantic.self_attribute_classes(class, attr);
@@ -551,6 +554,8 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 let targets: Vec<&Expr> = assign.targets.iter().collect();
                 self.semantic.note_flow_assignment(&targets, &assign.value);
                 for target in &assign.targets {
+                    self.semantic
+                        .note_marker_application(&assign.value, Some(target));
                     self.semantic.note_self_assignment(target, &assign.value);
                     self.semantic
                         .note_slot_assignment(target, &assign.value, false);
@@ -583,6 +588,11 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     self.visit_expr(message);
                     self.semantic.restore(mark);
                 }
+            }
+            Stmt::Global(global) => self.semantic.note_declared_globals(global),
+            Stmt::Expr(expr) => {
+                visitor::walk_stmt(self, stmt);
+                self.semantic.note_marker_application(&expr.value, None);
             }
             _ => visitor::walk_stmt(self, stmt),
         }

@@ -1,6 +1,7 @@
 //! Entering and leaving a function: its frame, parameters, annotations and nested definitions.
 
 use super::*;
+use crate::semantic::generated::MarkerTarget;
 
 impl<'a> SemanticModel<'a> {
     /// Records a `def` (its decorators already visited) and enters its frame.
@@ -8,6 +9,7 @@ impl<'a> SemanticModel<'a> {
         let mut compile_decorated = false;
         let mut disabled = false;
         let mut disabled_frame_only = false;
+        let mut marked_by = None;
         for decorator in &def.decorator_list {
             let target = match &decorator.expression {
                 Expr::Call(call) => &*call.func,
@@ -15,7 +17,17 @@ impl<'a> SemanticModel<'a> {
             };
             match self.qualified(target).as_deref() {
                 Some("torch.compile") => compile_decorated = true,
-                Some("torch.compiler.disable" | "torch._dynamo.disable") => {
+                // Another of Dynamo's markers whose marked function breaks when called
+                // (`torch._dynamo.decorators.skip`; `rules/data/dynamo_markers.toml`).
+                Some(name)
+                    if !matches!(name, "torch.compiler.disable" | "torch._dynamo.disable") =>
+                {
+                    if let Some(marked) = self.marker_of(target, MarkerTarget::Function) {
+                        disabled = true;
+                        marked_by = Some(marked);
+                    }
+                }
+                Some(_) => {
                     let recursive = match &decorator.expression {
                         Expr::Call(call) => {
                             call.arguments.find_keyword("recursive").map(|k| &k.value)
@@ -40,6 +52,11 @@ impl<'a> SemanticModel<'a> {
             }
             None => (name.clone(), None),
         };
+        // `forward` of a class marked as a whole (`@torch.compiler.disable class Block`).
+        if let Some(marked) = self.class_mark_of_method(class.as_deref(), &name) {
+            disabled = true;
+            marked_by = Some(marked);
+        }
         self.record_nested_def(def, &qual);
         let param_callables = self.param_callable_defaults(def);
         let param_instances = self.param_instance_defaults(def);
@@ -53,6 +70,7 @@ impl<'a> SemanticModel<'a> {
             end_line: 0,
             disabled,
             disabled_frame_only,
+            marked_by,
             calls: Vec::new(),
             outside_writes: Vec::new(),
             is_property: def.decorator_list.iter().any(|d| {

@@ -46,6 +46,7 @@ impl<'a> SemanticModel<'a> {
                 self.resolve(called)
             })
             .collect();
+        self.note_class_markers(class, &qual);
         let fields = self.class_field_defaults(class);
         let is_abstract = self.declares_abstract(class, &bases);
         self.summary.classes.push(ClassInfo {
