@@ -222,3 +222,22 @@ def test_dynamo_runs_forward_through_a_modules_own_call_and_super_call():
     fn, args = calls.case_run()
     seen = _logged_breaks(OBJECT_MODEL, fn, args)
     assert seen == {("calls.py", 18)}, sorted(seen)
+
+
+CLASS_MEMBERS = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "class_members"
+
+# Per Module of pkg/model.py: the flags.py lines Dynamo breaks at (tests/class_members.rs expects
+# scan to report the same lines).
+CLASS_MEMBER_BREAKS = {
+    "ThroughModule": {("flags.py", 11)},  # flags.FastPath.level(): Switch.level, inherited
+    "ThroughName": {("flags.py", 11)},  # FastPath.level() on the imported name
+    "ThroughInstanceClass": {("flags.py", 16)},  # self.__class__._check_state in __enter__
+}
+
+
+@pytest.mark.parametrize("case", sorted(CLASS_MEMBER_BREAKS))
+def test_dynamo_traces_inherited_members_called_on_a_class(case):
+    model = _fixture_module(CLASS_MEMBERS, "pkg.model")
+    net, args = model.case(case)
+    seen = _logged_breaks(CLASS_MEMBERS, net, args)
+    assert seen == CLASS_MEMBER_BREAKS[case], (case, sorted(seen))

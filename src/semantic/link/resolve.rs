@@ -60,6 +60,14 @@ impl<'a> Project<'a> {
                 .lookup_method((file, class), "forward", 0)
                 .map(Target::Function);
         }
+        // `Flag.on()` where `on` is a classmethod (or any method) `Flag` inherits: attribute
+        // lookup on a class walks its bases, as on an instance. One hash lookup per miss.
+        if let Some((owner, member)) = local.rsplit_once('.')
+            && let Some(&class) = summary.class_by_name.get(owner)
+            && let Some(method) = self.lookup_method((file, class), member, 0)
+        {
+            return Some(Target::Function(method));
+        }
         // A re-export: `from .utils import helper` in a package's __init__.py.
         let (first, rest) = local.split_once('.').map_or((local, ""), |(f, r)| (f, r));
         let Some(target) = summary.imports.get(first) else {
@@ -81,8 +89,14 @@ impl<'a> Project<'a> {
                 let Some(&idx) = self.files[file as usize].class_by_name.get(class) else {
                     return Vec::new();
                 };
+                // `self.__class__.reset(...)`: the instance's class — this one or a subclass —
+                // so its member or an override, as for `self.reset(...)`.
+                let member = match attr.strip_prefix("__class__.") {
+                    Some(member) if !member.contains('.') => member,
+                    _ => attr,
+                };
                 let found: Vec<Target> = self
-                    .methods_named((file, idx), attr)
+                    .methods_named((file, idx), member)
                     .into_iter()
                     .map(Target::Function)
                     .collect();
