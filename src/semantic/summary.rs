@@ -394,6 +394,10 @@ pub struct FileSummary {
     /// `self.<attr> = <function>` in a method (`model/references.rs`): class local qualname →
     /// attr → the functions it may hold.
     pub self_attr_callables: HashMap<String, HashMap<String, Vec<Sym>>>,
+    /// `self.<attr> = <function>(...)` in a method (`model/references.rs`): class local qualname →
+    /// attr → the project functions (or methods) whose call result it holds; calling the attribute
+    /// runs the closures they return (a decorator-style wrapper, a factory's inner `def`).
+    pub self_attr_factories: HashMap<String, HashMap<String, Vec<Sym>>>,
     pub guards: Vec<Guard>,
     pub candidates: Vec<Candidate>,
     /// Candidates (by index) that hold only when each of these classes derives, through the

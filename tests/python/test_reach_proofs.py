@@ -241,3 +241,21 @@ def test_dynamo_traces_inherited_members_called_on_a_class(case):
     net, args = model.case(case)
     seen = _logged_breaks(CLASS_MEMBERS, net, args)
     assert seen == CLASS_MEMBER_BREAKS[case], (case, sorted(seen))
+
+
+STORED_CLOSURES = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "stored_closures"
+
+# Per Module of pkg/model.py: the lines Dynamo breaks at (tests/stored_closures.rs expects scan to
+# report the same lines, and nothing in helpers.unused_factory).
+STORED_CLOSURE_BREAKS = {
+    "WrappedInPlace": {("model.py", 19)},  # the wrapper self._counted returned, stored as self.step
+    "FactoryClosure": {("helpers.py", 6)},  # make_gate's inner gate, stored as self.gate
+}
+
+
+@pytest.mark.parametrize("case", sorted(STORED_CLOSURE_BREAKS))
+def test_dynamo_traces_closures_stored_from_a_call(case):
+    model = _fixture_module(STORED_CLOSURES, "pkg.model")
+    net, args = model.case(case)
+    seen = _logged_breaks(STORED_CLOSURES, net, args)
+    assert seen == STORED_CLOSURE_BREAKS[case], (case, sorted(seen))

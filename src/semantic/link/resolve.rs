@@ -95,11 +95,19 @@ impl<'a> Project<'a> {
                     Some(member) if !member.contains('.') => member,
                     _ => attr,
                 };
-                let found: Vec<Target> = self
+                let mut found: Vec<Target> = self
                     .methods_named((file, idx), member)
                     .into_iter()
                     .map(Target::Function)
                     .collect();
+                // `self.step = self.wrap(self.step)` / `self.gate = make_gate(...)`: the instance
+                // attribute shadows any method of that name and holds the closure the call
+                // returned (its method is still a candidate: the wrapper calls it).
+                found.extend(
+                    self.attribute_factory_closures(file, class, attr)
+                        .into_iter()
+                        .map(Target::Function),
+                );
                 if found.is_empty() {
                     // `self.criterion(...)` / `self.head.compute_loss(...)` where `__init__` stored
                     // `self.criterion = Loss()`: the call runs a method of the stored instance;
@@ -223,6 +231,49 @@ impl<'a> Project<'a> {
                     .collect()
             }
         }
+    }
+
+    /// The closures `self.<attr>` may hold when a method stored a call's result in it
+    /// (`summary.self_attr_factories`): the functions each called factory defines inside itself
+    /// and references (returns). Empty, at one hash lookup, for almost every attribute.
+    fn attribute_factory_closures(&self, file: FileId, class: &str, attr: &str) -> Vec<FuncRef> {
+        let Some(factories) = self.files[file as usize]
+            .self_attr_factories
+            .get(class)
+            .and_then(|attrs| attrs.get(attr))
+        else {
+            return Vec::new();
+        };
+        let mut found = Vec::new();
+        for factory in factories {
+            // A method factory resolves to methods only, never through other attributes' values:
+            // `self.a = self.a(...)` must not send resolution round in circles.
+            let funcs: Vec<FuncRef> = match factory {
+                Sym::SelfAttr { class, attr } if !attr.contains('.') => {
+                    match self.files[file as usize].class_by_name.get(class) {
+                        Some(&idx) => self.methods_named((file, idx), attr),
+                        None => Vec::new(),
+                    }
+                }
+                Sym::Local(_) | Sym::Dotted(_) => self
+                    .resolve_sym(factory, file)
+                    .into_iter()
+                    .filter_map(|target| match target {
+                        Target::Function(func) => Some(func),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            for func in funcs {
+                for inner in self.nested_functions_referenced(func) {
+                    if !found.contains(&inner) {
+                        found.push(inner);
+                    }
+                }
+            }
+        }
+        found
     }
 
     pub(crate) fn project_bases(&self, class: ClassRef) -> Vec<ClassRef> {

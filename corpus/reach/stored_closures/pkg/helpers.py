@@ -1,0 +1,16 @@
+"""A factory function that returns a closure it defines."""
+
+
+def make_gate(scale):
+    def gate(x):
+        top = x.max().item()
+        return x * scale * top
+
+    return gate
+
+
+def unused_factory():
+    def never(x):
+        return x.max().item()
+
+    return never

@@ -1,0 +1,41 @@
+"""Modules keeping a call's result on `self` and calling it later: a method wrapped in place by a
+wrapper method (the instance attribute shadows the method) and a closure a factory returned."""
+
+import functools
+
+import torch
+
+from .helpers import make_gate
+
+
+class WrappedInPlace(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.step = self._counted(self.step)
+
+    def _counted(self, fn):
+        @functools.wraps(fn)
+        def counted(*args):
+            self.calls = torch.ones(1).sum().item()
+            return fn(*args)
+
+        return counted
+
+    def step(self, x):
+        return x + 1
+
+    def forward(self, x):
+        return self.step(x)
+
+
+class FactoryClosure(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gate = make_gate(2.0)
+
+    def forward(self, x):
+        return self.gate(x)
+
+
+def case(name):
+    return globals()[name](), (torch.randn(3, 3),)
