@@ -1,7 +1,7 @@
 //! Closures kept on `self` as a call's result (src/semantic/model/references.rs,
 //! `Project::attribute_factory_closures` in src/semantic/link/resolve.rs): `self.step =
 //! self._counted(self.step)` — the instance attribute shadows the method and holds the wrapper the
-//! method returned — and `self.gate = make_gate(...)`, a factory's inner `def`. Calling the
+//! method returned — and `self.gate = make_gate(...)`, a factory's inner `def`; an annotated assignment stores alike. Calling the
 //! attribute runs the closure. corpus/reach/stored_closures holds one hazard in each closure (and
 //! one in a closure no attribute holds); tests/python/test_reach_proofs.py shows Dynamo (torch
 //! 2.11, backend="eager") breaks at exactly these lines.
@@ -38,6 +38,7 @@ fn closures_stored_from_a_call_are_reached_and_reported() {
         "pkg.model.WrappedInPlace._counted.counted (via pkg.model.WrappedInPlace.forward)",
         // The wrapper calls the method it wraps: still reached.
         "pkg.model.WrappedInPlace.step (via pkg.model.WrappedInPlace.forward)",
+        "pkg.model.AnnotatedWrap._checked.checked (via pkg.model.AnnotatedWrap.forward)",
         "pkg.helpers.make_gate.gate (via pkg.model.FactoryClosure.forward)",
     ] {
         assert!(

@@ -540,6 +540,8 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     self.semantic
                         .note_slot_assignment(&assign.target, value, false);
                     self.semantic.note_flow_assignment(&[&assign.target], value);
+                    // `self.update: Callable = self._wrap(self.update)` stores like `=` does.
+                    self.semantic.note_self_callable(&assign.target, value);
                     self.semantic.bind_assignment(&[&assign.target], value);
                 }
             }

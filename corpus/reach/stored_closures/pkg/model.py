@@ -28,6 +28,27 @@ class WrappedInPlace(torch.nn.Module):
         return self.step(x)
 
 
+class AnnotatedWrap(torch.nn.Module):
+    """The same, through an annotated assignment."""
+
+    def __init__(self):
+        super().__init__()
+        self.step: object = self._checked(self.step)
+
+    def _checked(self, fn):
+        def checked(*args):
+            self.seen = torch.ones(1).max().item()
+            return fn(*args)
+
+        return checked
+
+    def step(self, x):
+        return x - 1
+
+    def forward(self, x):
+        return self.step(x)
+
+
 class FactoryClosure(torch.nn.Module):
     def __init__(self):
         super().__init__()
