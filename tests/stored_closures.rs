@@ -23,8 +23,9 @@ fn closures_stored_from_a_call_are_reached_and_reported() {
         &["scan", ".", "--roots", "pkg.model.*"],
     ));
     for line in [
-        "pkg/model.py:19:",  // WrappedInPlace._counted.counted, through self.step
-        "pkg/helpers.py:6:", // make_gate.gate, through self.gate
+        "pkg/model.py:19:",   // WrappedInPlace._counted.counted, through self.step
+        "pkg/helpers.py:6:",  // make_gate.gate, through self.gate
+        "pkg/helpers.py:20:", // base_schedule, a function default the shifted closure calls
     ] {
         assert!(text.contains(line), "{line} not reported:\n{text}");
     }
@@ -40,6 +41,9 @@ fn closures_stored_from_a_call_are_reached_and_reported() {
         "pkg.model.WrappedInPlace.step (via pkg.model.WrappedInPlace.forward)",
         "pkg.model.AnnotatedWrap._checked.checked (via pkg.model.AnnotatedWrap.forward)",
         "pkg.helpers.make_gate.gate (via pkg.model.FactoryClosure.forward)",
+        // A stored function default and the closure that replaced it: both candidates.
+        "pkg.helpers.base_schedule (via pkg.model.DefaultThenShifted.forward)",
+        "pkg.helpers.shifted.schedule (via pkg.model.DefaultThenShifted.forward)",
     ] {
         assert!(
             reached.contains(function),

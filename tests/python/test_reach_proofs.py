@@ -251,6 +251,9 @@ STORED_CLOSURE_BREAKS = {
     "WrappedInPlace": {("model.py", 19)},  # the wrapper self._counted returned, stored as self.step
     "AnnotatedWrap": {("model.py", 40)},  # the same through `self.step: object = ...`
     "FactoryClosure": {("helpers.py", 6)},  # make_gate's inner gate, stored as self.gate
+    # base_schedule, a function default stored as self.schedule, called by the closure `shifted`
+    # returned in its place
+    "DefaultThenShifted": {("helpers.py", 20)},
 }
 
 

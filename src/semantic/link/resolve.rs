@@ -100,19 +100,11 @@ impl<'a> Project<'a> {
                     .into_iter()
                     .map(Target::Function)
                     .collect();
-                // `self.step = self.wrap(self.step)` / `self.gate = make_gate(...)`: the instance
-                // attribute shadows any method of that name and holds the closure the call
-                // returned (its method is still a candidate: the wrapper calls it).
-                found.extend(
-                    self.attribute_factory_closures(file, class, attr)
-                        .into_iter()
-                        .map(Target::Function),
-                );
                 if found.is_empty() {
                     // `self.criterion(...)` / `self.head.compute_loss(...)` where `__init__` stored
                     // `self.criterion = Loss()`: the call runs a method of the stored instance;
                     // `self.act(x)` where a method stored `self.act = identity`: the function.
-                    let mut found = self.typed_attribute_call(file, class, attr);
+                    found = self.typed_attribute_call(file, class, attr);
                     if let Some(stored) = self.files[file as usize]
                         .self_attr_callables
                         .get(class)
@@ -124,10 +116,17 @@ impl<'a> Project<'a> {
                             );
                         }
                     }
-                    found
-                } else {
-                    found
                 }
+                // `self.step = self.wrap(self.step)` / `self.gate = make_gate(...)`: the instance
+                // attribute shadows any method of that name and holds the closure the call
+                // returned (beside every other candidate: the wrapper calls the method it wraps,
+                // another store may hold a plain function).
+                found.extend(
+                    self.attribute_factory_closures(file, class, attr)
+                        .into_iter()
+                        .map(Target::Function),
+                );
+                found
             }
             Sym::Instance { class, method }
                 if matches!(**class, Sym::Dotted(_) | Sym::Local(_)) =>

@@ -14,3 +14,15 @@ def unused_factory():
         return x.max().item()
 
     return never
+
+
+def base_schedule(t):
+    top = t.max().item()
+    return t * top
+
+
+def shifted(fn, shift):
+    def schedule(t):
+        return fn(t) + shift
+
+    return schedule

@@ -5,7 +5,7 @@ import functools
 
 import torch
 
-from .helpers import make_gate
+from .helpers import base_schedule, make_gate, shifted
 
 
 class WrappedInPlace(torch.nn.Module):
@@ -58,5 +58,19 @@ class FactoryClosure(torch.nn.Module):
         return self.gate(x)
 
 
+class DefaultThenShifted(torch.nn.Module):
+    """A function default stored, then replaced by a factory's closure that calls it: both run."""
+
+    def __init__(self, schedule=base_schedule, shift=0.0):
+        super().__init__()
+        self.schedule = schedule
+        if shift:
+            self.schedule = shifted(self.schedule, shift)
+
+    def forward(self, x):
+        return self.schedule(x)
+
+
 def case(name):
-    return globals()[name](), (torch.randn(3, 3),)
+    module = DefaultThenShifted(shift=1.0) if name == "DefaultThenShifted" else globals()[name]()
+    return module, (torch.randn(3, 3),)
