@@ -263,3 +263,15 @@ def test_dynamo_traces_closures_stored_from_a_call(case):
     net, args = model.case(case)
     seen = _logged_breaks(STORED_CLOSURES, net, args)
     assert seen == STORED_CLOSURE_BREAKS[case], (case, sorted(seen))
+
+
+FAILURE_PATHS = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "failure_paths"
+
+
+def test_dynamo_traces_an_early_return_before_a_final_raise():
+    # tests/failure_paths.rs: model.py:8 in smooth_step (returned before the final raise) is
+    # reported; model.py:13 in describe (the raise's message) is not, and Dynamo never runs it.
+    model = _fixture_module(FAILURE_PATHS, "pkg.model")
+    net, args = model.case("Smooth")
+    seen = _logged_breaks(FAILURE_PATHS, net, args)
+    assert seen == {("model.py", 8)}, sorted(seen)
