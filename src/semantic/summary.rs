@@ -49,6 +49,9 @@ pub struct FunctionInfo {
     /// The decorators of the `def` (`@d` and `@d(...)`: the called name), resolved in the scope
     /// around it: a project decorator's wrapper runs whenever the decorated name is called.
     pub decorators: Vec<Sym>,
+    /// The decorators written without a call (`@d`), resolved: a project class there makes the
+    /// decorated name an instance of it, so calling the name runs the class's `__call__`.
+    pub bare_decorators: Vec<Sym>,
     /// When every `return` yields a guard formula, the function is a predicate with this formula.
     pub predicate: Option<Cond>,
     /// Parameters with a literal False / None / 0 default (`profile=False`): name and position

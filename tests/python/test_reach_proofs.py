@@ -275,3 +275,14 @@ def test_dynamo_traces_an_early_return_before_a_final_raise():
     net, args = model.case("Smooth")
     seen = _logged_breaks(FAILURE_PATHS, net, args)
     assert seen == {("model.py", 8)}, sorted(seen)
+
+
+CLASS_DECORATORS = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "class_decorators"
+
+
+def test_dynamo_traces_the_call_of_a_class_used_as_a_decorator():
+    # tests/class_decorators.rs: wrap.py:11 in `counted.__call__`, run by calling `scale`.
+    model = _fixture_module(CLASS_DECORATORS, "pkg.model")
+    net, args = model.case("Scaled")
+    seen = _logged_breaks(CLASS_DECORATORS, net, args)
+    assert seen == {("wrap.py", 11)}, sorted(seen)
