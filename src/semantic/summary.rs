@@ -54,6 +54,9 @@ pub struct FunctionInfo {
     /// The decorators of the `def` (`@d` and `@d(...)`: the called name), resolved in the scope
     /// around it: a project decorator's wrapper runs whenever the decorated name is called.
     pub decorators: Vec<Sym>,
+    /// The decorators written without a call (`@d`), resolved: a project class there makes the
+    /// decorated name an instance of it, so calling the name runs the class's `__call__`.
+    pub bare_decorators: Vec<Sym>,
     /// When every `return` yields a guard formula, the function is a predicate with this formula.
     pub predicate: Option<Cond>,
     /// Parameters with a literal False / None / 0 default (`profile=False`): name and position
@@ -442,6 +445,10 @@ pub struct FileSummary {
     /// `self.<attr> = <function>` in a method (`model/references.rs`): class local qualname →
     /// attr → the functions it may hold.
     pub self_attr_callables: HashMap<String, HashMap<String, Vec<Sym>>>,
+    /// `self.<attr> = <function>(...)` in a method (`model/references.rs`): class local qualname →
+    /// attr → the project functions (or methods) whose call result it holds; calling the attribute
+    /// runs the closures they return (a decorator-style wrapper, a factory's inner `def`).
+    pub self_attr_factories: HashMap<String, HashMap<String, Vec<Sym>>>,
     pub guards: Vec<Guard>,
     pub candidates: Vec<Candidate>,
     /// Candidates (by index) that hold only when each of these classes derives, through the

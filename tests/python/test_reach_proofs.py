@@ -222,3 +222,67 @@ def test_dynamo_runs_forward_through_a_modules_own_call_and_super_call():
     fn, args = calls.case_run()
     seen = _logged_breaks(OBJECT_MODEL, fn, args)
     assert seen == {("calls.py", 18)}, sorted(seen)
+
+
+CLASS_MEMBERS = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "class_members"
+
+# Per Module of pkg/model.py: the flags.py lines Dynamo breaks at (tests/class_members.rs expects
+# scan to report the same lines).
+CLASS_MEMBER_BREAKS = {
+    "ThroughModule": {("flags.py", 11)},  # flags.FastPath.level(): Switch.level, inherited
+    "ThroughName": {("flags.py", 11)},  # FastPath.level() on the imported name
+    "ThroughInstanceClass": {("flags.py", 16)},  # self.__class__._check_state in __enter__
+}
+
+
+@pytest.mark.parametrize("case", sorted(CLASS_MEMBER_BREAKS))
+def test_dynamo_traces_inherited_members_called_on_a_class(case):
+    model = _fixture_module(CLASS_MEMBERS, "pkg.model")
+    net, args = model.case(case)
+    seen = _logged_breaks(CLASS_MEMBERS, net, args)
+    assert seen == CLASS_MEMBER_BREAKS[case], (case, sorted(seen))
+
+
+STORED_CLOSURES = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "stored_closures"
+
+# Per Module of pkg/model.py: the lines Dynamo breaks at (tests/stored_closures.rs expects scan to
+# report the same lines, and nothing in helpers.unused_factory).
+STORED_CLOSURE_BREAKS = {
+    "WrappedInPlace": {("model.py", 19)},  # the wrapper self._counted returned, stored as self.step
+    "AnnotatedWrap": {("model.py", 40)},  # the same through `self.step: object = ...`
+    "FactoryClosure": {("helpers.py", 6)},  # make_gate's inner gate, stored as self.gate
+    # base_schedule, a function default stored as self.schedule, called by the closure `shifted`
+    # returned in its place
+    "DefaultThenShifted": {("helpers.py", 20)},
+}
+
+
+@pytest.mark.parametrize("case", sorted(STORED_CLOSURE_BREAKS))
+def test_dynamo_traces_closures_stored_from_a_call(case):
+    model = _fixture_module(STORED_CLOSURES, "pkg.model")
+    net, args = model.case(case)
+    seen = _logged_breaks(STORED_CLOSURES, net, args)
+    assert seen == STORED_CLOSURE_BREAKS[case], (case, sorted(seen))
+
+
+FAILURE_PATHS = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "failure_paths"
+
+
+def test_dynamo_traces_an_early_return_before_a_final_raise():
+    # tests/failure_paths.rs: model.py:8 in smooth_step (returned before the final raise) is
+    # reported; model.py:13 in describe (the raise's message) is not, and Dynamo never runs it.
+    model = _fixture_module(FAILURE_PATHS, "pkg.model")
+    net, args = model.case("Smooth")
+    seen = _logged_breaks(FAILURE_PATHS, net, args)
+    assert seen == {("model.py", 8)}, sorted(seen)
+
+
+CLASS_DECORATORS = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "class_decorators"
+
+
+def test_dynamo_traces_the_call_of_a_class_used_as_a_decorator():
+    # tests/class_decorators.rs: wrap.py:11 in `counted.__call__`, run by calling `scale`.
+    model = _fixture_module(CLASS_DECORATORS, "pkg.model")
+    net, args = model.case("Scaled")
+    seen = _logged_breaks(CLASS_DECORATORS, net, args)
+    assert seen == {("wrap.py", 11)}, sorted(seen)

@@ -443,11 +443,12 @@ impl<'a> Visitor<'a> for Checker<'a> {
         let mark = self.semantic.mark();
         // A block that ends in `raise` (or `torch._assert(False, ...)`) is a failure path:
         // `raise ValueError(f"{x.item()}")` and what leads to it run only when something already
-        // went wrong.
-        if self.semantic.ends_in_failure(body) {
-            self.semantic.push_step(PathStep::FailureOnly);
-        }
-        for stmt in body {
+        // went wrong — from the last statement that can leave the block another way on.
+        let failure_from = self.semantic.failure_only_from(body);
+        for (index, stmt) in body.iter().enumerate() {
+            if failure_from == Some(index) {
+                self.semantic.push_step(PathStep::FailureOnly);
+            }
             self.visit_stmt(stmt);
             self.semantic.after_statement(stmt);
         }
@@ -570,6 +571,8 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     self.semantic
                         .note_slot_assignment(&assign.target, value, false);
                     self.semantic.note_flow_assignment(&[&assign.target], value);
+                    // `self.update: Callable = self._wrap(self.update)` stores like `=` does.
+                    self.semantic.note_self_callable(&assign.target, value);
                     self.semantic.bind_assignment(&[&assign.target], value);
                 }
             }

@@ -60,6 +60,14 @@ impl<'a> Project<'a> {
                 .lookup_method((file, class), "forward", 0)
                 .map(Target::Function);
         }
+        // `Flag.on()` where `on` is a classmethod (or any method) `Flag` inherits: attribute
+        // lookup on a class walks its bases, as on an instance. One hash lookup per miss.
+        if let Some((owner, member)) = local.rsplit_once('.')
+            && let Some(&class) = summary.class_by_name.get(owner)
+            && let Some(method) = self.lookup_method((file, class), member, 0)
+        {
+            return Some(Target::Function(method));
+        }
         // A re-export: `from .utils import helper` in a package's __init__.py.
         let (first, rest) = local.split_once('.').map_or((local, ""), |(f, r)| (f, r));
         let Some(target) = summary.imports.get(first) else {
@@ -81,8 +89,14 @@ impl<'a> Project<'a> {
                 let Some(&idx) = self.files[file as usize].class_by_name.get(class) else {
                     return Vec::new();
                 };
-                let found: Vec<Target> = self
-                    .methods_named((file, idx), attr)
+                // `self.__class__.reset(...)`: the instance's class — this one or a subclass —
+                // so its member or an override, as for `self.reset(...)`.
+                let member = match attr.strip_prefix("__class__.") {
+                    Some(member) if !member.contains('.') => member,
+                    _ => attr,
+                };
+                let mut found: Vec<Target> = self
+                    .methods_named((file, idx), member)
                     .into_iter()
                     .map(Target::Function)
                     .collect();
@@ -90,7 +104,7 @@ impl<'a> Project<'a> {
                     // `self.criterion(...)` / `self.head.compute_loss(...)` where `__init__` stored
                     // `self.criterion = Loss()`: the call runs a method of the stored instance;
                     // `self.act(x)` where a method stored `self.act = identity`: the function.
-                    let mut found = self.typed_attribute_call(file, class, attr);
+                    found = self.typed_attribute_call(file, class, attr);
                     if let Some(stored) = self.files[file as usize]
                         .self_attr_callables
                         .get(class)
@@ -102,10 +116,17 @@ impl<'a> Project<'a> {
                             );
                         }
                     }
-                    found
-                } else {
-                    found
                 }
+                // `self.step = self.wrap(self.step)` / `self.gate = make_gate(...)`: the instance
+                // attribute shadows any method of that name and holds the closure the call
+                // returned (beside every other candidate: the wrapper calls the method it wraps,
+                // another store may hold a plain function).
+                found.extend(
+                    self.attribute_factory_closures(file, class, attr)
+                        .into_iter()
+                        .map(Target::Function),
+                );
+                found
             }
             Sym::Instance { class, method }
                 if matches!(**class, Sym::Dotted(_) | Sym::Local(_)) =>
@@ -229,6 +250,49 @@ impl<'a> Project<'a> {
             out.extend(others.iter().map(|&idx| Target::Class((file, idx))));
         }
         out
+    }
+
+    /// The closures `self.<attr>` may hold when a method stored a call's result in it
+    /// (`summary.self_attr_factories`): the functions each called factory defines inside itself
+    /// and references (returns). Empty, at one hash lookup, for almost every attribute.
+    fn attribute_factory_closures(&self, file: FileId, class: &str, attr: &str) -> Vec<FuncRef> {
+        let Some(factories) = self.files[file as usize]
+            .self_attr_factories
+            .get(class)
+            .and_then(|attrs| attrs.get(attr))
+        else {
+            return Vec::new();
+        };
+        let mut found = Vec::new();
+        for factory in factories {
+            // A method factory resolves to methods only, never through other attributes' values:
+            // `self.a = self.a(...)` must not send resolution round in circles.
+            let funcs: Vec<FuncRef> = match factory {
+                Sym::SelfAttr { class, attr } if !attr.contains('.') => {
+                    match self.files[file as usize].class_by_name.get(class) {
+                        Some(&idx) => self.methods_named((file, idx), attr),
+                        None => Vec::new(),
+                    }
+                }
+                Sym::Local(_) | Sym::Dotted(_) => self
+                    .resolve_sym(factory, file)
+                    .into_iter()
+                    .filter_map(|target| match target {
+                        Target::Function(func) => Some(func),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            for func in funcs {
+                for inner in self.nested_functions_referenced(func) {
+                    if !found.contains(&inner) {
+                        found.push(inner);
+                    }
+                }
+            }
+        }
+        found
     }
 
     pub(crate) fn project_bases(&self, class: ClassRef) -> Vec<ClassRef> {

@@ -509,6 +509,18 @@ impl<'a> Project<'a> {
                     }
                 }
             }
+            // `@Wrap def f`: the name `f` holds a `Wrap` instance, so calling it runs
+            // `Wrap.__call__` (which calls the original `f`).
+            for decorator in &info.bare_decorators {
+                for target in self.resolve_sym(decorator, func.0) {
+                    if let Target::Class(class) = target
+                        && let Some(call) = self.lookup_method(class, "__call__", 0)
+                    {
+                        note(call, func, info.line, false);
+                        queue.push_back(call);
+                    }
+                }
+            }
             for call in &info.calls {
                 // `self.config.hidden_size`: a read that runs no getter (most) costs no more.
                 if self.reads_no_property(&call.sym) {

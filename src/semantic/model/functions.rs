@@ -94,6 +94,12 @@ impl<'a> SemanticModel<'a> {
                     self.resolve(called)
                 })
                 .collect(),
+            bare_decorators: def
+                .decorator_list
+                .iter()
+                .filter(|decorator| !matches!(decorator.expression, Expr::Call(_)))
+                .filter_map(|decorator| self.resolve(&decorator.expression))
+                .collect(),
             predicate: None,
             flag_params: Vec::new(),
             none_flags: Vec::new(),

@@ -199,21 +199,26 @@ impl<'a> SemanticModel<'a> {
 
     /// `self.attr = <function>` in a method: `self.attr(...)` calls it (when the class defines no
     /// method of that name). Stored per class, every assignment adding its candidates.
+    /// `self.attr = factory(...)` / `self.attr = self.wrap(self.attr)`: the factory is recorded
+    /// apart (`self_attr_factories`); linking reads the closures it returns.
     pub(crate) fn note_self_callable(&mut self, target: &Expr, value: &Expr) {
         let Some((class, attr)) = self.self_attribute(target) else {
             return;
         };
-        let found = self.callables_of(value);
+        let (found, map) = match value {
+            Expr::Call(call) => (
+                self.callables_of(&call.func),
+                &mut self.summary.self_attr_factories,
+            ),
+            _ => (
+                self.callables_of(value),
+                &mut self.summary.self_attr_callables,
+            ),
+        };
         if found.is_empty() {
             return;
         }
-        let slot = self
-            .summary
-            .self_attr_callables
-            .entry(class)
-            .or_default()
-            .entry(attr)
-            .or_default();
+        let slot = map.entry(class).or_default().entry(attr).or_default();
         for sym in found {
             if !slot.contains(&sym) {
                 slot.push(sym);

@@ -341,6 +341,22 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
+    /// Where a block that ends on a failure starts being failure-only: after the last statement
+    /// that can leave the block another way (a `return`, `break` or `continue` inside it —
+    /// `if basis == "a": return f(x)` before a final `raise ValueError(basis)` runs on the
+    /// success path). None when the block does not end on a failure. Walks the block's
+    /// statements (not expressions) only for such blocks, which are few and short.
+    pub(crate) fn failure_only_from(&self, body: &[Stmt]) -> Option<usize> {
+        if !self.ends_in_failure(body) {
+            return None;
+        }
+        Some(
+            body.iter()
+                .rposition(|stmt| may_leave_block(stmt, 0))
+                .map_or(0, |last| last + 1),
+        )
+    }
+
     /// Inside a `try:` whose handlers catch ImportError (an availability probe)?
     pub fn in_import_probe(&self) -> bool {
         self.import_probe_depth > 0
@@ -478,5 +494,35 @@ impl<'a> SemanticModel<'a> {
         self.int_attributes
             .get(class)
             .is_some_and(|attrs| attrs.contains(attr))
+    }
+}
+
+/// Can `stmt` leave its enclosing block other than by falling through or raising: a `return`,
+/// `break` or `continue` anywhere in its nested statements (not in nested definitions)?
+/// Over-approximate for a `break` that only leaves an inner loop: fewer failure-only paths.
+fn may_leave_block(stmt: &Stmt, depth: u32) -> bool {
+    if depth > 32 {
+        return true;
+    }
+    let any = |body: &[Stmt]| body.iter().any(|s| may_leave_block(s, depth + 1));
+    match stmt {
+        Stmt::Return(_) | Stmt::Break(_) | Stmt::Continue(_) => true,
+        Stmt::If(stmt_if) => {
+            any(&stmt_if.body) || stmt_if.elif_else_clauses.iter().any(|c| any(&c.body))
+        }
+        Stmt::For(stmt_for) => any(&stmt_for.body) || any(&stmt_for.orelse),
+        Stmt::While(stmt_while) => any(&stmt_while.body) || any(&stmt_while.orelse),
+        Stmt::With(with) => any(&with.body),
+        Stmt::Try(stmt_try) => {
+            any(&stmt_try.body)
+                || any(&stmt_try.orelse)
+                || any(&stmt_try.finalbody)
+                || stmt_try.handlers.iter().any(|h| {
+                    let ast::ExceptHandler::ExceptHandler(h) = h;
+                    any(&h.body)
+                })
+        }
+        Stmt::Match(stmt_match) => stmt_match.cases.iter().any(|c| any(&c.body)),
+        _ => false,
     }
 }
