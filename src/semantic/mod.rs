@@ -49,6 +49,10 @@ impl Sym {
             Sym::Instance { method, .. } => method.as_str(),
             Sym::DictValues(dict) | Sym::FunctionRef(dict) => return dict.last_segment(),
         };
-        text.rsplit('.').next().unwrap_or(text)
+        // `memrchr`: called for every call site of a tree at link (`semantic/settings.rs`).
+        match memchr::memrchr(b'.', text.as_bytes()) {
+            Some(dot) => &text[dot + 1..],
+            None => text,
+        }
     }
 }

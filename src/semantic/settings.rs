@@ -38,13 +38,20 @@ pub struct FileSettings {
 
 impl<'a> Project<'a> {
     /// `(file, NAME or Class.X)` → its value, for the settings nothing in the tree changes (one
-    /// pass over every file's stored attribute names, then one over the settings).
+    /// pass over every file's stored attribute names, then one over the settings). Cost: stored
+    /// names are only looked up in the settings' last names (most are none); the pass over every
+    /// call for own setters runs only when a setting that nothing else changes has one.
     pub(crate) fn build_setting_table(&self) -> HashMap<(FileId, String), ConstValue> {
         let mut table = HashMap::default();
         if self.files.iter().all(|f| f.settings.values.is_empty()) {
             return table;
         }
-        // Attribute name → the first file storing it, and whether a second file does.
+        let last_names: HashSet<&str> = self
+            .files
+            .iter()
+            .flat_map(|file| file.settings.last_names.iter().map(String::as_str))
+            .collect();
+        // A setting's last name → the first file storing it, and whether a second file does.
         let mut stored: HashMap<&str, (FileId, bool)> = HashMap::default();
         for (file_id, file) in self.files.iter().enumerate() {
             let file_id = file_id as FileId;
@@ -57,22 +64,53 @@ impl<'a> Project<'a> {
                 .chain(options.stores.iter().map(|store| store.attr.as_str()))
                 .chain(options.borrowed.iter().map(|store| store.attr.as_str()));
             for attr in attrs {
+                let Some(&attr) = last_names.get(attr) else {
+                    continue;
+                };
                 stored
                     .entry(attr)
                     .and_modify(|(first, more)| *more |= *first != file_id)
                     .or_insert((file_id, false));
             }
         }
-        // Own setters called anywhere in the tree, by the method's or the class's name.
+        // The settings nothing changes but, perhaps, their class's own setter.
+        let mut unchanged: Vec<(FileId, &str, &ConstValue)> = Vec::new();
+        for (file_id, file) in self.files.iter().enumerate() {
+            let file_id = file_id as FileId;
+            let settings = &file.settings;
+            for (name, value) in &settings.values {
+                let last = name.rsplit('.').next().unwrap_or(name);
+                let elsewhere = stored
+                    .get(last)
+                    .is_some_and(|&(first, more)| more || first != file_id);
+                if settings.rebound.contains(name.as_str())
+                    || settings.local_stores.contains(last)
+                    || elsewhere
+                {
+                    continue;
+                }
+                unchanged.push((file_id, name.as_str(), value));
+            }
+        }
+        // Own setters of those settings called anywhere in the tree, by the method's or the
+        // class's name.
+        let candidates: HashSet<(FileId, &str)> = unchanged
+            .iter()
+            .map(|&(file_id, name, _)| (file_id, name))
+            .collect();
         let mut setter_names: HashMap<&str, Vec<(FileId, &str)>> = HashMap::default();
         for (file_id, file) in self.files.iter().enumerate() {
+            let file_id = file_id as FileId;
             for (key, method) in &file.settings.own_setters {
+                if !candidates.contains(&(file_id, key.as_str())) {
+                    continue;
+                }
                 let class = key.split('.').next().unwrap_or(key);
                 for name in [method.as_str(), class] {
                     setter_names
                         .entry(name)
                         .or_default()
-                        .push((file_id as FileId, key.as_str()));
+                        .push((file_id, key.as_str()));
                 }
             }
         }
@@ -88,22 +126,9 @@ impl<'a> Project<'a> {
                 }
             }
         }
-        for (file_id, file) in self.files.iter().enumerate() {
-            let file_id = file_id as FileId;
-            let settings = &file.settings;
-            for (name, value) in &settings.values {
-                let last = name.rsplit('.').next().unwrap_or(name);
-                let elsewhere = stored
-                    .get(last)
-                    .is_some_and(|&(first, more)| more || first != file_id);
-                if settings.rebound.contains(name.as_str())
-                    || settings.local_stores.contains(last)
-                    || elsewhere
-                    || called.contains(&(file_id, name.as_str()))
-                {
-                    continue;
-                }
-                table.insert((file_id, name.clone()), value.clone());
+        for (file_id, name, value) in unchanged {
+            if !called.contains(&(file_id, name)) {
+                table.insert((file_id, name.to_owned()), value.clone());
             }
         }
         table

@@ -415,6 +415,7 @@ impl<'a> Checker<'a> {
         summary.candidates = candidates;
         summary.unwrapped_class_checks = unwrapped_class_checks;
         summary.factory_class_checks = factory_class_checks;
+        summary.shrink_to_fit();
         summary
     }
 

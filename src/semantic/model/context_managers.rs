@@ -61,7 +61,11 @@ impl<'a> SemanticModel<'a> {
     /// manager Dynamo cannot resume in (then [`SemanticModel::leave_unresumable_with`] after the
     /// body).
     pub(crate) fn enter_with(&mut self, with: &ast::StmtWith) -> bool {
-        if with.is_async || self.current_function().is_none() {
+        // A file without a context manager of its own (most) resolves nothing here.
+        if with.is_async
+            || self.unresumable_context_managers.is_empty()
+            || self.current_function().is_none()
+        {
             return false;
         }
         let unresumable = with.items.iter().any(|item| {

@@ -12,51 +12,70 @@ use crate::semantic::context::{ConstValue, ParamTest};
 impl<'a> SemanticModel<'a> {
     /// The settings a module's top level binds (one pass over the top-level statements and the
     /// bodies of top-level classes; a name bound twice, or also bound under an `if`/`try`/`with`/
-    /// loop at the top level, is not a setting).
+    /// loop at the top level, is not a setting). Cost: the candidates (a single name bound to a
+    /// literal) are gathered first, borrowing their names from the AST; a file without one stops
+    /// there, and the bindings of the others are counted by borrowed key (no allocation per
+    /// top-level binding; only a setting's own name is allocated).
     pub(crate) fn note_module_settings(&mut self, body: &'a [Stmt]) {
-        let mut bound: rustc_hash::FxHashMap<String, u32> = Default::default();
-        let mut values: Vec<(String, ConstValue)> = Vec::new();
+        let mut candidates: Vec<(BoundName<'a>, &'a Expr)> = Vec::new();
         for stmt in body {
             match stmt {
                 Stmt::Assign(assign) => {
                     if let [Expr::Name(target)] = assign.targets.as_slice()
-                        && let Some(value) = ConstValue::of(&assign.value)
+                        && may_be_constant(&assign.value)
                     {
-                        values.push((target.id.to_string(), value));
-                    }
-                    for target in &assign.targets {
-                        count_targets(target, "", &mut bound);
+                        candidates.push((("", target.id.as_str()), &assign.value));
                     }
                 }
                 Stmt::ClassDef(class) => {
-                    *bound.entry(class.name.id.to_string()).or_default() += 1;
-                    let prefix = format!("{}.", class.name.id);
                     for inner in &class.body {
-                        match inner {
-                            Stmt::Assign(assign) => {
-                                if let [Expr::Name(target)] = assign.targets.as_slice()
-                                    && let Some(value) = ConstValue::of(&assign.value)
-                                {
-                                    values.push((format!("{prefix}{}", target.id), value));
-                                }
-                                for target in &assign.targets {
-                                    count_targets(target, &prefix, &mut bound);
-                                }
-                            }
-                            other => count_bindings(other, &prefix, &mut bound),
+                        if let Stmt::Assign(assign) = inner
+                            && let [Expr::Name(target)] = assign.targets.as_slice()
+                            && may_be_constant(&assign.value)
+                        {
+                            let key = (class.name.id.as_str(), target.id.as_str());
+                            candidates.push((key, &assign.value));
                         }
                     }
                 }
-                other => count_bindings(other, "", &mut bound),
+                _ => {}
+            }
+        }
+        if candidates.is_empty() {
+            return;
+        }
+        let mut counts = BindingCounts {
+            counts: candidates.iter().map(|&(key, _)| (key, 0)).collect(),
+        };
+        for stmt in body {
+            match stmt {
+                Stmt::ClassDef(class) => {
+                    counts.add("", class.name.id.as_str(), 1);
+                    for inner in &class.body {
+                        counts.statement(inner, class.name.id.as_str(), 1);
+                    }
+                }
+                other => counts.statement(other, "", 1),
             }
         }
         let settings = &mut self.summary.settings;
-        for (name, value) in values {
-            if bound.get(&name) == Some(&1) && value != ConstValue::Dim {
-                let last = name.rsplit('.').next().unwrap_or(&name).to_owned();
-                settings.last_names.insert(last);
-                settings.values.insert(name, value);
+        for ((class, name), value) in candidates {
+            if counts.counts.get(&(class, name)) != Some(&1) {
+                continue;
             }
+            let Some(value) = ConstValue::of(value) else {
+                continue;
+            };
+            if value == ConstValue::Dim {
+                continue;
+            }
+            let key = if class.is_empty() {
+                name.to_owned()
+            } else {
+                format!("{class}.{name}")
+            };
+            settings.last_names.insert(name.to_owned());
+            settings.values.insert(key, value);
         }
     }
 
@@ -167,92 +186,111 @@ impl<'a> SemanticModel<'a> {
     }
 }
 
-/// Counts the names a target binds (`prefix` for a class body).
-fn count_targets(target: &Expr, prefix: &str, bound: &mut rustc_hash::FxHashMap<String, u32>) {
-    match target {
-        Expr::Name(name) => *bound.entry(format!("{prefix}{}", name.id)).or_default() += 1,
-        Expr::Tuple(tuple) => tuple
-            .elts
-            .iter()
-            .for_each(|e| count_targets(e, prefix, bound)),
-        Expr::List(list) => list
-            .elts
-            .iter()
-            .for_each(|e| count_targets(e, prefix, bound)),
-        Expr::Starred(starred) => count_targets(&starred.value, prefix, bound),
-        _ => {}
-    }
+/// A name bound at a module's top level: `(class, name)`, class `""` outside a class body.
+type BoundName<'a> = (&'a str, &'a str);
+
+/// Could `ConstValue::of` read `value` as a constant? (Its expression kinds; checked without
+/// allocating a string literal's text.)
+fn may_be_constant(value: &Expr) -> bool {
+    matches!(
+        value,
+        Expr::NoneLiteral(_)
+            | Expr::BooleanLiteral(_)
+            | Expr::NumberLiteral(_)
+            | Expr::StringLiteral(_)
+            | Expr::UnaryOp(_)
+    )
 }
 
-/// Counts the names another top-level statement binds; a compound statement's bodies count
-/// twice (bound only on some paths: never a setting).
-fn count_bindings(stmt: &Stmt, prefix: &str, bound: &mut rustc_hash::FxHashMap<String, u32>) {
-    let mut add = |name: &str, times: u32| {
-        *bound.entry(format!("{prefix}{name}")).or_default() += times;
-    };
-    match stmt {
-        Stmt::AugAssign(assign) => count_targets(&assign.target, prefix, bound),
-        Stmt::AnnAssign(assign) => count_targets(&assign.target, prefix, bound),
-        Stmt::FunctionDef(def) => add(def.name.id.as_str(), 1),
-        Stmt::ClassDef(class) => add(class.name.id.as_str(), 1),
-        Stmt::Import(import) => {
-            for alias in &import.names {
-                let name = alias.asname.as_ref().unwrap_or(&alias.name);
-                add(name.id.split('.').next().unwrap_or_default(), 1);
-            }
-        }
-        Stmt::ImportFrom(import) => {
-            for alias in &import.names {
-                add(alias.asname.as_ref().unwrap_or(&alias.name).id.as_str(), 1);
-            }
-        }
-        Stmt::Delete(delete) => delete
-            .targets
-            .iter()
-            .for_each(|t| count_targets(t, prefix, bound)),
-        Stmt::If(stmt_if) => {
-            count_nested(&stmt_if.body, prefix, bound);
-            for clause in &stmt_if.elif_else_clauses {
-                count_nested(&clause.body, prefix, bound);
-            }
-        }
-        Stmt::Try(stmt_try) => {
-            count_nested(&stmt_try.body, prefix, bound);
-            for handler in &stmt_try.handlers {
-                let ast::ExceptHandler::ExceptHandler(handler) = handler;
-                count_nested(&handler.body, prefix, bound);
-            }
-            count_nested(&stmt_try.orelse, prefix, bound);
-            count_nested(&stmt_try.finalbody, prefix, bound);
-        }
-        Stmt::With(with) => count_nested(&with.body, prefix, bound),
-        Stmt::For(stmt_for) => {
-            count_targets(&stmt_for.target, prefix, bound);
-            count_targets(&stmt_for.target, prefix, bound);
-            count_nested(&stmt_for.body, prefix, bound);
-            count_nested(&stmt_for.orelse, prefix, bound);
-        }
-        Stmt::While(stmt_while) => {
-            count_nested(&stmt_while.body, prefix, bound);
-            count_nested(&stmt_while.orelse, prefix, bound);
-        }
-        _ => {}
-    }
+/// How often each candidate setting is bound at the top level; only the candidates are counted.
+/// A binding under a compound top-level statement counts twice (bound only on some paths): a
+/// setting is a name counted exactly once.
+struct BindingCounts<'a> {
+    counts: rustc_hash::FxHashMap<BoundName<'a>, u32>,
 }
 
-/// The names a nested top-level body binds, each counted twice (bound only on some paths).
-fn count_nested(body: &[Stmt], prefix: &str, bound: &mut rustc_hash::FxHashMap<String, u32>) {
-    for inner in body {
-        let mut once = rustc_hash::FxHashMap::default();
-        match inner {
+impl<'a> BindingCounts<'a> {
+    fn add(&mut self, class: &'a str, name: &'a str, times: u32) {
+        if let Some(count) = self.counts.get_mut(&(class, name)) {
+            *count += times;
+        }
+    }
+
+    /// The names a target binds.
+    fn targets(&mut self, target: &'a Expr, class: &'a str, times: u32) {
+        match target {
+            Expr::Name(name) => self.add(class, name.id.as_str(), times),
+            Expr::Tuple(tuple) => tuple
+                .elts
+                .iter()
+                .for_each(|e| self.targets(e, class, times)),
+            Expr::List(list) => list.elts.iter().for_each(|e| self.targets(e, class, times)),
+            Expr::Starred(starred) => self.targets(&starred.value, class, times),
+            _ => {}
+        }
+    }
+
+    /// The names a statement of a top-level body (`class` `""`) or class body binds; those in
+    /// a compound statement's bodies count twice.
+    fn statement(&mut self, stmt: &'a Stmt, class: &'a str, times: u32) {
+        match stmt {
             Stmt::Assign(assign) => assign
                 .targets
                 .iter()
-                .for_each(|t| count_targets(t, prefix, &mut once)),
-            other => count_bindings(other, prefix, &mut once),
+                .for_each(|t| self.targets(t, class, times)),
+            Stmt::AugAssign(assign) => self.targets(&assign.target, class, times),
+            Stmt::AnnAssign(assign) => self.targets(&assign.target, class, times),
+            Stmt::FunctionDef(def) => self.add(class, def.name.id.as_str(), times),
+            Stmt::ClassDef(inner) => self.add(class, inner.name.id.as_str(), times),
+            Stmt::Import(import) => {
+                for alias in &import.names {
+                    let name = alias.asname.as_ref().unwrap_or(&alias.name);
+                    self.add(class, name.id.split('.').next().unwrap_or_default(), times);
+                }
+            }
+            Stmt::ImportFrom(import) => {
+                for alias in &import.names {
+                    let name = alias.asname.as_ref().unwrap_or(&alias.name);
+                    self.add(class, name.id.as_str(), times);
+                }
+            }
+            Stmt::Delete(delete) => delete
+                .targets
+                .iter()
+                .for_each(|t| self.targets(t, class, times)),
+            Stmt::If(stmt_if) => {
+                self.nested(&stmt_if.body, class);
+                for clause in &stmt_if.elif_else_clauses {
+                    self.nested(&clause.body, class);
+                }
+            }
+            Stmt::Try(stmt_try) => {
+                self.nested(&stmt_try.body, class);
+                for handler in &stmt_try.handlers {
+                    let ast::ExceptHandler::ExceptHandler(handler) = handler;
+                    self.nested(&handler.body, class);
+                }
+                self.nested(&stmt_try.orelse, class);
+                self.nested(&stmt_try.finalbody, class);
+            }
+            Stmt::With(with) => self.nested(&with.body, class),
+            Stmt::For(stmt_for) => {
+                self.targets(&stmt_for.target, class, 2);
+                self.nested(&stmt_for.body, class);
+                self.nested(&stmt_for.orelse, class);
+            }
+            Stmt::While(stmt_while) => {
+                self.nested(&stmt_while.body, class);
+                self.nested(&stmt_while.orelse, class);
+            }
+            _ => {}
         }
-        for (name, _) in once {
-            *bound.entry(name).or_default() += 2;
+    }
+
+    /// A compound statement's body: each binding in it counts twice.
+    fn nested(&mut self, body: &'a [Stmt], class: &'a str) {
+        for inner in body {
+            self.statement(inner, class, 2);
         }
     }
 }
