@@ -286,3 +286,39 @@ def test_dynamo_traces_the_call_of_a_class_used_as_a_decorator():
     net, args = model.case("Scaled")
     seen = _logged_breaks(CLASS_DECORATORS, net, args)
     assert seen == {("wrap.py", 11)}, sorted(seen)
+
+
+DYNAMO_ENTRY_POINTS = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "dynamo_entry_points"
+
+
+def test_dynamo_optimize_compiles_what_it_is_applied_to():
+    # tests/dynamo_entry_points.rs: steps.py:8 (torch._dynamo.optimize(...)(fn)) and steps.py:17
+    # (@torch._dynamo.optimize(...)) break; steps.py:22, in a function nothing compiles, is plain
+    # Python. The entry points scan knows (DYNAMO_COMPILE_DECORATORS) exist in this torch.
+    import logging
+    import re
+
+    for name in ("optimize", "optimize_assert"):
+        assert callable(getattr(torch._dynamo, name)), name
+    seen: set[tuple[str, int]] = set()
+
+    class Breaks(logging.Handler):
+        def emit(self, record):
+            found = re.search(r"Graph break in user code at (\S+):(\d+)", record.getMessage())
+            if found and DYNAMO_ENTRY_POINTS in Path(found.group(1)).parents:
+                seen.add((Path(found.group(1)).name, int(found.group(2))))
+
+    handler = Breaks()
+    dynamo_log = logging.getLogger("torch._dynamo")
+    torch._logging.set_logs(graph_breaks=True)
+    dynamo_log.addHandler(handler)
+    try:
+        torch._dynamo.reset()
+        steps = _fixture_module(DYNAMO_ENTRY_POINTS, "pkg.steps")
+        steps.compiled_step(torch.ones(3))
+        steps.decorated_step(torch.ones(3))
+        steps.never_compiled(torch.ones(3))
+    finally:
+        dynamo_log.removeHandler(handler)
+        torch._logging.set_logs()
+    assert seen == {("steps.py", 8), ("steps.py", 17)}, sorted(seen)

@@ -3,6 +3,13 @@
 
 use super::*;
 
+/// Dynamo's compile entry points that take the backend, not the function, and return a decorator
+/// that compiles what it is applied to (`torch._dynamo.optimize("eager")(fn)`,
+/// `@torch._dynamo.optimize(counter)`): present from torch 2.0 to 2.11
+/// (tests/python/test_reach_proofs.py checks them against the installed torch).
+pub(crate) const DYNAMO_COMPILE_DECORATORS: &[&str] =
+    &["torch._dynamo.optimize", "torch._dynamo.optimize_assert"];
+
 impl<'a> SemanticModel<'a> {
     /// Call-graph edges and `torch.compile(x)` / `x.compile()` targets.
     pub(crate) fn record_call(&mut self, call: &'a ast::ExprCall, callee: Option<&Sym>) {
@@ -15,9 +22,11 @@ impl<'a> SemanticModel<'a> {
         }
         // `torch.compile(backend=...)(fn)`: called without a model, torch.compile returns a
         // decorator, and calling that compiles its argument like `torch.compile(fn, ...)`.
+        // Dynamo's own entry points (`torch._dynamo.optimize(backend)(fn)`) always return one.
         if let Expr::Call(factory) = &*call.func
-            && factory.arguments.args.is_empty()
-            && matches!(self.resolve(&factory.func), Some(Sym::Dotted(q)) if q == "torch.compile")
+            && matches!(self.resolve(&factory.func), Some(Sym::Dotted(q))
+                if (q == "torch.compile" && factory.arguments.args.is_empty())
+                    || DYNAMO_COMPILE_DECORATORS.contains(&q.as_str()))
         {
             if let Some(target) = call.arguments.args.first() {
                 self.note_flow_compile_target(target, false);

@@ -17,6 +17,12 @@ impl<'a> SemanticModel<'a> {
             };
             match self.qualified(target).as_deref() {
                 Some("torch.compile") => compile_decorated = true,
+                Some(name)
+                    if matches!(decorator.expression, Expr::Call(_))
+                        && super::calls::DYNAMO_COMPILE_DECORATORS.contains(&name) =>
+                {
+                    compile_decorated = true
+                }
                 // Another of Dynamo's markers whose marked function breaks when called
                 // (`torch._dynamo.decorators.skip`; `rules/data/dynamo_markers.toml`).
                 Some(name)
