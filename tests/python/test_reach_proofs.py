@@ -182,6 +182,11 @@ def _logged_breaks(fixture: Path, fn, args) -> set[tuple[str, int]]:
     (backend="eager") and calling it on `args`. explain() reports nothing when a break in an
     operator's method makes Dynamo skip the frame (it cannot resume inside the operator); the
     graph-break log names every break."""
+    return _breaks_while(fixture, lambda: torch.compile(fn, backend="eager")(*args))
+
+
+def _breaks_while(fixture: Path, run) -> set[tuple[str, int]]:
+    """`(file, line)` of every graph break Dynamo logs in `fixture`'s files while `run()` runs."""
     import logging
     import re
 
@@ -199,7 +204,7 @@ def _logged_breaks(fixture: Path, fn, args) -> set[tuple[str, int]]:
     dynamo_log.addHandler(handler)
     try:
         torch._dynamo.reset()
-        torch.compile(fn, backend="eager")(*args)
+        run()
     finally:
         dynamo_log.removeHandler(handler)
         torch._logging.set_logs()
@@ -295,30 +300,14 @@ def test_dynamo_optimize_compiles_what_it_is_applied_to():
     # tests/dynamo_entry_points.rs: steps.py:8 (torch._dynamo.optimize(...)(fn)) and steps.py:17
     # (@torch._dynamo.optimize(...)) break; steps.py:22, in a function nothing compiles, is plain
     # Python. The entry points scan knows (DYNAMO_COMPILE_DECORATORS) exist in this torch.
-    import logging
-    import re
-
     for name in ("optimize", "optimize_assert"):
         assert callable(getattr(torch._dynamo, name)), name
-    seen: set[tuple[str, int]] = set()
 
-    class Breaks(logging.Handler):
-        def emit(self, record):
-            found = re.search(r"Graph break in user code at (\S+):(\d+)", record.getMessage())
-            if found and DYNAMO_ENTRY_POINTS in Path(found.group(1)).parents:
-                seen.add((Path(found.group(1)).name, int(found.group(2))))
-
-    handler = Breaks()
-    dynamo_log = logging.getLogger("torch._dynamo")
-    torch._logging.set_logs(graph_breaks=True)
-    dynamo_log.addHandler(handler)
-    try:
-        torch._dynamo.reset()
+    def run():
         steps = _fixture_module(DYNAMO_ENTRY_POINTS, "pkg.steps")
         steps.compiled_step(torch.ones(3))
         steps.decorated_step(torch.ones(3))
         steps.never_compiled(torch.ones(3))
-    finally:
-        dynamo_log.removeHandler(handler)
-        torch._logging.set_logs()
+
+    seen = _breaks_while(DYNAMO_ENTRY_POINTS, run)
     assert seen == {("steps.py", 8), ("steps.py", 17)}, sorted(seen)
