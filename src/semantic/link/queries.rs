@@ -464,13 +464,7 @@ impl<'a> Project<'a> {
         file: FileId,
         floor: Option<crate::config::TorchVersion>,
     ) -> bool {
-        let unwrapped = |dotted: &str| {
-            TORCH
-                .generated
-                .unwrapped_modules
-                .on_every_from(dotted, floor)
-                .is_some()
-        };
+        let unwrapped = |dotted: &str| is_unwrapped_module(dotted, floor);
         if let Sym::Dotted(dotted) = sym
             && unwrapped(dotted)
         {
@@ -494,13 +488,7 @@ impl<'a> Project<'a> {
         floor: Option<crate::config::TorchVersion>,
         depth: u32,
     ) -> bool {
-        let unwrapped = |dotted: &str| {
-            TORCH
-                .generated
-                .unwrapped_modules
-                .on_every_from(dotted, floor)
-                .is_some()
-        };
+        let unwrapped = |dotted: &str| is_unwrapped_module(dotted, floor);
         let mut queue: VecDeque<ClassRef> = VecDeque::from([class]);
         let mut seen: HashSet<ClassRef> = HashSet::default();
         while let Some(class) = queue.pop_front() {
@@ -725,4 +713,14 @@ impl<'a> Project<'a> {
             _ => None,
         }
     }
+}
+
+/// A torch module class Dynamo will not wrap on every generated torch at or above `floor`
+/// (`rules/data/unwrapped_modules.toml`).
+fn is_unwrapped_module(dotted: &str, floor: Option<crate::config::TorchVersion>) -> bool {
+    TORCH
+        .generated
+        .unwrapped_modules
+        .on_every_from(dotted, floor)
+        .is_some()
 }
