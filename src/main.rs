@@ -305,6 +305,15 @@ fn run_scan(args: ScanArgs) -> ExitCode {
     if result.files_scanned == 0 {
         // Nothing looked at is not "all checks passed".
         eprintln!("graphbreak: warning: no Python files to scan (0 files scanned)");
+        let ignored = scan::discover::count_ignored_python_files(&options.paths);
+        if ignored > 0 {
+            // Say why: a parent's ignore file (a virtual environment's `*`) hides a whole tree.
+            eprintln!(
+                "graphbreak: note: {ignored} Python file(s) under the given paths are skipped by \
+                 .gitignore/.ignore rules (a parent directory's count too, e.g. a virtual \
+                 environment's `*`); name the files, or copy the tree out, to scan them"
+            );
+        }
         if paths_given {
             return ExitCode::from(2);
         }

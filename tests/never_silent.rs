@@ -181,6 +181,18 @@ fn zero_files_are_said_out_loud_and_notebooks_are_scanned_by_cell() {
         "{}",
         text(&named)
     );
+    // A parent's ignore file (a virtual environment's `*`) hides a whole tree: say so.
+    write(dir.path(), "venv/.gitignore", "*\n");
+    write(dir.path(), "venv/lib/pkg/model.py", "import torch\n");
+    let hidden = graphbreak(dir.path(), &["scan", "venv/lib"]);
+    assert_eq!(hidden.status.code(), Some(2), "{}", text(&hidden));
+    assert!(
+        stderr(&hidden)
+            .contains("1 Python file(s) under the given paths are skipped by .gitignore"),
+        "{}",
+        text(&hidden)
+    );
+    assert!(!stderr(&named).contains("skipped by"), "{}", text(&named));
     // With no path given (the current directory) it is a warning, not a failure.
     let implicit = graphbreak(&dir.path().join("empty"), &["scan"]);
     assert_eq!(implicit.status.code(), Some(0), "{}", text(&implicit));

@@ -128,6 +128,38 @@ pub fn discover(
     Ok(found)
 }
 
+/// Python files under the directories in `paths` that the walk skipped only because of ignore
+/// files (`.gitignore`, `.ignore`, a parent directory's included: a virtual environment's `*`
+/// hides everything under it). Asked only when a scan found no file at all, to say why.
+pub fn count_ignored_python_files(paths: &[PathBuf]) -> usize {
+    let mut count = 0;
+    for root in paths.iter().filter(|p| p.is_dir()) {
+        let walker = ignore::WalkBuilder::new(root)
+            .hidden(true)
+            .follow_links(false)
+            .git_ignore(false)
+            .git_global(false)
+            .git_exclude(false)
+            .ignore(false)
+            .parents(false)
+            .filter_entry(|entry| {
+                !(entry.file_type().is_some_and(|t| t.is_dir())
+                    && entry.depth() > 0
+                    && DEFAULT_EXCLUDED_DIRS
+                        .contains(&entry.file_name().to_string_lossy().as_ref()))
+            })
+            .build();
+        count += walker
+            .flatten()
+            .filter(|entry| {
+                entry.file_type().is_some_and(|t| t.is_file())
+                    && entry.path().extension().is_some_and(|e| e == "py")
+            })
+            .count();
+    }
+    count
+}
+
 /// Absolute and lexically normalized (`b/../a/x.py` → `a/x.py`), so the same file always has one
 /// path whatever the arguments looked like; symlinks are left alone.
 pub fn absolute(path: &Path) -> PathBuf {
