@@ -262,6 +262,8 @@ pub enum CompileForm {
     TorchCompile,
     /// `x.compile()`: `nn.Module.compile`, only a module instance counts.
     ModuleMethod,
+    /// `torch._dynamo.optimize(backend)(x)`: Dynamo's own entry point, like `torch.compile(x)`.
+    DynamoOptimize,
 }
 
 /// A `torch.compile(x)` / `x.compile()` target.

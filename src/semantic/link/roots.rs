@@ -80,11 +80,12 @@ impl<'a> Project<'a> {
                         match target.form {
                             CompileForm::TorchCompile => "torch.compile(...)",
                             CompileForm::ModuleMethod => ".compile()",
+                            CompileForm::DynamoOptimize => "torch._dynamo.optimize(...)(...)",
                         },
                         file.module
                     ) + via;
                     match target_ref {
-                        Target::Function(func) if target.form == CompileForm::TorchCompile => {
+                        Target::Function(func) if target.form != CompileForm::ModuleMethod => {
                             add(func, reason, &mut roots)
                         }
                         Target::Class(class) => {

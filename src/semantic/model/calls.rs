@@ -24,17 +24,19 @@ impl<'a> SemanticModel<'a> {
         // decorator, and calling that compiles its argument like `torch.compile(fn, ...)`.
         // Dynamo's own entry points (`torch._dynamo.optimize(backend)(fn)`) always return one.
         if let Expr::Call(factory) = &*call.func
-            && matches!(self.resolve(&factory.func), Some(Sym::Dotted(q))
-                if (q == "torch.compile" && factory.arguments.args.is_empty())
-                    || DYNAMO_COMPILE_DECORATORS.contains(&q.as_str()))
+            && let Some(Sym::Dotted(q)) = self.resolve(&factory.func)
+            && let Some(form) = if q == "torch.compile" && factory.arguments.args.is_empty() {
+                Some(CompileForm::TorchCompile)
+            } else if DYNAMO_COMPILE_DECORATORS.contains(&q.as_str()) {
+                Some(CompileForm::DynamoOptimize)
+            } else {
+                None
+            }
         {
             if let Some(target) = call.arguments.args.first() {
                 self.note_flow_compile_target(target, false);
                 if let Some(sym) = self.instance_sym(target) {
-                    self.summary.compile_roots.push(CompileTarget {
-                        sym,
-                        form: CompileForm::TorchCompile,
-                    });
+                    self.summary.compile_roots.push(CompileTarget { sym, form });
                 }
             }
             return;
