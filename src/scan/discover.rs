@@ -34,6 +34,13 @@ const DEFAULT_EXCLUDED_DIRS: &[&str] = &[
     ".pytest_cache",
 ];
 
+/// A directory below a walked root named in `DEFAULT_EXCLUDED_DIRS` (a root itself is always walked).
+fn is_excluded_dir(entry: &ignore::DirEntry) -> bool {
+    entry.file_type().is_some_and(|t| t.is_dir())
+        && entry.depth() > 0
+        && DEFAULT_EXCLUDED_DIRS.contains(&entry.file_name().to_string_lossy().as_ref())
+}
+
 /// `context_root`: a directory walked only to give the named files their project (imports, base
 /// classes, callers); its files are never reported, so a broken configuration there skips them
 /// instead of failing the scan.
@@ -79,12 +86,7 @@ pub fn discover(
             .hidden(true)
             .follow_links(false)
             .require_git(false)
-            .filter_entry(|entry| {
-                !(entry.file_type().is_some_and(|t| t.is_dir())
-                    && entry.depth() > 0
-                    && DEFAULT_EXCLUDED_DIRS
-                        .contains(&entry.file_name().to_string_lossy().as_ref()))
-            })
+            .filter_entry(|entry| !is_excluded_dir(entry))
             .build();
         for entry in walker {
             let entry = match entry {
@@ -142,12 +144,7 @@ pub fn count_ignored_python_files(paths: &[PathBuf]) -> usize {
             .git_exclude(false)
             .ignore(false)
             .parents(false)
-            .filter_entry(|entry| {
-                !(entry.file_type().is_some_and(|t| t.is_dir())
-                    && entry.depth() > 0
-                    && DEFAULT_EXCLUDED_DIRS
-                        .contains(&entry.file_name().to_string_lossy().as_ref()))
-            })
+            .filter_entry(|entry| !is_excluded_dir(entry))
             .build();
         count += walker
             .flatten()
