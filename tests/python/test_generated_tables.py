@@ -200,6 +200,17 @@ def quiet_dynamo():
     torch._dynamo.reset()
 
 
+def remeasured(name: str) -> dict:
+    """The entries of table `name` as the generator measures them now, in a fresh interpreter."""
+    done = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "gen_torch_data.py"), "--emit", "--only", name],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout)["tables"][name]["entries"]
+
+
 def test_skipped_functions_are_refused_by_dynamo_here():
     """Re-measure every candidate in a fresh interpreter, as the generator does (Dynamo's answer
     for a few functions depends on process state, e.g. an `lru_cache` already filled, so the
@@ -208,13 +219,7 @@ def test_skipped_functions_are_refused_by_dynamo_here():
     require_generated("skipped_functions")
     _, entries = table("skipped_functions")
     assert {"torch.manual_seed", "torch.nn.utils.rnn.pack_padded_sequence"} <= set(entries)
-    done = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "gen_torch_data.py"), "--emit", "--only", "skipped_functions"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    measured = json.loads(done.stdout)["tables"]["skipped_functions"]["entries"]
+    measured = remeasured("skipped_functions")
     assert {n: f["gb_type"] for n, f in measured.items()} == {
         n: f["gb_type"] for n, f in entries.items()
     }
@@ -367,11 +372,5 @@ def test_dynamo_markers_are_remeasured_here():
         ("Skip calling", "unregistered")
     )
     assert "function" not in entries.get("torch._dynamo.allow_in_graph", {})
-    done = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "gen_torch_data.py"), "--emit", "--only", "dynamo_markers"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    measured = json.loads(done.stdout)["tables"]["dynamo_markers"]["entries"]
+    measured = remeasured("dynamo_markers")
     assert measured == entries
