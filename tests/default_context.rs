@@ -105,6 +105,14 @@ fn each_marked_line_lands_in_its_tier_with_roots() {
         "pkg.factories.FactoryNet",
         "--roots",
         "pkg.settings.SettingNet",
+        "--roots",
+        "pkg.option_args.Selector",
+        "--roots",
+        "pkg.option_args.Sampler",
+        "--roots",
+        "pkg.option_args.Literal",
+        "--roots",
+        "pkg.option_args.Checked",
     ];
     assert_eq!(tiers(&roots), expected);
 }
@@ -290,4 +298,91 @@ fn a_forwarded_option_set_at_a_construction_site_is_set() {
         let gated_by = gated_by_with_build(&["__init__.py", "inherited.py"], &source, gated);
         assert_eq!(gated_by, serde_json::json!([]), "{build}");
     }
+}
+
+/// Roots for `option_args.py`: its modules are roots, the helpers they call are not.
+const OPTION_ARG_ROOTS: [&str; 8] = [
+    "--roots",
+    "pkg.option_args.Selector",
+    "--roots",
+    "pkg.option_args.Sampler",
+    "--roots",
+    "pkg.option_args.Literal",
+    "--roots",
+    "pkg.option_args.Checked",
+];
+
+/// `(row, gated_by)` of the findings of `option_args.py` in `dir` (with its roots).
+fn option_arg_gates(dir: &Path) -> Vec<(u64, serde_json::Value)> {
+    scan_findings(dir, &OPTION_ARG_ROOTS)
+        .iter()
+        .filter(|f| f["filename"].as_str().unwrap().ends_with("option_args.py"))
+        .map(|f| {
+            (
+                f["location"]["row"].as_u64().unwrap(),
+                f["gated_by"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// `select(x, self.ratio, self.min_score)`: the helper's `min_score is not None` branch needs the
+/// module's option off its default, and the gate names the module's option (also one caller
+/// further, `resample(x, strategy=self.strategy)` → `draw(x, strategy)`).
+#[test]
+fn an_option_passed_as_an_argument_gates_the_callee_branch_and_names_the_option() {
+    let source = fixture().join("pkg/option_args.py");
+    let gates = option_arg_gates(&fixture());
+    let min_score = common::line_containing(&source, "# gated: needs Selector") as u64;
+    let strategy = common::line_containing(&source, "# gated: needs Sampler") as u64;
+    assert!(
+        gates.contains(&(
+            min_score,
+            serde_json::json!([{"class": "pkg.option_args.Selector", "option": "min_score", "default": "None", "needs": "not None"}])
+        )),
+        "{gates:?}"
+    );
+    assert!(
+        gates.contains(&(
+            strategy,
+            serde_json::json!([{"class": "pkg.option_args.Sampler", "option": "strategy", "default": "'poisson'", "needs": "!= 'poisson'"}])
+        )),
+        "{gates:?}"
+    );
+}
+
+/// A construction in the tree that sets the option (`Selector(min_score=0.1)`) makes it no
+/// option: the helper's branch is back in the normal tier.
+#[test]
+fn an_option_argument_set_at_a_construction_site_is_in_the_normal_tier() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = copy_fixture(dir.path(), &["__init__.py", "option_args.py"]);
+    common::write(
+        &pkg,
+        "build.py",
+        "from .option_args import Selector\n\n\ndef make():\n    return Selector(min_score=0.1)\n",
+    );
+    let source = fixture().join("pkg/option_args.py");
+    let min_score = common::line_containing(&source, "# gated: needs Selector") as u64;
+    let gates = option_arg_gates(dir.path());
+    assert!(
+        gates.contains(&(min_score, serde_json::json!([]))),
+        "{gates:?}"
+    );
+}
+
+/// `if clip is not None and clip <= 0: raise ValueError(...)` before `self.clip = clip`: the
+/// store is made on every construction, so `clip` is an option and its branch is gated.
+#[test]
+fn an_option_stored_after_a_validation_is_an_option() {
+    let source = fixture().join("pkg/option_args.py");
+    let clip = common::line_containing(&source, "# gated: needs Checked") as u64;
+    let gates = option_arg_gates(&fixture());
+    assert!(
+        gates.contains(&(
+            clip,
+            serde_json::json!([{"class": "pkg.option_args.Checked", "option": "clip", "default": "None", "needs": "not None"}])
+        )),
+        "{gates:?}"
+    );
 }

@@ -18,6 +18,7 @@ pub use frame_skips::CertainBreakAt;
 
 mod call_facts;
 mod frame_skips;
+mod option_args;
 mod property_reads;
 mod queries;
 mod resolve;
@@ -186,6 +187,9 @@ pub struct Project<'a> {
     /// The region traced when those options keep their defaults (a subset of `in_region`;
     /// equal to it when there are none).
     pub(crate) default_region: HashSet<FuncRef>,
+    /// Parameters an option passed as an argument decides at the defaults
+    /// (`link/option_args.rs`).
+    pub(crate) option_params: option_args::OptionParams,
 }
 
 impl<'a> Project<'a> {
@@ -238,6 +242,7 @@ impl<'a> Project<'a> {
             host_index: std::sync::OnceLock::new(),
             options: Default::default(),
             default_region: HashSet::default(),
+            option_params: HashMap::default(),
         };
         project.find_module_classes();
         // The whole-program type flow (`--type-flow`) is experimental: its round-based solve
@@ -335,6 +340,7 @@ impl<'a> Project<'a> {
         // Options nothing in the tree sets, read at their defaults: the region traced then.
         project.options = project.build_option_table();
         if !project.options.is_empty() {
+            project.option_params = project.option_params(&mut callees);
             project.default_region = project.closure_at(
                 project.roots.iter().map(|r| r.func),
                 &mut callees,

@@ -181,6 +181,11 @@ pub struct SemanticModel<'a> {
     /// Guard index of each recorded `if` statement, by its start offset (for early returns nested
     /// in `with` / `try` bodies).
     if_guards: HashMap<TextSize, GuardIdx>,
+    /// Guards of `if` statements whose body only fails (`if p is None: raise ValueError(...)`):
+    /// what follows such a validation runs on every call that does not raise
+    /// (`model/options.rs` reads a constructor's stores after them as made on every
+    /// construction).
+    validation_guards: Vec<GuardIdx>,
     /// Call start offset → its index among its scope's type-flow calls (`model/typeflow.rs`).
     flow_call_index: FxMap<u32, u32>,
     /// Targets of the `for` loops and comprehensions around the code, with where their values
@@ -285,6 +290,7 @@ impl<'a> SemanticModel<'a> {
             module_dicts: HashMap::new(),
             self_dicts: HashMap::new(),
             if_guards: HashMap::new(),
+            validation_guards: Vec::new(),
             flow_call_index: FxMap::default(),
             index_loops: std::cell::RefCell::default(),
             iteration_depth: std::cell::Cell::new(0),

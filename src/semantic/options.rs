@@ -547,6 +547,18 @@ impl<'a> Project<'a> {
                             out.push(option);
                         }
                     }
+                    // A parameter the caller passed a constructor option for
+                    // (`link/option_args.rs`).
+                    if let crate::semantic::cond::Atom::ParamTest(name, _)
+                    | crate::semantic::cond::Atom::FlagParam(name) = atom
+                        && let Some(passed) = self.option_param(func, name)
+                    {
+                        for option in &passed.origins {
+                            if !out.contains(option) {
+                                out.push(option.clone());
+                            }
+                        }
+                    }
                     if let crate::semantic::cond::Atom::Setting { name, .. } = atom
                         && let Some(value) = self.options.settings.get(&(func.0, name.clone()))
                     {
@@ -667,7 +679,7 @@ fn forwarded_is_set_within(
 }
 
 /// What a gated branch needs of an option with this default.
-fn needs_text(default: &ConstValue) -> String {
+pub(crate) fn needs_text(default: &ConstValue) -> String {
     match default {
         ConstValue::Bool(value) => python_repr(&ConstValue::Bool(!value)),
         ConstValue::None => "not None".to_owned(),

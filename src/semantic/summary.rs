@@ -170,6 +170,18 @@ pub struct CallArgs {
     /// and `keywords`), for the parameter constants of `context.rs`.
     pub positional_consts: Box<[Option<ConstValue>]>,
     pub keyword_consts: Box<[Option<ConstValue>]>,
+    /// Arguments that are `self.<attr>` of the calling method (`f(x, self.mode)`): at link time
+    /// a constructor option read at its default passes that default (`link/option_args.rs`).
+    /// Empty for most calls.
+    pub self_attrs: Box<[SelfAttrArg]>,
+}
+
+/// One `self.<attr>` argument of a call: by position or by keyword.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SelfAttrArg {
+    pub position: Option<u32>,
+    pub keyword: Option<String>,
+    pub attr: String,
 }
 
 /// A call from a function to project code, with the path (guards, exception-only) that leads to

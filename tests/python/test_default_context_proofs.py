@@ -117,3 +117,25 @@ def test_a_setting_breaks_only_when_changed():
         settings.FAST_PATH, settings.LEVEL, settings.Switch.strict = False, 0, False
         settings._REBOUND, settings.Toggled.enabled = False, False
     assert (gated | normal) <= changed, sorted(changed)
+
+
+def test_an_option_passed_as_an_argument_breaks_in_the_callee_only_when_set():
+    option_args = load("option_args")
+    gated, normal = marked("option_args", "gated"), marked("option_args", "normal")
+    assert len(gated) == 3 and len(normal) == 2
+    at_defaults = break_lines(
+        "option_args",
+        lambda x: option_args.Selector()(x)
+        + option_args.Sampler()(x)
+        + option_args.Literal()(x)
+        + option_args.Checked()(x),
+    )
+    assert not (gated & at_defaults), sorted(gated & at_defaults)
+    assert normal <= at_defaults, sorted(at_defaults)
+    with_options = break_lines(
+        "option_args",
+        lambda x: option_args.Selector(min_score=0.1)(x)
+        + option_args.Sampler("multinomial")(x)
+        + option_args.Checked(clip=0.5)(x),
+    )
+    assert gated <= with_options, sorted(with_options)

@@ -153,6 +153,12 @@ impl<'a> Project<'a> {
                     .get(&(file, func))
                     .and_then(|values| values.get(name))
                     .cloned()
+                    .or_else(|| {
+                        at_defaults
+                            .then(|| self.option_param((file, func), name))
+                            .flatten()
+                            .map(|passed| passed.value.clone())
+                    })
             },
             self_attr: &|attr: &str| {
                 self.self_facts

@@ -2,6 +2,7 @@
 //! arguments) and returned callables.
 
 use super::*;
+use crate::semantic::summary::SelfAttrArg;
 
 /// Dynamo's compile entry points that take the backend, not the function, and return a decorator
 /// that compiles what it is applied to (`torch._dynamo.optimize("eager")(fn)`,
@@ -162,12 +163,48 @@ impl<'a> SemanticModel<'a> {
             sym,
             path: self.path.as_slice().into(),
             row: self.location(call.start().into()).row,
-            args: self
-                .ctx
-                .roots_configured
-                .then(|| Box::new(call_args(&call.arguments))),
+            args: self.ctx.roots_configured.then(|| {
+                let mut args = call_args(&call.arguments);
+                args.self_attrs = self.self_attr_args(&call.arguments);
+                Box::new(args)
+            }),
             host_index_args: self.host_index_args(&call.arguments),
         }
+    }
+
+    /// The arguments that are `self.<attr>` of the method making the call (`f(x, self.mode)`,
+    /// `f(x, mode=self.mode)`), up to the first `*` spread.
+    fn self_attr_args(&self, arguments: &ast::Arguments) -> Box<[SelfAttrArg]> {
+        let attr_of = |value: &Expr| {
+            matches!(value, Expr::Attribute(_))
+                .then(|| self.self_attribute(value))
+                .flatten()
+                .map(|(_, attr)| attr)
+        };
+        let mut out = Vec::new();
+        for (position, argument) in arguments.args.iter().enumerate() {
+            if matches!(argument, Expr::Starred(_)) {
+                break;
+            }
+            if let Some(attr) = attr_of(argument) {
+                out.push(SelfAttrArg {
+                    position: Some(position as u32),
+                    keyword: None,
+                    attr,
+                });
+            }
+        }
+        for keyword in arguments.keywords.iter() {
+            let Some(name) = &keyword.arg else { continue };
+            if let Some(attr) = attr_of(&keyword.value) {
+                out.push(SelfAttrArg {
+                    position: None,
+                    keyword: Some(name.id.as_str().to_owned()),
+                    attr,
+                });
+            }
+        }
+        out.into()
     }
 
     /// The arguments of a project call that may hold host values (host indices).

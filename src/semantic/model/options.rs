@@ -82,7 +82,9 @@ impl<'a> SemanticModel<'a> {
     /// `self.<attr> = p` (or `p is None`, `p is not None`, `not p`, `bool(p)`) at the top level
     /// of `__init__`, `p` an unchanged parameter with a literal default.
     fn option_store(&self, class: &str, attr: &str, value: &Expr) -> Option<OptionStore> {
-        if !self.path.is_empty() || self.loop_depth > 0 {
+        // After `if ratio is None and min_score is None: raise ValueError(...)` the store is
+        // still made on every construction (one that raises builds nothing).
+        if !self.only_validations_on_path() || self.loop_depth > 0 {
             return None;
         }
         let frame = self.function_frame()?;

@@ -357,6 +357,14 @@ impl<'a> SemanticModel<'a> {
         )
     }
 
+    /// Is the path to the current statement made only of validations passed (`if bad: raise`
+    /// before it, at its function's top level)? Such code runs on every call that returns.
+    pub(crate) fn only_validations_on_path(&self) -> bool {
+        self.path.iter().all(|step| {
+            matches!(step, PathStep::Guard(g, Branch::WhenFalse) if self.validation_guards.contains(g))
+        })
+    }
+
     /// Inside a `try:` whose handlers catch ImportError (an availability probe)?
     pub fn in_import_probe(&self) -> bool {
         self.import_probe_depth > 0
@@ -389,6 +397,11 @@ impl<'a> SemanticModel<'a> {
             && block_terminates(&stmt_if.body)
             && let Some(g) = self.last_if_guard
         {
+            if self.failure_only_from(&stmt_if.body) == Some(0)
+                && !self.validation_guards.contains(&g)
+            {
+                self.validation_guards.push(g);
+            }
             self.path.push(PathStep::Guard(g, Branch::WhenFalse));
         }
         let nested: &[Stmt] = match stmt {
