@@ -136,6 +136,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             hazard: hazard.hazard,
             holds_below: None,
             host_index: None,
+            tensor_params: None,
             conditional_block: None,
             cites: Some(hazard.location),
         });

@@ -9,7 +9,7 @@ use super::context::ConstValue;
 use super::data::TORCH;
 use super::summary::{
     Branch, CallArgs, CallEdge, CallSite, ClassInfo, CompileForm, CompileTarget, FileSummary,
-    FuncIdx, FunctionInfo, Guard, GuardIdx, IndexArg, PathStep, ProjectCall,
+    FuncIdx, FunctionInfo, Guard, GuardIdx, IndexArg, PathStep, ProjectCall, TensorArg,
 };
 use super::tensor::TensorKind;
 use facts::Follow;
@@ -49,6 +49,7 @@ mod property_reads;
 mod references;
 mod slots;
 mod statements;
+mod tensor_args;
 mod tensor_attrs;
 mod versions;
 mod warnings;
@@ -212,6 +213,9 @@ pub struct SemanticModel<'a> {
     self_dunder_indexed: FxMap<FuncIdx, u32>,
     /// What compiled functions' call sites in the file pass (`model/call_site_kinds.rs`).
     call_site_kinds: call_site_kinds::CallSiteKinds<'a>,
+    /// While asking whether an expression would be a tensor if the function's parameters were
+    /// (`model/tensor_args.rs`): the parameters the answer used.
+    param_hypothesis: std::cell::RefCell<Option<Vec<String>>>,
     summary: FileSummary,
 }
 
@@ -299,6 +303,7 @@ impl<'a> SemanticModel<'a> {
             self_dunder_index: FxMap::default(),
             self_dunder_indexed: FxMap::default(),
             call_site_kinds: call_site_kinds::CallSiteKinds::default(),
+            param_hypothesis: std::cell::RefCell::new(None),
             summary,
         }
     }

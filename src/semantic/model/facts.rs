@@ -28,6 +28,9 @@ impl<'a> SemanticModel<'a> {
                 if let Some(frame) = self.function_frame()
                     && let Some(kind) = frame.locals.get(name.id.as_str())
                 {
+                    if *kind == TensorKind::Unknown {
+                        return self.hypothetical_param_kind(name.id.as_str());
+                    }
                     return *kind;
                 }
                 TensorKind::Unknown
