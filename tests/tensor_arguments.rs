@@ -3,9 +3,10 @@
 //! tensor where a call passes one — a call of the compiled function (`torch.compile(fn)`,
 //! `torch._dynamo.optimize(b)(fn)`, an `@torch.compile` function; positional or keyword,
 //! a module-level loop over tensors included) or a traced caller passing its own such parameter
-//! on. corpus/reach/tensor_arguments holds three branches on such parameters and one on a
-//! parameter only ever given a Python bool; tests/python/test_reach_proofs.py shows Dynamo
-//! (torch 2.11, backend="eager") breaks at exactly the three.
+//! on. corpus/reach/tensor_arguments holds three branches on such parameters, one on a
+//! parameter only ever given a Python bool and one on a parameter the body narrows with
+//! `isinstance` first; tests/python/test_reach_proofs.py shows Dynamo (torch 2.11,
+//! backend="eager") breaks at exactly the three.
 
 mod common;
 
@@ -28,5 +29,7 @@ fn a_branch_on_a_parameter_a_call_gives_a_tensor_breaks() {
     assert!(text.contains("pkg/steps.py:47:8: BR001"), "{text}");
     // `if use_bias:` — only ever a Python bool.
     assert!(!text.contains("pkg/steps.py:19:"), "{text}");
+    // `isinstance(fill, list) and fill` — the body narrows `fill` before reading its truth.
+    assert!(!text.contains("pkg/steps.py:61:"), "{text}");
     assert!(text.contains("Found 3 findings"), "{text}");
 }

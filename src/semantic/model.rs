@@ -120,6 +120,11 @@ struct Frame<'a> {
     param_callables: FxMap<String, Vec<Sym>>,
     /// Parameters whose default builds an instance (`loss=Loss()`; `model/references.rs`).
     param_instances: FxMap<String, Sym>,
+    /// The source range of the function's body (empty for a class frame).
+    body_range: TextRange,
+    /// The names the function's body passes first to `isinstance(...)`, read from its text on
+    /// first ask (`model/tensor_args.rs`).
+    isinstance_names: std::cell::OnceCell<Vec<String>>,
 }
 
 enum FrameKind {

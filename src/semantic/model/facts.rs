@@ -469,6 +469,11 @@ fn torch_callable_returns_tensor(qualified: &str) -> TensorKind {
     let Some(rest) = qualified.strip_prefix("torch.") else {
         return TensorKind::Unknown;
     };
+    // Calling a tensor class builds an instance of it (`torch.Tensor([True])`,
+    // `torch.nn.Parameter(w)`): the classes annotations name as tensors.
+    if TORCH.tensor_annotations.contains(qualified) {
+        return TensorKind::Tensor;
+    }
     if let Some(returns) = TORCH.generated.return_types.latest(qualified) {
         return if returns.is_tensor() {
             TensorKind::Tensor

@@ -40,6 +40,15 @@ impl<'a> SemanticModel<'a> {
         if !frame.param_names.iter().any(|p| p == name) || frame.values.contains_key(name) {
             return TensorKind::Unknown;
         }
+        // A parameter the body tests with `isinstance` takes several types, and a test of it
+        // may sit where it is narrowed to a host one (`isinstance(p, list) and p`): the body
+        // decides its type, not the calls.
+        let narrowed = frame
+            .isinstance_names
+            .get_or_init(|| isinstance_first_names(self.text(frame.body_range)));
+        if narrowed.iter().any(|n| n == name) {
+            return TensorKind::Unknown;
+        }
         if !used.iter().any(|p| p == name) {
             used.push(name.to_owned());
         }
@@ -260,6 +269,22 @@ impl<'a> SemanticModel<'a> {
         }
         true
     }
+}
+
+/// The names passed first to `isinstance(` in `text` (`isinstance(p, list)` → `p`).
+fn isinstance_first_names(text: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for (at, _) in text.match_indices("isinstance(") {
+        let rest = text[at + "isinstance(".len()..].trim_start();
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() && !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
 }
 
 /// Calls `f` with every name an assignment target binds (`a`, `a, (b, *c)`).

@@ -36,8 +36,8 @@ def route(x, mask):
 
 
 opt_route = torch._dynamo.optimize("eager")(route)
-on = torch.tensor([True])
-off = torch.tensor([False])
+on = torch.Tensor([True])
+off = torch.Tensor([False])
 for m in (on, off):
     opt_route(torch.randn(4), m)
 
@@ -55,3 +55,13 @@ def run_scaled():
 
 
 run_scaled()
+
+
+def pad(x, fill):
+    if isinstance(fill, list) and fill:  # no finding: `fill` is a list where its truth is read
+        return x
+    return x + fill
+
+
+opt_pad = torch.compile(pad, backend="eager")
+opt_pad(torch.randn(4), torch.zeros(4))
