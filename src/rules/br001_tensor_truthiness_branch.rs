@@ -28,6 +28,14 @@ declare_rule! {
     /// 2.5, 2.8 and 2.11, eval and train mode). An attribute also assigned anything else
     /// (`self.w = 0.0` in another method, `register_buffer("w", None)`) is not assumed a tensor.
     ///
+    /// A parameter the body alone cannot type (`def fn(x, check): if check:`) is a tensor where a
+    /// call gives it one: a call of the compiled function (`opt = torch.compile(fn)` or
+    /// `torch._dynamo.optimize(backend)(fn)`, then `opt(x, torch.ones(1))`, positional or keyword;
+    /// an `@torch.compile` function called) or a call from traced code that passes a tensor, or
+    /// its own such parameter, on (`helper(x, mask)`). Dynamo wraps the argument it receives, so
+    /// the test breaks in that context; given a Python value instead it specializes on the
+    /// constant and does not break (measured on torch 2.11). The finding names the parameter.
+    ///
     /// `assert` on a tensor value is flagged only when its message is computed (an f-string, a
     /// `%` format): Dynamo rewrites an assert with no message or a constant string message into
     /// `torch._assert_async` and keeps tracing, but any other message makes the test a
@@ -79,8 +87,18 @@ fn check_operand(checker: &mut Checker<'_>, operand: &Expr) {
     }
     // `all(t)` / `any(t)`: the tensor whose elements are tested.
     let iterated = iterated_tensor(checker, operand);
-    if iterated.is_none() && semantic.tensor_kind(operand) != TensorKind::Tensor {
-        return;
+    // A parameter the body alone cannot type (`if check:`) is a tensor where a call of the
+    // compiled function, or a traced caller, passes one: linking decides (`tensor_params`).
+    let mut given_params = None;
+    if iterated.is_none() {
+        match semantic.tensor_kind(operand) {
+            TensorKind::Tensor => {}
+            TensorKind::NotTensor => return,
+            TensorKind::Unknown => match semantic.tensor_if_params_are(operand) {
+                Some(params) => given_params = Some(params),
+                None => return,
+            },
+        }
     }
     let tested = iterated.unwrap_or(operand);
     // The sync half holds only for a tensor that can be on an accelerator; in a loop Dynamo
@@ -106,10 +124,22 @@ fn check_operand(checker: &mut Checker<'_>, operand: &Expr) {
             Hazard::GraphBreak,
         )
     };
-    checker.report(
-        &TensorTruthinessBranch::META,
-        Finding::new(operand.range(), message).with_hazard(hazard),
-    );
+    let finding = match given_params {
+        Some(params) => {
+            let names = params
+                .iter()
+                .map(|p| format!("`{p}`"))
+                .collect::<Vec<_>>()
+                .join(" or ");
+            Finding::new(
+                operand.range(),
+                format!("{message} ({names}: a call passes a tensor)"),
+            )
+            .requiring_tensor_params(params)
+        }
+        None => Finding::new(operand.range(), message),
+    };
+    checker.report(&TensorTruthinessBranch::META, finding.with_hazard(hazard));
 }
 
 /// The tensor that `all(t)` / `any(t)` iterates: the builtin reads each element's truth, so the

@@ -79,6 +79,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
                 hazard: Hazard::GraphBreak,
                 holds_below: None,
                 host_index: None,
+                tensor_params: None,
                 conditional_block: None,
                 cites: None,
             }
@@ -101,6 +102,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
                 hazard: Hazard::GraphBreak,
                 holds_below: None,
                 host_index: None,
+                tensor_params: None,
                 conditional_block: None,
                 cites: None,
             }

@@ -103,6 +103,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             hazard: Hazard::NoBreak,
             holds_below: None,
             host_index: None,
+            tensor_params: None,
             conditional_block: None,
             cites: None,
         });

@@ -90,7 +90,8 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
         let step = PathStep::Guard(guard_idx as u32, taken);
         // Only a hazard that stands once linked: one whose link checks fail (a `self.<attr>`
         // call of a class that is no unwrapped module) or are pending until the whole project
-        // is known (a host index through callers, a version bound) is no reason to report.
+        // is known (a host index through callers, a parameter's tensor-ness from its calls, a
+        // version bound) is no reason to report.
         let hazard = summary
             .candidates
             .iter()
@@ -99,6 +100,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
                 (c.hazard != Hazard::NoBreak
                     && c.path.contains(&step)
                     && c.host_index.is_none()
+                    && c.tensor_params.is_none()
                     && c.holds_below.is_none()
                     && project.is_traced(file, c)
                     && project.class_checks_hold(file, index))
@@ -136,6 +138,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             hazard: hazard.hazard,
             holds_below: None,
             host_index: None,
+            tensor_params: None,
             conditional_block: None,
             cites: Some(hazard.location),
         });

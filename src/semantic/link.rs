@@ -182,6 +182,9 @@ pub struct Project<'a> {
     live_classes: Option<HashSet<ClassRef>>,
     /// Host-index facts (`semantic/host_index.rs`), solved on first use.
     host_index: std::sync::OnceLock<super::host_index::HostIndexFacts<'a>>,
+    /// Parameters some counted call passes a tensor for (`semantic/tensor_params.rs`), solved
+    /// on first use (once the region is final).
+    tensor_params: std::sync::OnceLock<super::tensor_params::TensorParamFacts<'a>>,
     /// Constructor options nothing in the tree sets (`semantic/options.rs`).
     pub(crate) options: super::options::OptionTable,
     /// The region traced when those options keep their defaults (a subset of `in_region`;
@@ -240,6 +243,7 @@ impl<'a> Project<'a> {
             flow: Default::default(),
             reached_by: HashMap::default(),
             host_index: std::sync::OnceLock::new(),
+            tensor_params: std::sync::OnceLock::new(),
             options: Default::default(),
             default_region: HashSet::default(),
             option_params: HashMap::default(),

@@ -15,6 +15,7 @@ pub mod settings;
 pub mod star_imports;
 pub mod summary;
 pub mod tensor;
+pub mod tensor_params;
 pub mod torch_hooks;
 pub mod typeflow;
 

@@ -9,7 +9,7 @@ use super::context::ConstValue;
 use super::data::TORCH;
 use super::summary::{
     Branch, CallArgs, CallEdge, CallSite, ClassInfo, CompileForm, CompileTarget, FileSummary,
-    FuncIdx, FunctionInfo, Guard, GuardIdx, IndexArg, PathStep, ProjectCall,
+    FuncIdx, FunctionInfo, Guard, GuardIdx, IndexArg, PathStep, ProjectCall, TensorArg,
 };
 use super::tensor::TensorKind;
 use facts::Follow;
@@ -49,6 +49,7 @@ mod property_reads;
 mod references;
 mod slots;
 mod statements;
+mod tensor_args;
 mod tensor_attrs;
 mod versions;
 mod warnings;
@@ -119,6 +120,11 @@ struct Frame<'a> {
     param_callables: FxMap<String, Vec<Sym>>,
     /// Parameters whose default builds an instance (`loss=Loss()`; `model/references.rs`).
     param_instances: FxMap<String, Sym>,
+    /// The source range of the function's body (empty for a class frame).
+    body_range: TextRange,
+    /// The names the function's body passes first to `isinstance(...)`, read from its text on
+    /// first ask (`model/tensor_args.rs`).
+    isinstance_names: std::cell::OnceCell<Vec<String>>,
 }
 
 enum FrameKind {
@@ -217,6 +223,9 @@ pub struct SemanticModel<'a> {
     self_dunder_indexed: FxMap<FuncIdx, u32>,
     /// What compiled functions' call sites in the file pass (`model/call_site_kinds.rs`).
     call_site_kinds: call_site_kinds::CallSiteKinds<'a>,
+    /// While asking whether an expression would be a tensor if the function's parameters were
+    /// (`model/tensor_args.rs`): the parameters the answer used.
+    param_hypothesis: std::cell::RefCell<Option<Vec<String>>>,
     summary: FileSummary,
 }
 
@@ -305,6 +314,7 @@ impl<'a> SemanticModel<'a> {
             self_dunder_index: FxMap::default(),
             self_dunder_indexed: FxMap::default(),
             call_site_kinds: call_site_kinds::CallSiteKinds::default(),
+            param_hypothesis: std::cell::RefCell::new(None),
             summary,
         }
     }

@@ -196,6 +196,39 @@ pub struct CallEdge {
     pub args: Option<Box<CallArgs>>,
     /// Arguments that may be host values (host indices), for `semantic/host_index.rs`.
     pub host_index_args: Box<[IndexArg]>,
+    /// Arguments that are tensors, or are when one of the caller's parameters is
+    /// (`semantic/tensor_params.rs`).
+    pub tensor_args: Box<[TensorArg]>,
+}
+
+/// Whether a call argument is a tensor: outright (`torch.zeros(n)`, a tensor local), or when one
+/// of the caller's own parameters is (`helper(x)` with `x` the caller's unannotated parameter),
+/// solved over the call edges when linking (`semantic/tensor_params.rs`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TensorSource {
+    Tensor,
+    /// A tensor when some call passes a tensor for one of these parameters of the caller.
+    Params(Box<[String]>),
+}
+
+/// A call argument that is (or may be, through the caller's parameters) a tensor: its position
+/// among the positional arguments (`None`: by keyword) or keyword.
+#[derive(Clone, Debug)]
+pub struct TensorArg {
+    pub position: Option<u32>,
+    pub keyword: Option<String>,
+    pub source: TensorSource,
+}
+
+/// A call of a compiled function of this file (`opt = torch.compile(fn); opt(x, flag)`,
+/// `torch._dynamo.optimize(b)(fn)(x)`, a call of an `@torch.compile` function): the tensor
+/// arguments it passes, by the parameter of `func` they bind. `caller`: the function the call is
+/// in (`None`: module level), whose parameters a `TensorSource::Params` names.
+#[derive(Clone, Debug)]
+pub struct CompiledCall {
+    pub func: FuncIdx,
+    pub caller: Option<FuncIdx>,
+    pub args: Box<[(String, TensorSource)]>,
 }
 
 /// A project call placed where a graph break cannot resume (inside a `for`/`while` body or a
@@ -400,6 +433,10 @@ pub struct Candidate {
     /// The finding holds only when one of these is a host value once the project is linked
     /// (a host index that reaches this code through a parameter or a call).
     pub host_index: Option<Box<[IndexDep]>>,
+    /// The finding holds only when some call passes a tensor for one of these parameters of its
+    /// function (`semantic/tensor_params.rs`): `if flag:` on a parameter the compiled call gives
+    /// a tensor.
+    pub tensor_params: Option<Box<[String]>>,
     /// Rows (first, last) of the innermost conditional block around the finding in its function
     /// (an `if`/`elif`/`else` body, a `match` case, a side of a conditional expression): code
     /// after that block runs without it. `None`: on every path through the function.
@@ -438,6 +475,8 @@ pub struct FileSummary {
     pub compile_roots: Vec<CompileTarget>,
     /// Calls from a function to a project function (for findings about what the callee is).
     pub call_sites: Vec<ProjectCall>,
+    /// Calls of this file's compiled functions that pass tensors (`model/tensor_args.rs`).
+    pub compiled_calls: Vec<CompiledCall>,
     /// Project calls where a break cannot resume (inside a loop or a `try` body): when the
     /// callee breaks on every call, Dynamo skips the caller's frame (`link/frame_skips.rs`).
     pub frame_skip_calls: Vec<FrameSkipCall>,
@@ -525,6 +564,7 @@ impl FileSummary {
         self.classes.shrink_to_fit();
         self.compile_roots.shrink_to_fit();
         self.call_sites.shrink_to_fit();
+        self.compiled_calls.shrink_to_fit();
         self.frame_skip_calls.shrink_to_fit();
         self.every_call_calls.shrink_to_fit();
         self.certain_breaks.shrink_to_fit();

@@ -247,6 +247,16 @@ def test_tensor_annotation_names_a_tensor_type(name):
     assert isinstance(torch.ones(1).type(name), cls), name
 
 
+@pytest.mark.parametrize("name", TENSOR["tensor_annotations"])
+def test_calling_a_tensor_annotation_class_builds_a_tensor(name):
+    # facts.rs reads `torch.Tensor([True])`, `torch.nn.Parameter(w)`, `torch.FloatTensor([1])` as
+    # tensors: calling the class builds one.
+    if "." not in name:
+        name = "torch." + name
+    built = resolve(name)(torch.ones(1)) if name.endswith("Parameter") else resolve(name)([1])
+    assert isinstance(built, torch.Tensor), name
+
+
 # --------------------------------------------------------------------------------------------
 # dtypes and the standard library
 

@@ -311,3 +311,25 @@ def test_dynamo_optimize_compiles_what_it_is_applied_to():
 
     seen = _breaks_while(DYNAMO_ENTRY_POINTS, run)
     assert seen == {("steps.py", 8), ("steps.py", 17)}, sorted(seen)
+
+
+TENSOR_ARGUMENTS = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "tensor_arguments"
+
+
+def test_a_parameter_given_a_tensor_breaks_and_one_given_a_constant_does_not():
+    # tests/tensor_arguments.rs: steps.py:9 (`if check:`, a tensor from the compiled call),
+    # steps.py:29 (`if keep:`, a tensor the traced caller passes on) and steps.py:47 (`if factor
+    # > 1:`, a tensor by keyword) break; steps.py:19 (`if use_bias:`, given True) and steps.py:61
+    # (`isinstance(fill, list) and fill`, given a tensor) do not.
+    seen = _breaks_while(TENSOR_ARGUMENTS, lambda: _fixture_module(TENSOR_ARGUMENTS, "pkg.steps"))
+    assert seen == {("steps.py", 9), ("steps.py", 29), ("steps.py", 47)}, sorted(seen)
+
+    # The same functions, given Python values where they were given tensors: no break at all.
+    steps = _fixture_module(TENSOR_ARGUMENTS, "pkg.steps")
+
+    def constants():
+        torch.compile(steps.select, backend="eager")(torch.randn(4), True)
+        torch._dynamo.optimize("eager")(steps.route)(torch.randn(4), False)
+        steps.scaled(torch.randn(4), factor=2.0)
+
+    assert _breaks_while(TENSOR_ARGUMENTS, constants) == set()

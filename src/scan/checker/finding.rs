@@ -17,6 +17,9 @@ pub struct Finding {
     pub holds_below: Option<crate::config::TorchVersion>,
     /// The finding holds only when one of these is a host value once the project is linked.
     pub host_index: Option<Box<[IndexDep]>>,
+    /// The finding holds only when some call passes a tensor for one of these parameters of
+    /// its function, once the project is linked.
+    pub tensor_params: Option<Box<[String]>>,
     /// The break happens only when something fails at run time (a failed import probe): it is
     /// not a certain break, so it does not make a loop or `try` frame skip for certain.
     pub breaks_only_on_failure: bool,
@@ -32,6 +35,7 @@ impl Finding {
             requires: None,
             holds_below: None,
             host_index: None,
+            tensor_params: None,
             breaks_only_on_failure: false,
         }
     }
@@ -46,6 +50,13 @@ impl Finding {
     /// (no dep is [`IndexDep::Host`]: those findings hold as they are).
     pub fn requiring_host_index(mut self, deps: Vec<IndexDep>) -> Finding {
         self.host_index = Some(deps.into());
+        self
+    }
+
+    /// Holds only when some call (of the compiled function, or from traced code) passes a
+    /// tensor for one of `params` of the finding's function (`semantic/tensor_params.rs`).
+    pub fn requiring_tensor_params(mut self, params: Vec<String>) -> Finding {
+        self.tensor_params = Some(params.into());
         self
     }
 

@@ -100,6 +100,7 @@ fn file_diagnostic(
         hazard: Hazard::NoBreak,
         holds_below: None,
         host_index: None,
+        tensor_params: None,
         conditional_block: None,
         cites: None,
     }
@@ -228,6 +229,7 @@ impl<'a> Checker<'a> {
             && finding.requires.is_none()
             && finding.holds_below.is_none()
             && finding.host_index.is_none()
+            && finding.tensor_params.is_none()
             && !finding.breaks_only_on_failure
             && self.runs_on_every_call_or_iteration()
         {
@@ -256,6 +258,7 @@ impl<'a> Checker<'a> {
                         .version_flags_asserted_before(finding.range.start().into()),
                 }),
                 host_index: finding.host_index,
+                tensor_params: finding.tensor_params,
                 conditional_block: None,
                 cites: None,
             },

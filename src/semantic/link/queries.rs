@@ -636,6 +636,12 @@ impl<'a> Project<'a> {
                                     self.index_deps_hold(facts, file, (file, f), deps)
                                 })
                             })
+                            && c.tensor_params.as_ref().is_none_or(|params| {
+                                let facts = self
+                                    .tensor_params
+                                    .get_or_init(|| self.solve_tensor_params());
+                                c.func.is_some_and(|f| facts.any((file, f), params))
+                            })
                             && !c.holds_below.as_ref().is_some_and(|bound| {
                                 // After an assertion in its own function, or called only after one.
                                 let own = bound

@@ -92,12 +92,28 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
-    /// `torch.compile(fn, ...)` with `fn` a name: the name.
+    /// The module's statements, as [`SemanticModel::note_module_body`] saw them.
+    pub(super) fn module_body(&self) -> &'a [Stmt] {
+        self.call_site_kinds.module_body
+    }
+
+    /// `torch.compile(fn, ...)`, or `torch._dynamo.optimize(backend)(fn)` (Dynamo's own entry
+    /// point, `calls::DYNAMO_COMPILE_DECORATORS`), with `fn` a name: the name.
     fn compiled_function_name(&self, expr: &Expr) -> Option<String> {
         let Expr::Call(call) = expr else { return None };
         let Some(Expr::Name(target)) = call.arguments.args.first() else {
             return None;
         };
+        if let Expr::Call(factory) = &*call.func {
+            return match self.resolve(&factory.func) {
+                Some(Sym::Dotted(q))
+                    if super::calls::DYNAMO_COMPILE_DECORATORS.contains(&q.as_str()) =>
+                {
+                    Some(target.id.as_str().to_owned())
+                }
+                _ => None,
+            };
+        }
         match self.resolve(&call.func) {
             Some(Sym::Dotted(q)) if q == "torch.compile" => Some(target.id.as_str().to_owned()),
             _ => None,
@@ -134,6 +150,7 @@ impl<'a> SemanticModel<'a> {
             _ => None,
         };
         let Some(func) = compiled else { return };
+        self.note_compiled_tensor_args(func, call);
         let params = self.summary.functions[func as usize].index_params.clone();
         let mut found = Vec::new();
         for (position, arg) in call.arguments.args.iter().enumerate() {

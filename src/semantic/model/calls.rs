@@ -87,7 +87,18 @@ impl<'a> SemanticModel<'a> {
                 end_location: self.location(call.end().into()),
                 path: self.path().to_vec(),
             });
-            let edge = self.call_edge(target, call);
+            let mut edge = self.call_edge(target, call);
+            // `checkpoint(fn, x, ...)` calls `fn(x, ...)`: the arguments after `fn` bind its
+            // parameters from the first.
+            edge.tensor_args = edge
+                .tensor_args
+                .iter()
+                .filter(|arg| arg.position != Some(0))
+                .map(|arg| TensorArg {
+                    position: arg.position.map(|at| at - 1),
+                    ..arg.clone()
+                })
+                .collect();
             self.summary.functions[func as usize].calls.push(edge);
             return;
         }
@@ -101,7 +112,9 @@ impl<'a> SemanticModel<'a> {
                     && let Some(target @ (Sym::Local(_) | Sym::SelfAttr { .. } | Sym::Dotted(_))) =
                         self.resolve(body)
                 {
-                    let edge = self.call_edge(target, call);
+                    let mut edge = self.call_edge(target, call);
+                    // The branch's operands come packed in a tuple, not by position.
+                    edge.tensor_args = Box::default();
                     self.summary.functions[func as usize].calls.push(edge);
                 }
             }
@@ -169,6 +182,7 @@ impl<'a> SemanticModel<'a> {
                 Box::new(args)
             }),
             host_index_args: self.host_index_args(&call.arguments),
+            tensor_args: self.tensor_args(&call.arguments),
         }
     }
 

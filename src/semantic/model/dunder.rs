@@ -71,6 +71,7 @@ impl<'a> SemanticModel<'a> {
             row,
             args: None,
             host_index_args: Box::default(),
+            tensor_args: Box::default(),
         };
         self.summary.functions[func as usize].calls.push(edge);
     }

@@ -28,6 +28,9 @@ impl<'a> SemanticModel<'a> {
                 if let Some(frame) = self.function_frame()
                     && let Some(kind) = frame.locals.get(name.id.as_str())
                 {
+                    if *kind == TensorKind::Unknown {
+                        return self.hypothetical_param_kind(name.id.as_str());
+                    }
                     return *kind;
                 }
                 TensorKind::Unknown
@@ -466,6 +469,11 @@ fn torch_callable_returns_tensor(qualified: &str) -> TensorKind {
     let Some(rest) = qualified.strip_prefix("torch.") else {
         return TensorKind::Unknown;
     };
+    // Calling a tensor class builds an instance of it (`torch.Tensor([True])`,
+    // `torch.nn.Parameter(w)`): the classes annotations name as tensors.
+    if TORCH.tensor_annotations.contains(qualified) {
+        return TensorKind::Tensor;
+    }
     if let Some(returns) = TORCH.generated.return_types.latest(qualified) {
         return if returns.is_tensor() {
             TensorKind::Tensor

@@ -288,6 +288,11 @@ impl<'a> SemanticModel<'a> {
             param_names,
             param_callables,
             param_instances,
+            body_range: match (def.body.first(), def.body.last()) {
+                (Some(first), Some(last)) => TextRange::new(first.start(), last.end()),
+                _ => TextRange::default(),
+            },
+            isinstance_names: std::cell::OnceCell::new(),
         });
         let version_asserts = self.version_asserts.len();
         let asserted = self.top_level_version_asserts(&def.body);

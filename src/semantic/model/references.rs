@@ -54,6 +54,7 @@ impl<'a> SemanticModel<'a> {
                 })
             }),
             host_index_args: Box::new([]),
+            tensor_args: Box::new([]),
         };
         self.summary.functions[func as usize].calls.push(edge);
     }

@@ -74,6 +74,8 @@ impl<'a> SemanticModel<'a> {
             param_names: Vec::new(),
             param_callables: FxMap::default(),
             param_instances: FxMap::default(),
+            body_range: TextRange::default(),
+            isinstance_names: std::cell::OnceCell::new(),
         });
     }
 

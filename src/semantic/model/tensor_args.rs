@@ -1,0 +1,302 @@
+//! Tensor arguments at call sites: which arguments a call passes are tensors, so that a parameter
+//! the body alone cannot type (`def fn(x, check): if check: ...`) is a tensor in the contexts
+//! where a call gives it one (`opt_fn(x, torch.ones(1))`).
+//!
+//! Why: Dynamo wraps a frame's inputs, and an inlined callee's arguments, by their runtime value.
+//! A branch on a parameter that arrives as a tensor is a data-dependent jump whatever the
+//! parameter's name or annotation says (measured on torch 2.11: tests/python/
+//! test_reach_proofs.py). The body only tells tensor-ness from annotations and uses; the call
+//! sites tell the rest.
+//!
+//! Per file (this walk) the model records, for each project call edge, its arguments that are
+//! tensors outright or would be if one of the caller's own unannotated parameters were
+//! (`TensorSource::Params`), and for each call of a compiled function of the file
+//! (`opt = torch.compile(fn)` / `torch._dynamo.optimize(b)(fn)` then `opt(...)`, a call of an
+//! `@torch.compile` function) the tensors it passes by parameter. A finding that needs a
+//! parameter to be a tensor carries the parameter (`Candidate::tensor_params`); linking solves
+//! the facts once over the traced call edges (`semantic/tensor_params.rs`).
+//!
+//! Cost: one `tensor_kind` per argument of a project call (a second, hypothetical one only for
+//! an argument whose kind is unknown), the work `host_index_args` already does per argument;
+//! at module level a compiled call's bare-name argument scans the module's statements once.
+
+use super::*;
+use crate::semantic::summary::{CompiledCall, TensorArg, TensorSource};
+
+/// How far a module-level name is followed through other names (`t = a; a = torch.ones(1)`).
+const MAX_MODULE_NAME_HOPS: u32 = 4;
+
+impl<'a> SemanticModel<'a> {
+    /// A local whose kind is unknown, while [`SemanticModel::tensor_if_params_are`] asks: a
+    /// parameter the function has not rebound counts as a tensor, and is remembered.
+    pub(super) fn hypothetical_param_kind(&self, name: &str) -> TensorKind {
+        let mut hypothesis = self.param_hypothesis.borrow_mut();
+        let Some(used) = hypothesis.as_mut() else {
+            return TensorKind::Unknown;
+        };
+        let Some(frame) = self.function_frame() else {
+            return TensorKind::Unknown;
+        };
+        if !frame.param_names.iter().any(|p| p == name) || frame.values.contains_key(name) {
+            return TensorKind::Unknown;
+        }
+        // A parameter the body tests with `isinstance` takes several types, and a test of it
+        // may sit where it is narrowed to a host one (`isinstance(p, list) and p`): the body
+        // decides its type, not the calls.
+        let narrowed = frame
+            .isinstance_names
+            .get_or_init(|| isinstance_first_names(self.text(frame.body_range)));
+        if narrowed.iter().any(|n| n == name) {
+            return TensorKind::Unknown;
+        }
+        if !used.iter().any(|p| p == name) {
+            used.push(name.to_owned());
+        }
+        TensorKind::Tensor
+    }
+
+    /// The parameters of the function being visited (unannotated or annotated with no tensor
+    /// answer, and not rebound) that would make `expr` a tensor if one of them were: `if check:`
+    /// → `["check"]`, `a > 0` → `["a"]`. `None` when the hypothesis does not make it a tensor.
+    /// Ask only where `tensor_kind` said `Unknown`.
+    pub fn tensor_if_params_are(&self, expr: &Expr) -> Option<Vec<String>> {
+        self.function_frame()?;
+        *self.param_hypothesis.borrow_mut() = Some(Vec::new());
+        let kind = self.tensor_kind(expr);
+        let used = self
+            .param_hypothesis
+            .borrow_mut()
+            .take()
+            .unwrap_or_default();
+        (kind == TensorKind::Tensor && !used.is_empty()).then_some(used)
+    }
+
+    /// Whether a call argument is a tensor (or would be, through the caller's parameters).
+    fn tensor_source(&self, arg: &Expr) -> Option<TensorSource> {
+        match self.tensor_kind(arg) {
+            TensorKind::Tensor => Some(TensorSource::Tensor),
+            TensorKind::NotTensor => None,
+            TensorKind::Unknown if self.in_function() => self
+                .tensor_if_params_are(arg)
+                .map(|params| TensorSource::Params(params.into())),
+            TensorKind::Unknown => match arg {
+                Expr::Name(name) => self
+                    .module_name_is_tensor(name.id.as_str(), 0)
+                    .then_some(TensorSource::Tensor),
+                _ => None,
+            },
+        }
+    }
+
+    /// The tensor arguments of a project call, by position (up to a `*spread`) and keyword.
+    pub(super) fn tensor_args(&self, arguments: &ast::Arguments) -> Box<[TensorArg]> {
+        let mut out = Vec::new();
+        for (position, argument) in arguments.args.iter().enumerate() {
+            if matches!(argument, Expr::Starred(_)) {
+                break;
+            }
+            if let Some(source) = self.tensor_source(argument) {
+                out.push(TensorArg {
+                    position: Some(position as u32),
+                    keyword: None,
+                    source,
+                });
+            }
+        }
+        for keyword in arguments.keywords.iter() {
+            let Some(name) = &keyword.arg else { continue };
+            if let Some(source) = self.tensor_source(&keyword.value) {
+                out.push(TensorArg {
+                    position: None,
+                    keyword: Some(name.id.as_str().to_owned()),
+                    source,
+                });
+            }
+        }
+        out.into()
+    }
+
+    /// A call of the compiled function `func` of this file: the tensors it passes, by parameter.
+    pub(super) fn note_compiled_tensor_args(&mut self, func: FuncIdx, call: &ast::ExprCall) {
+        let params = &self.summary.functions[func as usize].index_params;
+        let mut args = Vec::new();
+        for (position, arg) in call.arguments.args.iter().enumerate() {
+            if matches!(arg, Expr::Starred(_)) {
+                break;
+            }
+            let Some((param, _)) = params.iter().find(|(_, p)| *p == Some(position as u32)) else {
+                continue;
+            };
+            if let Some(source) = self.tensor_source(arg) {
+                args.push((param.clone(), source));
+            }
+        }
+        for keyword in &call.arguments.keywords {
+            if let Some(name) = &keyword.arg
+                && let Some((param, _)) = params.iter().find(|(p, _)| p == name.id.as_str())
+                && let Some(source) = self.tensor_source(&keyword.value)
+            {
+                args.push((param.clone(), source));
+            }
+        }
+        if !args.is_empty() {
+            let caller = self.current_function();
+            self.summary.compiled_calls.push(CompiledCall {
+                func,
+                caller,
+                args: args.into(),
+            });
+        }
+    }
+
+    /// Every binding of the module-level `name` (outside functions and classes, in any block of
+    /// the module's statements) binds a tensor: `t = torch.ones(1)`, or a `for` target over a
+    /// literal tuple or list of tensors (`for a in (t, f):`). Any other binding of the name
+    /// (unpacking, `+=`, an import, a `def`) makes it unknown.
+    fn module_name_is_tensor(&self, name: &str, hops: u32) -> bool {
+        if hops > MAX_MODULE_NAME_HOPS {
+            return false;
+        }
+        let mut bound = false;
+        let ok = self.module_bindings_are_tensors(self.module_body(), name, hops, &mut bound);
+        ok && bound
+    }
+
+    fn module_bindings_are_tensors(
+        &self,
+        body: &[Stmt],
+        name: &str,
+        hops: u32,
+        bound: &mut bool,
+    ) -> bool {
+        let is_tensor = |value: &Expr| match value {
+            Expr::Name(other) => self.module_name_is_tensor(other.id.as_str(), hops + 1),
+            other => self.tensor_kind(other) == TensorKind::Tensor,
+        };
+        let names = |target: &Expr| {
+            let mut found = false;
+            visit_target_names(target, &mut |n| found |= n == name);
+            found
+        };
+        for stmt in body {
+            let ok = match stmt {
+                Stmt::Assign(assign) => match assign.targets.as_slice() {
+                    [Expr::Name(target)] if target.id.as_str() == name => {
+                        *bound = true;
+                        is_tensor(&assign.value)
+                    }
+                    targets => !targets.iter().any(names),
+                },
+                Stmt::AnnAssign(assign) => match (&*assign.target, &assign.value) {
+                    (Expr::Name(target), Some(value)) if target.id.as_str() == name => {
+                        *bound = true;
+                        is_tensor(value)
+                    }
+                    (target, _) => !names(target),
+                },
+                Stmt::AugAssign(assign) => !names(&assign.target),
+                Stmt::For(stmt_for) => {
+                    let target_ok = match &*stmt_for.target {
+                        Expr::Name(target) if target.id.as_str() == name => {
+                            *bound = true;
+                            match &*stmt_for.iter {
+                                Expr::Tuple(ast::ExprTuple { elts, .. })
+                                | Expr::List(ast::ExprList { elts, .. }) => {
+                                    !elts.is_empty() && elts.iter().all(is_tensor)
+                                }
+                                _ => false,
+                            }
+                        }
+                        target => !names(target),
+                    };
+                    target_ok
+                        && self.module_bindings_are_tensors(&stmt_for.body, name, hops, bound)
+                        && self.module_bindings_are_tensors(&stmt_for.orelse, name, hops, bound)
+                }
+                Stmt::While(stmt_while) => {
+                    self.module_bindings_are_tensors(&stmt_while.body, name, hops, bound)
+                        && self.module_bindings_are_tensors(&stmt_while.orelse, name, hops, bound)
+                }
+                Stmt::If(stmt_if) => {
+                    self.module_bindings_are_tensors(&stmt_if.body, name, hops, bound)
+                        && stmt_if.elif_else_clauses.iter().all(|clause| {
+                            self.module_bindings_are_tensors(&clause.body, name, hops, bound)
+                        })
+                }
+                Stmt::With(with) => {
+                    !with
+                        .items
+                        .iter()
+                        .filter_map(|item| item.optional_vars.as_deref())
+                        .any(names)
+                        && self.module_bindings_are_tensors(&with.body, name, hops, bound)
+                }
+                Stmt::Try(stmt_try) => {
+                    self.module_bindings_are_tensors(&stmt_try.body, name, hops, bound)
+                        && self.module_bindings_are_tensors(&stmt_try.orelse, name, hops, bound)
+                        && self.module_bindings_are_tensors(&stmt_try.finalbody, name, hops, bound)
+                        && stmt_try.handlers.iter().all(|handler| {
+                            let ast::ExceptHandler::ExceptHandler(handler) = handler;
+                            handler.name.as_ref().is_none_or(|n| n.id.as_str() != name)
+                                && self.module_bindings_are_tensors(
+                                    &handler.body,
+                                    name,
+                                    hops,
+                                    bound,
+                                )
+                        })
+                }
+                Stmt::FunctionDef(def) => def.name.id.as_str() != name,
+                Stmt::ClassDef(class) => class.name.id.as_str() != name,
+                Stmt::Import(import) => !import.names.iter().any(|alias| {
+                    alias.asname.as_ref().map_or_else(
+                        || alias.name.id.split('.').next().unwrap_or_default(),
+                        |a| a.id.as_str(),
+                    ) == name
+                }),
+                Stmt::ImportFrom(import) => !import
+                    .names
+                    .iter()
+                    .any(|alias| alias.asname.as_ref().unwrap_or(&alias.name).id.as_str() == name),
+                Stmt::Delete(_) | Stmt::Global(_) | Stmt::Match(_) => {
+                    !self.text(stmt.range()).contains(name)
+                }
+                _ => true,
+            };
+            if !ok {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// The names passed first to `isinstance(` in `text` (`isinstance(p, list)` → `p`).
+fn isinstance_first_names(text: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for (at, _) in text.match_indices("isinstance(") {
+        let rest = text[at + "isinstance(".len()..].trim_start();
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() && !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// Calls `f` with every name an assignment target binds (`a`, `a, (b, *c)`).
+fn visit_target_names(target: &Expr, f: &mut impl FnMut(&str)) {
+    match target {
+        Expr::Name(name) => f(name.id.as_str()),
+        Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
+            for element in elts {
+                visit_target_names(element, f);
+            }
+        }
+        Expr::Starred(starred) => visit_target_names(&starred.value, f),
+        _ => {}
+    }
+}
