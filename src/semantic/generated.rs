@@ -9,12 +9,14 @@ use super::data::{Fnv, NameSet, VersionRange};
 use crate::config::TorchVersion;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
+use std::sync::LazyLock;
 
 const OP_TAGS: &str = include_str!("../../rules/data/op_tags.toml");
 const RETURN_TYPES: &str = include_str!("../../rules/data/return_types.toml");
 const SKIPPED_FUNCTIONS: &str = include_str!("../../rules/data/skipped_functions.toml");
 const SKIPPED_LIBRARY_FUNCTIONS: &str =
     include_str!("../../rules/data/skipped_library_functions.toml");
+const SKIPPED_TORCH_INTERNALS: &str = include_str!("../../rules/data/skipped_torch_internals.toml");
 const UNWRAPPED_MODULES: &str = include_str!("../../rules/data/unwrapped_modules.toml");
 const GRAPH_BREAKS: &str = include_str!("../../rules/data/graph_breaks.toml");
 const TENSOR_MEMBERS: &str = include_str!("../../rules/data/tensor_members.toml");
@@ -236,6 +238,11 @@ pub struct Generated {
     pub skipped_functions: Versioned<Refusal>,
     /// Standard-library and skip-listed third-party functions Dynamo refuses (`copy.copy`).
     pub skipped_library_functions: Versioned<Refusal>,
+    /// Torch functions outside the public namespaces Dynamo refuses, under every spelling that
+    /// reaches them (`torch._dynamo.testing.unsupported`, a re-exported C builtin). The largest
+    /// table (~11k names): parsed on first use, so a run that never asks about a torch call
+    /// outside the public table does not pay for it.
+    pub skipped_torch_internals: LazyLock<Versioned<Refusal>>,
     pub unwrapped_modules: Versioned<Refusal>,
     /// Tensor methods whose annotation on the newest torch is a host value (`is_contiguous`).
     pub host_tensor_methods: NameSet,
@@ -313,6 +320,9 @@ impl Generated {
                 SKIPPED_LIBRARY_FUNCTIONS,
                 "skipped_library_functions",
             ),
+            skipped_torch_internals: LazyLock::new(|| {
+                Versioned::parse(SKIPPED_TORCH_INTERNALS, "skipped_torch_internals")
+            }),
             unwrapped_modules: Versioned::parse(UNWRAPPED_MODULES, "unwrapped_modules"),
             tensor_members: Versioned::<Empty>::parse(TENSOR_MEMBERS, "tensor_members")
                 .entries
@@ -429,6 +439,12 @@ mod tests {
             tables
                 .skipped_functions
                 .on_every_from("torch.manual_seed", None)
+                .is_some()
+        );
+        assert!(
+            tables
+                .skipped_torch_internals
+                .on_every_from("torch._dynamo.testing.unsupported", None)
                 .is_some()
         );
         assert!(tables.unwrapped_modules.latest("torch.nn.LSTM").is_some());

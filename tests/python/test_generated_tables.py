@@ -32,6 +32,7 @@ from torch_data import (  # noqa: E402 - the generators live beside the driver s
     gen_return_types,
     gen_skipped_functions,
     gen_skipped_library_functions,
+    gen_skipped_torch_internals,
     gen_tensor_members,
     gen_unwrapped_modules,
 )
@@ -278,6 +279,63 @@ def test_a_break_inside_a_library_function_is_not_its_own_entry(quiet_dynamo):
     assert gen_skipped_library_functions.names_candidate(message, copy.copy)
     _, entries = table("skipped_library_functions")
     assert "threading.current_thread" not in entries
+
+
+def test_skipped_torch_internals_are_refused_by_dynamo_here(quiet_dynamo):
+    """Re-measure a deterministic sample of the internal table (one object in forty, plus the
+    re-exported C builtin) on this torch: Dynamo refuses each call and names the function. The
+    full measurement imports every torch module (~5 minutes), so the generator, not this test,
+    is the complete check. A module that does not import here (an optional dependency) is
+    counted, not passed."""
+    require_generated("skipped_torch_internals")
+    _, entries = table("skipped_torch_internals")
+    names = sorted(entries)
+    sample = {"torch._dynamo.testing.unsupported", *names[::40]}
+    measured = 0
+    for name in sorted(sample):
+        try:
+            obj = resolve(name)
+        except Exception:  # noqa: BLE001 - an optional dependency missing in this interpreter
+            continue
+        message = gen_skipped_functions.measure(obj)
+        assert message is not None, name
+        assert gen_skipped_torch_internals.refused(message, obj), (name, message[:300])
+        measured += 1
+    assert measured >= len(sample) * 3 // 4, (measured, len(sample))
+
+
+def test_a_reexported_builtin_is_listed_under_every_spelling():
+    """`torch._dynamo.testing.unsupported` is the C builtin `torch._C._dynamo.eval_frame.unsupported`
+    re-exported by two Python modules: the table lists each spelling that holds the same object,
+    and none of them is a public namespace's (those are `skipped_functions`')."""
+    require_generated("skipped_torch_internals")
+    import torch._dynamo.eval_frame
+    import torch._dynamo.testing
+
+    _, entries = table("skipped_torch_internals")
+    builtin = torch._dynamo.testing.unsupported
+    assert builtin is torch._dynamo.eval_frame.unsupported
+    assert {"torch._dynamo.testing.unsupported", "torch._dynamo.eval_frame.unsupported"} <= set(entries)
+    # The C module's own spelling is listed where that torch registers it as a module (2.5+).
+    for name in entries:
+        if name.endswith(".unsupported") and name.startswith(("torch._dynamo.", "torch._C._dynamo.")):
+            assert resolve(name) is builtin, name
+    _, public = table("skipped_functions")
+    assert not set(entries) & set(public)
+
+
+def test_a_reexported_builtin_breaks_a_model_with_the_table_type(quiet_dynamo):
+    """Called with real arguments in a compiled function, the builtin is the break the table says."""
+    from torch._dynamo.testing import unsupported
+
+    def fn(a, b):
+        x = a + b
+        x = unsupported(x, x)
+        return x.sin()
+
+    message = gen_skipped_functions.measure_traced(lambda x: fn(x, x))
+    assert message is not None
+    assert gen_skipped_torch_internals.refused(message, unsupported), message[:300]
 
 
 def test_in_graph_device_queries_are_not_skipped():

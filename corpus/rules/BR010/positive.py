@@ -10,6 +10,8 @@ import os
 
 import torch
 from torch import nn
+from torch._dynamo import eval_frame
+from torch._dynamo.testing import unsupported
 from torch.nn.utils.rnn import pack_padded_sequence
 
 
@@ -69,6 +71,15 @@ class DisallowedOp(nn.Module):
 torch._dynamo.disallow_in_graph(torch.hypot)
 
 
+# A C builtin of torch re-exported by Python modules under other names (one object, three
+# spellings: rules/data/skipped_torch_internals.toml): Dynamo has no rule and no source file for
+# it, so its trace rules skip it ("Dynamo does not know how to trace the builtin").
+class ReexportedBuiltin(nn.Module):
+    def forward(self, x):
+        x = unsupported(x, x)  # expect: BR010
+        return eval_frame.unsupported(x, x)  # expect: BR010
+
+
 def cases():
     """name -> (callable, args, expected GB codes)."""
     x = torch.randn(2, 3, 4)
@@ -80,4 +91,5 @@ def cases():
         "disable_called_inside": (DisableInside(), (x,), {"GB0007"}),
         "stdlib_copy": (ShallowCopiedOptions(), (x, {"scale": 2.0}), {"GB0007"}),
         "disallowed_torch_function": (DisallowedOp(), (x,), {"GB0007"}),
+        "reexported_builtin": (ReexportedBuiltin(), (x,), {"GB0007"}),
     }

@@ -175,6 +175,28 @@ impl<'a> SemanticModel<'a> {
         self.tensor_kind_depth(receiver, depth + 1) != TensorKind::NotTensor
     }
 
+    /// Whether `expr` is a tensor this frame computed: an op's result, a tensor method's result
+    /// (in-place ones included), a slice or view of a tensor, or a local last assigned one. Dynamo
+    /// tracks such a tensor with no source — it is not an input, a parameter, a buffer or a
+    /// global's tensor — so what needs a source (storing `.data`) cannot be traced. A local is
+    /// followed one hop (`z = torch.zeros(n)` then `z`); anything unknown is not computed.
+    pub fn is_tensor_computed_in_frame(&self, expr: &Expr) -> bool {
+        let value = match expr {
+            Expr::Name(name) => match self.local_value(name.id.as_str()) {
+                Some(value) => value,
+                None => return false,
+            },
+            other => other,
+        };
+        match value {
+            Expr::Call(_) | Expr::BinOp(_) | Expr::UnaryOp(_) => {
+                self.tensor_kind(value) == TensorKind::Tensor
+            }
+            Expr::Subscript(subscript) => self.tensor_kind(&subscript.value) == TensorKind::Tensor,
+            _ => false,
+        }
+    }
+
     /// The expression last assigned to local `name` in the current function, if it is that simple.
     pub fn local_value(&self, name: &str) -> Option<&'a Expr> {
         self.function_frame()?.values.get(name).copied()
