@@ -35,14 +35,14 @@ impl Hasher for Fnv {
 /// A set of names with the fast hasher.
 pub type NameSet = HashSet<String, BuildHasherDefault<Fnv>>;
 
-const PREDICATES: &str = include_str!("../../rules/data/predicates.toml");
-const MODULE_BASES: &str = include_str!("../../rules/data/module_bases.toml");
-const TORCH_MODULES: &str = include_str!("../../rules/data/torch_modules.toml");
-const TENSOR: &str = include_str!("../../rules/data/tensor.toml");
-const DTYPES: &str = include_str!("../../rules/data/dtypes.toml");
-const STDLIB: &str = include_str!("../../rules/data/stdlib.toml");
-const API_VERSIONS: &str = include_str!("../../rules/data/torch_api_versions.toml");
-const WARNINGS: &str = include_str!("../../rules/data/warnings.toml");
+const PREDICATES: &str = rules_table!("predicates");
+const MODULE_BASES: &str = rules_table!("module_bases");
+const TORCH_MODULES: &str = rules_table!("torch_modules");
+const TENSOR: &str = rules_table!("tensor");
+const DTYPES: &str = rules_table!("dtypes");
+const STDLIB: &str = rules_table!("stdlib");
+const API_VERSIONS: &str = rules_table!("torch_api_versions");
+const WARNINGS: &str = rules_table!("warnings");
 
 /// What a guard predicate asks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
@@ -280,18 +280,21 @@ impl TorchData {
     fn load() -> TorchData {
         // The tables are part of the binary; tests/data_tables (Rust) and the pytest keep them valid.
         let predicates: PredicateFile =
-            toml::from_str(PREDICATES).expect("rules/data/predicates.toml parses");
+            serde_json::from_str(PREDICATES).expect("rules/data/predicates.toml parses");
         let bases: ModuleBasesFile =
-            toml::from_str(MODULE_BASES).expect("rules/data/module_bases.toml parses");
+            serde_json::from_str(MODULE_BASES).expect("rules/data/module_bases.toml parses");
         let torch_modules: TorchModulesFile =
-            toml::from_str(TORCH_MODULES).expect("rules/data/torch_modules.toml parses");
-        let tensor: TensorFile = toml::from_str(TENSOR).expect("rules/data/tensor.toml parses");
-        let dtypes: DtypesFile = toml::from_str(DTYPES).expect("rules/data/dtypes.toml parses");
-        let stdlib: StdlibFile = toml::from_str(STDLIB).expect("rules/data/stdlib.toml parses");
+            serde_json::from_str(TORCH_MODULES).expect("rules/data/torch_modules.toml parses");
+        let tensor: TensorFile =
+            serde_json::from_str(TENSOR).expect("rules/data/tensor.toml parses");
+        let dtypes: DtypesFile =
+            serde_json::from_str(DTYPES).expect("rules/data/dtypes.toml parses");
+        let stdlib: StdlibFile =
+            serde_json::from_str(STDLIB).expect("rules/data/stdlib.toml parses");
         let apis: ApiFile =
-            toml::from_str(API_VERSIONS).expect("rules/data/torch_api_versions.toml parses");
+            serde_json::from_str(API_VERSIONS).expect("rules/data/torch_api_versions.toml parses");
         let warnings: WarningsFile =
-            toml::from_str(WARNINGS).expect("rules/data/warnings.toml parses");
+            serde_json::from_str(WARNINGS).expect("rules/data/warnings.toml parses");
 
         let predicates = predicates
             .predicate

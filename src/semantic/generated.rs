@@ -11,16 +11,15 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::LazyLock;
 
-const OP_TAGS: &str = include_str!("../../rules/data/op_tags.toml");
-const RETURN_TYPES: &str = include_str!("../../rules/data/return_types.toml");
-const SKIPPED_FUNCTIONS: &str = include_str!("../../rules/data/skipped_functions.toml");
-const SKIPPED_LIBRARY_FUNCTIONS: &str =
-    include_str!("../../rules/data/skipped_library_functions.toml");
-const SKIPPED_TORCH_INTERNALS: &str = include_str!("../../rules/data/skipped_torch_internals.toml");
-const UNWRAPPED_MODULES: &str = include_str!("../../rules/data/unwrapped_modules.toml");
-const GRAPH_BREAKS: &str = include_str!("../../rules/data/graph_breaks.toml");
-const TENSOR_MEMBERS: &str = include_str!("../../rules/data/tensor_members.toml");
-const DYNAMO_MARKERS: &str = include_str!("../../rules/data/dynamo_markers.toml");
+const OP_TAGS: &str = rules_table!("op_tags");
+const RETURN_TYPES: &str = rules_table!("return_types");
+const SKIPPED_FUNCTIONS: &str = rules_table!("skipped_functions");
+const SKIPPED_LIBRARY_FUNCTIONS: &str = rules_table!("skipped_library_functions");
+const SKIPPED_TORCH_INTERNALS: &str = rules_table!("skipped_torch_internals");
+const UNWRAPPED_MODULES: &str = rules_table!("unwrapped_modules");
+const GRAPH_BREAKS: &str = rules_table!("graph_breaks");
+const TENSOR_MEMBERS: &str = rules_table!("tensor_members");
+const DYNAMO_MARKERS: &str = rules_table!("dynamo_markers");
 
 #[derive(serde::Deserialize)]
 struct File<T> {
@@ -45,7 +44,7 @@ pub struct Versioned<T> {
 
 impl<T: Clone + for<'de> serde::Deserialize<'de>> Versioned<T> {
     fn parse(text: &str, table: &str) -> Versioned<T> {
-        let file: File<T> = toml::from_str(text)
+        let file: File<T> = serde_json::from_str(text)
             .unwrap_or_else(|error| panic!("rules/data/{table}.toml parses: {error}"));
         let mut versions: Vec<TorchVersion> = file
             .versions

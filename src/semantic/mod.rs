@@ -1,6 +1,14 @@
 //! The semantic model: what a file binds (imports, definitions), which guard conditions wrap code,
 //! which expressions are tensors, and — after linking all files — which functions Dynamo will trace.
 
+/// The JSON that `build.rs` made of the table `rules/data/<name>.toml` (the TOML stays the source
+/// of truth; parsing it on every scan cost more than the scan's whole link step gained since).
+macro_rules! rules_table {
+    ($name:literal) => {
+        include_str!(concat!(env!("OUT_DIR"), "/rules_data/", $name, ".json"))
+    };
+}
+
 pub mod cond;
 pub mod context;
 pub mod data;

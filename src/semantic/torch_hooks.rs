@@ -8,7 +8,7 @@
 use rustc_hash::FxHashMap;
 use std::sync::LazyLock;
 
-const TABLE: &str = include_str!("../../rules/data/torch_module_hooks.toml");
+const TABLE: &str = rules_table!("torch_module_hooks");
 
 #[derive(serde::Deserialize)]
 struct HooksFile {
@@ -23,7 +23,7 @@ pub struct TorchModuleHooks {
 impl TorchModuleHooks {
     fn load() -> TorchModuleHooks {
         let file: HooksFile =
-            toml::from_str(TABLE).expect("rules/data/torch_module_hooks.toml parses");
+            serde_json::from_str(TABLE).expect("rules/data/torch_module_hooks.toml parses");
         let mut calls: FxHashMap<String, Vec<(String, String)>> = FxHashMap::default();
         for row in file.calls.into_keys() {
             let Some((caller, name)) = row.split_once(" -> ") else {
