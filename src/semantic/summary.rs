@@ -23,7 +23,9 @@ pub struct FunctionInfo {
     pub line: u32,
     /// Last row of the body.
     pub end_line: u32,
-    pub compile_decorated: bool,
+    /// `@torch.compile` / `@torch._dynamo.optimize(backend)` on the `def`: a compile root, and
+    /// which entry point made it one (`--show-roots` names it).
+    pub compile_decorator: Option<CompileForm>,
     /// `@functools.lru_cache` / `@functools.cache`: in eager mode its body runs once per distinct
     /// arguments, not once per call.
     pub memoized: bool,

@@ -64,12 +64,12 @@ impl<'a> Project<'a> {
         for (file_id, file) in self.files.iter().enumerate() {
             let file_id = file_id as FileId;
             for (idx, function) in file.functions.iter().enumerate() {
-                if function.compile_decorated {
-                    add(
-                        (file_id, idx as FuncIdx),
-                        "@torch.compile".to_owned(),
-                        &mut roots,
-                    );
+                if let Some(form) = function.compile_decorator {
+                    let reason = match form {
+                        CompileForm::DynamoOptimize => "@torch._dynamo.optimize(...)",
+                        CompileForm::TorchCompile | CompileForm::ModuleMethod => "@torch.compile",
+                    };
+                    add((file_id, idx as FuncIdx), reason.to_owned(), &mut roots);
                 }
             }
             for target in &file.compile_roots {

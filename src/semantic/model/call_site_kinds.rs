@@ -123,12 +123,17 @@ impl<'a> SemanticModel<'a> {
     /// A call that runs a compiled function of this file: record the kinds of its arguments.
     pub(crate) fn note_compiled_call(&mut self, call: &'a ast::ExprCall, callee: Option<&Sym>) {
         let compiled = match (&*call.func, callee) {
-            (_, Some(Sym::Local(qual))) => self
-                .summary
-                .function_by_name
-                .get(qual)
-                .copied()
-                .filter(|idx| self.summary.functions[*idx as usize].compile_decorated),
+            (_, Some(Sym::Local(qual))) => {
+                self.summary
+                    .function_by_name
+                    .get(qual)
+                    .copied()
+                    .filter(|idx| {
+                        self.summary.functions[*idx as usize]
+                            .compile_decorator
+                            .is_some()
+                    })
+            }
             (Expr::Call(_), _) => self
                 .compiled_function_name(&call.func)
                 .and_then(|name| self.local_function(&name)),

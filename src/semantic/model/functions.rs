@@ -6,7 +6,7 @@ use crate::semantic::generated::MarkerTarget;
 impl<'a> SemanticModel<'a> {
     /// Records a `def` (its decorators already visited) and enters its frame.
     pub(crate) fn enter_function(&mut self, def: &'a ast::StmtFunctionDef) -> FunctionScope {
-        let mut compile_decorated = false;
+        let mut compile_decorator = None;
         let mut disabled = false;
         let mut disabled_frame_only = false;
         let mut marked_by = None;
@@ -16,12 +16,12 @@ impl<'a> SemanticModel<'a> {
                 other => other,
             };
             match self.qualified(target).as_deref() {
-                Some("torch.compile") => compile_decorated = true,
+                Some("torch.compile") => compile_decorator = Some(CompileForm::TorchCompile),
                 Some(name)
                     if matches!(decorator.expression, Expr::Call(_))
                         && super::calls::DYNAMO_COMPILE_DECORATORS.contains(&name) =>
                 {
-                    compile_decorated = true
+                    compile_decorator = Some(CompileForm::DynamoOptimize)
                 }
                 // Another of Dynamo's markers whose marked function breaks when called
                 // (`torch._dynamo.decorators.skip`; `rules/data/dynamo_markers.toml`).
@@ -70,7 +70,7 @@ impl<'a> SemanticModel<'a> {
         self.summary.functions.push(FunctionInfo {
             name: name.clone(),
             class: class.clone(),
-            compile_decorated,
+            compile_decorator,
             memoized: self.is_memoized(def),
             line: self.location(def.range.start().into()).row,
             end_line: 0,
