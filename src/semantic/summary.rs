@@ -9,11 +9,15 @@ use crate::source::Location;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::PathBuf;
+use thin_vec::ThinVec;
 
 pub type FileId = u32;
 pub type FuncIdx = u32;
 pub type GuardIdx = u32;
 
+/// The rarely filled lists are `ThinVec`s (one pointer, no allocation while empty) rather than
+/// `Vec`s (three words): a large tree holds ~45k of these for the whole scan, and most lists
+/// are empty (496 → 288 bytes per function).
 #[derive(Debug, Default)]
 pub struct FunctionInfo {
     pub name: String,
@@ -41,7 +45,7 @@ pub struct FunctionInfo {
     pub calls: Vec<CallEdge>,
     /// Writes to state that outlives the call (attribute stores and container mutations of
     /// objects the function did not create).
-    pub outside_writes: Vec<OutsideWrite>,
+    pub outside_writes: ThinVec<OutsideWrite>,
     /// `@property` (or `cached_property`): `self.name(...)` calls what the getter returns.
     pub is_property: bool,
     /// `@functools.cached_property`: a read runs the getter through functools' `__get__`, which
@@ -50,34 +54,34 @@ pub struct FunctionInfo {
     pub cached_getter: bool,
     /// Project classes an instance of which the function returns (`return Cls(...)`, or a
     /// `-> Cls` annotation): `obj = make(...)` then `obj.prop` reads `Cls.prop`.
-    pub returned_classes: Vec<Sym>,
+    pub returned_classes: ThinVec<Sym>,
     /// Project callables a `return` hands back (`return LOSS_MAPPING[kind]`, `return helper`).
-    pub returned_callables: Vec<Sym>,
+    pub returned_callables: ThinVec<Sym>,
     /// The decorators of the `def` (`@d` and `@d(...)`: the called name), resolved in the scope
     /// around it: a project decorator's wrapper runs whenever the decorated name is called.
-    pub decorators: Vec<Sym>,
+    pub decorators: ThinVec<Sym>,
     /// The decorators written without a call (`@d`), resolved: a project class there makes the
     /// decorated name an instance of it, so calling the name runs the class's `__call__`.
-    pub bare_decorators: Vec<Sym>,
+    pub bare_decorators: ThinVec<Sym>,
     /// When every `return` yields a guard formula, the function is a predicate with this formula.
     pub predicate: Option<Cond>,
     /// Parameters with a literal False / None / 0 default (`profile=False`): name and position
     /// among the positional parameters after `self` (`None` for keyword-only).
-    pub flag_params: Vec<(String, Option<u32>)>,
+    pub flag_params: ThinVec<(String, Option<u32>)>,
     /// The flag parameters whose default is `None` (`cache_data=None`): at their default,
     /// `p is not None` is False and `p is None` True.
-    pub none_flags: Vec<String>,
+    pub none_flags: ThinVec<String>,
     /// Parameters tested with `isinstance(p, tuple | torch.Size | torch.Tensor)`, with their
     /// position (`None`: keyword-only).
-    pub size_checked_params: Vec<(String, Option<u32>)>,
+    pub size_checked_params: ThinVec<(String, Option<u32>)>,
     /// Parameters tested against a constant (`Atom::ParamTest`), with their position.
-    pub const_params: Vec<(String, Option<u32>)>,
+    pub const_params: ThinVec<(String, Option<u32>)>,
     /// Parameters with a literal constant default (with roots only).
-    pub param_defaults: Vec<(String, ConstValue)>,
+    pub param_defaults: ThinVec<(String, ConstValue)>,
     /// Tests `self.<attr>` before changing it (`Atom::SelfAttr`).
     pub tests_self_attrs: bool,
     /// The `self.<attr>` this method assigns, as far as the walk has got (with roots only).
-    pub self_writes: Vec<String>,
+    pub self_writes: ThinVec<String>,
     /// A (module-level) class decorator that replaces the class's `forward` with a dispatcher
     /// that never calls the original directly (`model/dispatch.rs`).
     pub replaces_forward: bool,
@@ -89,9 +93,9 @@ pub struct FunctionInfo {
     pub kwarg: Option<String>,
     /// Parameters by name with their position among the positional ones after `self` (`None`:
     /// keyword-only), for host-index facts passed by callers.
-    pub index_params: Vec<(String, Option<u32>)>,
+    pub index_params: ThinVec<(String, Option<u32>)>,
     /// Where the values this function returns may come from the host (`model/host_index.rs`).
-    pub host_index_returns: Vec<IndexDep>,
+    pub host_index_returns: ThinVec<IndexDep>,
 }
 
 /// Where a value used as an index may come from the host (`model/host_index.rs`); the symbolic

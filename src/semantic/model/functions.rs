@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::semantic::generated::MarkerTarget;
+use thin_vec::ThinVec;
 
 impl<'a> SemanticModel<'a> {
     /// Records a `def` (its decorators already visited) and enters its frame.
@@ -78,7 +79,7 @@ impl<'a> SemanticModel<'a> {
             disabled_frame_only,
             marked_by,
             calls: Vec::new(),
-            outside_writes: Vec::new(),
+            outside_writes: ThinVec::new(),
             is_property: def.decorator_list.iter().any(|d| {
                 matches!(&d.expression, Expr::Name(n) if matches!(n.id.as_str(), "property" | "cached_property"))
                     || matches!(&d.expression, Expr::Attribute(a) if a.attr.id.as_str() == "cached_property")
@@ -88,7 +89,7 @@ impl<'a> SemanticModel<'a> {
                     || matches!(&d.expression, Expr::Attribute(a) if a.attr.id.as_str() == "cached_property")
             }),
             returned_classes: self.annotated_return_class(def).into_iter().collect(),
-            returned_callables: Vec::new(),
+            returned_callables: ThinVec::new(),
             decorators: def
                 .decorator_list
                 .iter()
@@ -107,13 +108,13 @@ impl<'a> SemanticModel<'a> {
                 .filter_map(|decorator| self.resolve(&decorator.expression))
                 .collect(),
             predicate: None,
-            flag_params: Vec::new(),
-            none_flags: Vec::new(),
-            size_checked_params: Vec::new(),
-            const_params: Vec::new(),
-            param_defaults: Vec::new(),
+            flag_params: ThinVec::new(),
+            none_flags: ThinVec::new(),
+            size_checked_params: ThinVec::new(),
+            const_params: ThinVec::new(),
+            param_defaults: ThinVec::new(),
             tests_self_attrs: false,
-            self_writes: Vec::new(),
+            self_writes: ThinVec::new(),
             replaces_forward: self.frames.is_empty()
                 && dispatch::replaces_forward_with_dispatcher(def),
             fixed_positional: 0,
@@ -129,8 +130,8 @@ impl<'a> SemanticModel<'a> {
                 .as_ref()
                 .filter(|_| self.ctx.roots_configured)
                 .map(|p| p.name.id.as_str().to_owned()),
-            index_params: Vec::new(),
-            host_index_returns: Vec::new(),
+            index_params: ThinVec::new(),
+            host_index_returns: ThinVec::new(),
         });
         // `@name.setter` / `@name.deleter` reuse the property's name: `self.name` still reads
         // (and Dynamo traces) the getter, so the getter keeps the name.
@@ -150,7 +151,7 @@ impl<'a> SemanticModel<'a> {
         let params = &def.parameters;
         let has_self = class.is_some() && !self.is_static(def);
         self.flow_enter_function(idx, def, has_self, class.as_deref());
-        let all_positions: Vec<(String, Option<u32>)> = params
+        let all_positions: ThinVec<(String, Option<u32>)> = params
             .posonlyargs
             .iter()
             .chain(params.args.iter())
@@ -171,7 +172,7 @@ impl<'a> SemanticModel<'a> {
             .collect();
         let param_names: Vec<String> = all_positions.iter().map(|(n, _)| n.clone()).collect();
         let param_positions = if self.ctx.roots_configured {
-            all_positions.clone()
+            all_positions.to_vec()
         } else {
             Vec::new()
         };
@@ -218,8 +219,8 @@ impl<'a> SemanticModel<'a> {
             locals.insert(variadic.name.id.as_str().to_owned(), TensorKind::NotTensor);
         }
         let offset = usize::from(self_name.is_some());
-        let none_flags: Vec<String> = if !self.ctx.roots_configured {
-            Vec::new()
+        let none_flags: ThinVec<String> = if !self.ctx.roots_configured {
+            ThinVec::new()
         } else {
             params
                 .iter_non_variadic_params()
@@ -231,8 +232,8 @@ impl<'a> SemanticModel<'a> {
         self.summary.functions[idx as usize].fixed_positional =
             (params.posonlyargs.len() + params.args.len() - usize::from(self_name.is_some()))
                 as u32;
-        let flag_params: Vec<(String, Option<u32>)> = if !self.ctx.roots_configured {
-            Vec::new()
+        let flag_params: ThinVec<(String, Option<u32>)> = if !self.ctx.roots_configured {
+            ThinVec::new()
         } else {
             params
                 .posonlyargs
