@@ -302,16 +302,7 @@ impl<'a> Project<'a> {
         let callees = memo
             .callees
             .entry((file, call.sym))
-            .or_insert_with(|| {
-                self.resolve_sym(call.sym, file)
-                    .into_iter()
-                    .filter_map(|target| match target {
-                        Target::Function(callee) => Some(callee),
-                        Target::Class(class) => self.lookup_method(class, "__init__", 0),
-                        Target::PredicateAlias(..) => None,
-                    })
-                    .collect()
-            })
+            .or_insert_with(|| self.bound_callees(call.sym, file).into())
             .clone();
         callees
             .iter()

@@ -115,6 +115,23 @@ pub struct OptionFact {
     pub normalized: bool,
 }
 
+impl OptionFact {
+    /// The gate a finding read at this option's default needs: the option set away from it.
+    pub fn gate(&self) -> GateOption {
+        GateOption {
+            class: self.class.clone(),
+            option: self.param.clone(),
+            default: python_repr(&self.default),
+            needs: needs_text(if self.normalized {
+                &self.value
+            } else {
+                &self.default
+            }),
+            setting: false,
+        }
+    }
+}
+
 /// One option a gated finding needs (`gated_by` in JSON).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GateOption {
@@ -532,17 +549,7 @@ impl<'a> Project<'a> {
                     if let Some(attr) = atom.self_attr()
                         && let Some(fact) = self.option_fact(func, attr)
                     {
-                        let option = GateOption {
-                            class: fact.class.clone(),
-                            option: fact.param.clone(),
-                            default: python_repr(&fact.default),
-                            needs: needs_text(if fact.normalized {
-                                &fact.value
-                            } else {
-                                &fact.default
-                            }),
-                            setting: false,
-                        };
+                        let option = fact.gate();
                         if !out.contains(&option) {
                             out.push(option);
                         }

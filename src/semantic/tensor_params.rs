@@ -143,7 +143,7 @@ impl<'a> Project<'a> {
 
     /// The functions whose parameters a call's arguments bind: the callee, or a class's
     /// `__init__` (its arguments after `self`).
-    fn bound_callees(&self, sym: &Sym, file: FileId) -> Vec<FuncRef> {
+    pub(crate) fn bound_callees(&self, sym: &Sym, file: FileId) -> Vec<FuncRef> {
         self.resolve_sym(sym, file)
             .into_iter()
             .filter_map(|target| match target {

@@ -12,7 +12,7 @@
 //! moves to the option tier, named by the option (`gated_by`), never out of the report.
 
 use super::*;
-use crate::semantic::options::{GateOption, needs_text, python_repr};
+use crate::semantic::options::GateOption;
 use crate::semantic::summary::{CallArgs, FunctionInfo};
 
 /// A parameter's value when the options keep their defaults, and the options it came from.
@@ -150,17 +150,7 @@ impl<'a> Project<'a> {
             let fact = self.option_fact(caller, &arg.attr)?;
             return Some(OptionParam {
                 value: fact.value.clone(),
-                origins: vec![GateOption {
-                    class: fact.class.clone(),
-                    option: fact.param.clone(),
-                    default: python_repr(&fact.default),
-                    needs: needs_text(if fact.normalized {
-                        &fact.value
-                    } else {
-                        &fact.default
-                    }),
-                    setting: false,
-                }],
+                origins: vec![fact.gate()],
             });
         }
         // The caller's own parameter whose value at the defaults an option decides.
