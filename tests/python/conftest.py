@@ -48,6 +48,25 @@ def torch_version() -> tuple:
     return tuple(int(p) for p in re.findall(r"\d+", torch.__version__)[:2])
 
 
+def fullgraph_error(fn, args) -> Exception | None:
+    """What Dynamo raises compiling `fn` with fullgraph=True (backend "eager") and calling it on `args`
+    (a refused break), or None when the whole call traces as one graph."""
+    import warnings  # noqa: PLC0415
+
+    import torch  # noqa: PLC0415 - conftest itself must load without torch
+
+    torch._dynamo.reset()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.compile(fn, backend="eager", fullgraph=True)(*args)
+    except Exception as exc:  # what Dynamo refuses
+        return exc
+    finally:
+        torch._dynamo.reset()
+    return None
+
+
 def load_corpus(code: str, name: str, namespace: str = "corpus") -> types.ModuleType:
     """Import corpus/rules/<code>/<name>.py as a module of a package, so relative imports work. Each test
     file passes its own `namespace`, so no two files share (and mutate) one module object."""

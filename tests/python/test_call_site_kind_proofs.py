@@ -10,12 +10,9 @@ with the reason each version gives:
 
 from __future__ import annotations
 
-import warnings
-
 import pytest
-import torch
-import torch._dynamo
-from conftest import load_corpus, torch_version
+import torch  # noqa: F401 - without torch these proofs must fail to import, never skip
+from conftest import fullgraph_error, load_corpus, torch_version
 
 TORCH_VERSION = torch_version()
 
@@ -24,18 +21,6 @@ def corpus_cases(name: str, code: str = "BR030") -> dict:
     """The `cases()` of corpus/rules/<code>/<name>.py (conftest.load_corpus: its own package per test file)."""
     return load_corpus(code, name, "call_site").cases()
 
-
-def fullgraph_error(fn, args) -> Exception | None:
-    torch._dynamo.reset()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.compile(fn, backend="eager", fullgraph=True)(*args)
-    except Exception as exc:  # what Dynamo refuses
-        return exc
-    finally:
-        torch._dynamo.reset()
-    return None
 
 
 # What older torch says instead of 2.11's registry type (measured on 2.2, 2.5, 2.8).

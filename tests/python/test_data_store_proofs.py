@@ -9,12 +9,9 @@ Each corpus case runs under real torch.compile (CPU, backend="eager", fullgraph=
 
 from __future__ import annotations
 
-import warnings
-
 import pytest
-import torch
-import torch._dynamo
-from conftest import load_corpus, torch_version
+import torch  # noqa: F401 - without torch these proofs must fail to import, never skip
+from conftest import fullgraph_error, load_corpus, torch_version
 
 TORCH_VERSION = torch_version()
 
@@ -22,18 +19,6 @@ TORCH_VERSION = torch_version()
 def corpus_cases(name: str) -> dict:
     return load_corpus("BR033", name, "data_store").cases()
 
-
-def fullgraph_error(fn, args) -> Exception | None:
-    torch._dynamo.reset()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.compile(fn, backend="eager", fullgraph=True)(*args)
-    except Exception as exc:  # what Dynamo refuses
-        return exc
-    finally:
-        torch._dynamo.reset()
-    return None
 
 
 @pytest.mark.parametrize("case", list(corpus_cases("positive")))

@@ -20,7 +20,7 @@ import torch
 import torch._dynamo
 from torch._dynamo.testing import CompileCounter
 from torch._dynamo.utils import counters
-from conftest import load_corpus, torch_version
+from conftest import fullgraph_error, load_corpus, torch_version
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CORPUS_DIR = REPO_ROOT / "corpus" / "rules"
@@ -44,18 +44,6 @@ def compile_once(fn, args) -> tuple[int, list[str]]:
     torch._dynamo.reset()
     return counter.frame_count, reasons
 
-
-def fullgraph_error(fn, args) -> Exception | None:
-    torch._dynamo.reset()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.compile(fn, backend="eager", fullgraph=True)(*args)
-    except Exception as exc:  # what Dynamo refuses, on every version
-        return exc
-    finally:
-        torch._dynamo.reset()
-    return None
 
 
 # --------------------------------------------------------------------------------------------
