@@ -74,7 +74,7 @@ fn is_meta(code: &str) -> bool {
 /// `noqa` on one of their rows suppresses for any of their codes.
 pub fn merge_per_statement(
     mut diagnostics: Vec<Diagnostic>,
-    noqa: &HashMap<u32, Noqa>,
+    noqa: &rustc_hash::FxHashMap<u32, Noqa>,
 ) -> Vec<Diagnostic> {
     diagnostics.sort_by(|a, b| {
         (
@@ -147,7 +147,7 @@ pub type Kept<'c> = (&'c Candidate, String, Vec<&'static str>);
 /// touched).
 pub fn merge_into_cited<'c>(
     kept: Vec<(&'c Candidate, String)>,
-    noqa: &HashMap<u32, Noqa>,
+    noqa: &rustc_hash::FxHashMap<u32, Noqa>,
 ) -> Vec<Kept<'c>> {
     let mut kept: Vec<Kept<'c>> = kept
         .into_iter()

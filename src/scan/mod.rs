@@ -131,7 +131,7 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
         .as_ref()
         .and_then(|named| named.iter().next().and_then(|f| project_root(f)));
     let files = discover::discover(options, context_root.as_deref())?;
-    let project_roots: HashSet<String> = files
+    let project_roots: rustc_hash::FxHashSet<String> = files
         .iter()
         .map(|f| f.module.split('.').next().unwrap_or_default().to_owned())
         .collect();

@@ -58,7 +58,7 @@ use crate::diagnostics::Edit;
 use crate::source::{LineIndex, Location};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange, TextSize};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 // The per-function frames are looked up on every name an expression mentions: FxHash, not SipHash
 // (keys are source identifiers, nothing adversarial to guard against; none is iterated for output).
 type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
@@ -289,23 +289,23 @@ impl<'a> SemanticModel<'a> {
             loop_depth: 0,
             try_body_depth: 0,
             unresumable_with_depth: 0,
-            unresumable_context_managers: HashSet::new(),
+            unresumable_context_managers: HashSet::default(),
             probes: Vec::new(),
             narrowed: Vec::new(),
             version_asserts: Vec::new(),
-            int_attributes: HashMap::new(),
+            int_attributes: HashMap::default(),
             slot_places: slots::SlotPlaces::default(),
             class_factories: class_factories::ClassFactories::default(),
-            module_dicts: HashMap::new(),
-            self_dicts: HashMap::new(),
-            if_guards: HashMap::new(),
+            module_dicts: HashMap::default(),
+            self_dicts: HashMap::default(),
+            if_guards: HashMap::default(),
             validation_guards: Vec::new(),
             flow_call_index: FxMap::default(),
             index_loops: std::cell::RefCell::default(),
             iteration_depth: std::cell::Cell::new(0),
             index_nesting: std::cell::Cell::new(0),
             index_budget: std::cell::Cell::new(0),
-            injected_attrs: HashSet::new(),
+            injected_attrs: HashSet::default(),
             tensor_attrs: FxMap::default(),
             cached_attrs: FxMap::default(),
             callee_range: None,

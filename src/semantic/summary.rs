@@ -6,8 +6,8 @@ use super::cond::Cond;
 use super::context::ConstValue;
 use crate::diagnostics::Fix;
 use crate::source::Location;
+use rustc_hash::FxHashMap as HashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::path::PathBuf;
 use thin_vec::ThinVec;
 

@@ -7,7 +7,7 @@ use crate::semantic::gates::{CompileGate, FieldDefault, GateExpr};
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// How far a gate follows locals (`ok = a and b` then `gate = ok and c`).
 const MAX_GATE_DEPTH: u32 = 6;
@@ -52,7 +52,7 @@ impl<'a> SemanticModel<'a> {
         if !text.contains("compile") {
             return;
         }
-        let mut params = HashMap::new();
+        let mut params = HashMap::default();
         for param in def.parameters.iter_non_variadic_params() {
             if let Some(annotation) = param.parameter.annotation.as_deref()
                 && let Some(class) = self.annotation_class(annotation)
@@ -64,7 +64,7 @@ impl<'a> SemanticModel<'a> {
             let mut walk = GateWalk {
                 model: self,
                 params,
-                locals: HashMap::new(),
+                locals: HashMap::default(),
                 tests: Vec::new(),
                 gates: Vec::new(),
             };
