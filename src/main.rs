@@ -148,6 +148,11 @@ struct ScanArgs {
     /// method returns, containers) to find more of what the roots reach. Slower on large trees.
     #[arg(long)]
     type_flow: bool,
+    /// The Python environment the project runs in (a virtual environment or a site-packages
+    /// directory; default: the active one, `$VIRTUAL_ENV`). Project classes whose bases live in
+    /// other installed distributions are classified from those bases' sources, never imported.
+    #[arg(long, value_name = "DIR")]
+    python_env: Option<PathBuf>,
     /// Print why the function holding FILE:LINE is traced (its call chain from a compile root),
     /// or that no root reaches it, instead of the findings.
     #[arg(long, value_name = "FILE:LINE", conflicts_with_all = ["show_roots", "show_reached"])]
@@ -292,6 +297,9 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         show_roots: args.show_roots,
         show_reached: args.show_reached,
         type_flow: args.type_flow,
+        environment: args
+            .python_env
+            .or_else(|| std::env::var_os("VIRTUAL_ENV").map(PathBuf::from)),
         why,
     };
     let result = match scan::run_then_exit(&options) {

@@ -47,6 +47,9 @@ pub struct ScanOptions {
     /// Follow values through the whole program (constructor arguments, returns, containers):
     /// experimental, off by default.
     pub type_flow: bool,
+    /// The Python environment the project runs in (a venv or a site-packages directory): bases
+    /// of other installed distributions are read from its sources. None: nothing is read.
+    pub environment: Option<PathBuf>,
 }
 
 pub struct ScanResult {
@@ -137,6 +140,11 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
         .collect();
 
     let (root_spec, named_roots) = root_spec(options, &files)?;
+    let environment = options
+        .environment
+        .as_deref()
+        .map(crate::semantic::environment::Environment::open)
+        .transpose()?;
     let rule_url_base = files
         .iter()
         .find_map(|file| file.settings.rule_url_base.clone());
@@ -171,7 +179,13 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
             })
             .collect();
 
-        let project = Project::link(&summaries, &options.region, &root_spec, options.type_flow);
+        let project = Project::link(
+            &summaries,
+            &options.region,
+            &root_spec,
+            options.type_flow,
+            environment.as_ref(),
+        );
         // A pattern that names nothing narrows the scan to nothing it meant: fail, never pass.
         // (With an explicit line map the roots decide nothing, so neither check applies.)
         let computed = matches!(options.region, RegionSource::Computed);

@@ -193,6 +193,9 @@ pub struct Project<'a> {
     /// Parameters an option passed as an argument decides at the defaults
     /// (`link/option_args.rs`).
     pub(crate) option_params: option_args::OptionParams,
+    /// The Python environment the project runs in, when named: bases of other installed
+    /// distributions are read from its sources (`semantic/environment.rs`).
+    pub(crate) environment: Option<&'a super::environment::Environment>,
 }
 
 impl<'a> Project<'a> {
@@ -201,6 +204,7 @@ impl<'a> Project<'a> {
         region_source: &'a RegionSource,
         root_spec: &RootSpec,
         type_flow: bool,
+        environment: Option<&'a super::environment::Environment>,
     ) -> Project<'a> {
         let mut modules: HashMap<&str, Vec<FileId>> = HashMap::default();
         for (id, file) in files.iter().enumerate() {
@@ -247,6 +251,7 @@ impl<'a> Project<'a> {
             options: Default::default(),
             default_region: HashSet::default(),
             option_params: HashMap::default(),
+            environment,
         };
         project.find_module_classes();
         // The whole-program type flow (`--type-flow`) is experimental: its round-based solve

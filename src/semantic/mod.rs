@@ -12,6 +12,7 @@ macro_rules! rules_table {
 pub mod cond;
 pub mod context;
 pub mod data;
+pub mod environment;
 pub mod gates;
 pub mod generated;
 pub mod host_index;

@@ -333,3 +333,25 @@ def test_a_parameter_given_a_tensor_breaks_and_one_given_a_constant_does_not():
         steps.scaled(torch.randn(4), factor=2.0)
 
     assert _breaks_while(TENSOR_ARGUMENTS, constants) == set()
+
+
+ENVIRONMENT_BASES = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "environment_bases"
+
+
+def test_dynamo_traces_the_override_an_environment_base_calls():
+    # tests/environment_bases.rs: model.py:10 in `Scorer.compute`, which the installed base's
+    # `forward` calls through a mixin (`Runner.forward` -> `run_step` -> `self.compute`).
+    # `Tally.compute` (model.py:19) is never compiled: its base is no Module.
+    site = ENVIRONMENT_BASES / "env" / "lib" / "python3.12" / "site-packages"
+    sys.path.insert(0, str(site))
+    try:
+        model = _fixture_module(ENVIRONMENT_BASES / "project", "pkg.model")
+        assert isinstance(model.Scorer(), torch.nn.Module)
+        assert not isinstance(model.Tally(), torch.nn.Module)
+        net, args = model.case("Scorer")
+        seen = _logged_breaks(ENVIRONMENT_BASES, net, args)
+    finally:
+        sys.path.remove(str(site))
+        for name in [m for m in sys.modules if m == "basedist" or m.startswith("basedist.")]:
+            del sys.modules[name]
+    assert seen == {("model.py", 10)}, sorted(seen)

@@ -83,6 +83,14 @@ impl<'a> Project<'a> {
                             kind.module_bases += 1;
                         } else if TORCH.is_autograd_function_base(&dotted) {
                             kind.autograd_bases += 1;
+                        } else if self
+                            .environment
+                            .and_then(|env| env.class(&dotted))
+                            .is_some_and(|base| base.is_module)
+                        {
+                            // A base of another installed distribution whose own bases reach
+                            // an nn.Module (`semantic/environment.rs`).
+                            kind.module_bases += 1;
                         }
                     }
                 }

@@ -10,6 +10,22 @@
 use super::*;
 use crate::semantic::torch_hooks::TORCH_MODULE_HOOKS;
 
+/// The `(method, name)` rows of a base: torch's table, or an environment class read from source.
+enum RowsOf {
+    Torch(&'static [(String, String)]),
+    Environment(std::sync::Arc<crate::semantic::environment::EnvClass>),
+}
+
+impl std::ops::Deref for RowsOf {
+    type Target = [(String, String)];
+    fn deref(&self) -> &Self::Target {
+        match self {
+            RowsOf::Torch(rows) => rows,
+            RowsOf::Environment(class) => &class.self_calls,
+        }
+    }
+}
+
 impl<'a> Project<'a> {
     /// The project methods torch's `forward` runs on an instance of `class` when no project
     /// class on its chain defines `forward`: the overrides of the names torch's `forward` (and
@@ -23,6 +39,7 @@ impl<'a> Project<'a> {
         let Some(rows) = self.torch_base_hooks(class, 0) else {
             return Vec::new();
         };
+        let rows: &[(String, String)] = &rows;
         let mut found = Vec::new();
         let mut queue = vec!["forward"];
         let mut seen: HashSet<&str> = HashSet::default();
@@ -49,8 +66,9 @@ impl<'a> Project<'a> {
     }
 
     /// The table rows of the first torch base on `class`'s chain (its own bases, then its
-    /// project bases'), named the way the project imports it.
-    fn torch_base_hooks(&self, class: ClassRef, depth: u32) -> Option<&'static [(String, String)]> {
+    /// project bases'), named the way the project imports it; or, for a base of the environment
+    /// (`semantic/environment.rs`) that is a Module, the names its own methods call on `self`.
+    fn torch_base_hooks(&self, class: ClassRef, depth: u32) -> Option<RowsOf> {
         if depth > 16 {
             return None;
         }
@@ -60,8 +78,16 @@ impl<'a> Project<'a> {
                 Sym::Dotted(dotted) => Some(dotted.clone()),
                 _ => self.external_base(base, class.0),
             };
-            if let Some(rows) = dotted.and_then(|d| TORCH_MODULE_HOOKS.of(&d)) {
-                return Some(rows);
+            let Some(dotted) = dotted else {
+                continue;
+            };
+            if let Some(rows) = TORCH_MODULE_HOOKS.of(&dotted) {
+                return Some(RowsOf::Torch(rows));
+            }
+            if let Some(env) = self.environment.and_then(|env| env.class(&dotted))
+                && env.is_module
+            {
+                return Some(RowsOf::Environment(env));
             }
         }
         self.project_bases(class)
