@@ -365,10 +365,46 @@ impl<'a> SemanticModel<'a> {
     }
 }
 
-/// What an argument passes, as far as caller context needs: a literal constant, or one
-/// dimension of a shape (`x.shape[1]`, `x.size(1)`: an int, never `None`).
+/// What an argument passes, as far as caller context needs: a literal constant, one
+/// dimension of a shape (`x.shape[1]`, `x.size(1)`: an int, never `None`), or a new collection
+/// (`(n, n)`, `[a]`, `{}`: never `None`).
 fn argument_value(value: &Expr) -> Option<ConstValue> {
-    ConstValue::of(value).or_else(|| is_dimension(value).then_some(ConstValue::Dim))
+    ConstValue::of(value)
+        .or_else(|| is_dimension(value).then_some(ConstValue::Dim))
+        .or_else(|| collection_display(value))
+}
+
+/// A tuple, list, set or dict display or comprehension: a collection built by the call's own
+/// argument, with whether it has an element when the syntax says.
+fn collection_display(value: &Expr) -> Option<ConstValue> {
+    let nonempty = |elements: &[Expr]| {
+        if elements.iter().any(|e| matches!(e, Expr::Starred(_))) {
+            // `(*xs,)` is empty when `xs` is, `(*xs, 1)` never.
+            elements
+                .iter()
+                .any(|e| !matches!(e, Expr::Starred(_)))
+                .then_some(true)
+        } else {
+            Some(!elements.is_empty())
+        }
+    };
+    let nonempty = match value {
+        Expr::Tuple(tuple) => nonempty(&tuple.elts),
+        Expr::List(list) => nonempty(&list.elts),
+        Expr::Set(set) => nonempty(&set.elts),
+        Expr::Dict(dict) => {
+            if dict.items.iter().any(|item| item.key.is_some()) {
+                Some(true)
+            } else if dict.items.is_empty() {
+                Some(false)
+            } else {
+                None
+            }
+        }
+        Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) => None,
+        _ => return None,
+    };
+    Some(ConstValue::Collection { nonempty })
 }
 
 /// `x.shape[i]` / `x.size(i)` with a literal index: one dimension of a torch.Size.
