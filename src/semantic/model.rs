@@ -166,6 +166,9 @@ pub struct SemanticModel<'a> {
     /// Bodies of `with` over a project context manager around the code, in the current function
     /// (Dynamo cannot resume inside one: `model/context_managers.rs`).
     unresumable_with_depth: u32,
+    /// Bodies of `with` over a standard-library context manager (not `nullcontext`) around the
+    /// code, in the current function (Dynamo cannot resume inside one either).
+    stdlib_with_depth: u32,
     /// Module-level classes defining `__enter__`, `@contextmanager` functions and methods
     /// (`Class.method`) of this file.
     unresumable_context_managers: HashSet<String>,
@@ -246,6 +249,7 @@ pub struct FunctionScope {
     loop_depth: u32,
     try_body_depth: u32,
     unresumable_with_depth: u32,
+    stdlib_with_depth: u32,
     /// Host-index bindings (`index_loops`) before the function: its own go when it ends.
     index_bindings: usize,
 }
@@ -289,6 +293,7 @@ impl<'a> SemanticModel<'a> {
             loop_depth: 0,
             try_body_depth: 0,
             unresumable_with_depth: 0,
+            stdlib_with_depth: 0,
             unresumable_context_managers: HashSet::new(),
             probes: Vec::new(),
             narrowed: Vec::new(),
