@@ -790,7 +790,8 @@ fn with_roots_caller_context_decides_callee_branches() {
     // calls `self.unmerge()` only under `if self.merged:`; the other branches are not traced.
     // Constants passed along a chain of calls unchanged (`duplicate=False`, `on_zero="zero"`)
     // decide the branches at its end the same way; so does a shape dimension (`x.shape[-1]`),
-    // an int that is never `None` and is taken as non-zero, for a conditional expression.
+    // an int that is never `None` and is taken as non-zero, for a conditional expression, and a
+    // tuple built at the call (`size=(n, m)`), never `None`.
     let root_dir = root().join("corpus/roots");
     let quiet = graphbreak(
         &root_dir,
@@ -815,6 +816,8 @@ fn with_roots_caller_context_decides_callee_branches() {
         "if on_zero == \"warn\" and torch.any(x == 0):",
         // Without a dimension passed, the conditional expression reads the tensor.
         "width = int(x.sum().item()) if not length else length",
+        // Without a tuple passed, `size is None` holds and the branch reads the tensor.
+        "size = (x.shape[0], int(x.abs().max().item()) + 1)",
     ] {
         assert!(
             text.contains(&format!("context.py:{}:", row_of(needle))),

@@ -13,7 +13,9 @@ callee's branch that no traced call's arguments or guards can take is never trac
   `scaled(x, on_zero="zero")` → `_ratio` → `_divide`, whose `on_zero == "warn"` test is then
   never true;
 - `padded(x, x.shape[-1])`: one dimension of a shape is an int, never `None`, and (assumed)
-  non-zero, so `x.sum().item() if not length else length` never reads the tensor.
+  non-zero, so `x.sum().item() if not length else length` never reads the tensor;
+- `sized(x, size=(x.shape[0], x.shape[-1]))`: a tuple built at the call is never `None`, so the
+  `if size is None:` branch that reads the tensor is never traced.
 
 Nothing here may be reported with that root; the compiled call has 0 graph breaks.
 `context.LooseNet` calls the same helpers without the guard and with other constants: there the
@@ -79,6 +81,11 @@ class Mergeable(nn.Module):
         width = int(x.sum().item()) if not length else length
         return x[..., :width]
 
+    def sized(self, x, size=None):
+        if size is None:
+            size = (x.shape[0], int(x.abs().max().item()) + 1)
+        return x[..., : size[1]]
+
 
 class ContextNet(Mergeable):
     def forward(self, x):
@@ -89,6 +96,7 @@ class ContextNet(Mergeable):
         x = self.members(x, duplicate=False)
         x = self.scaled(x, on_zero="zero")
         x = self.padded(x, x.shape[-1])
+        x = self.sized(x, size=(x.shape[0], x.shape[-1]))
         return self.pool(x, pool_type="avg")
 
 
@@ -100,4 +108,5 @@ class LooseNet(Mergeable):
         x = self.members(x)
         x = self.scaled(x)
         x = self.padded(x)
+        x = self.sized(x)
         return self.pool(x, pool_type="sum")

@@ -185,10 +185,12 @@ pub(super) fn classify_qualified(q: &str) -> Option<String> {
         "warnings" if function == "warn" => Some(skipped("`warnings.warn()`")),
         // They mutate the filter list and call the C builtin `_warnings._filters_mutated`
         // (measured: torch 2.11 GB0007 on that builtin, 2.8 GB0156 on the list mutation, 2.5 and
-        // 2.2 "unsupported builtin" / `ListVariable.remove`).
+        // 2.2 "unsupported builtin" / `ListVariable.remove`). Under `with warnings.catch_warnings():`
+        // the checker makes it a frame skip, as under any standard-library context manager
+        // (`model/context_managers.rs`).
         "warnings" if matches!(function, "simplefilter" | "filterwarnings" | "resetwarnings") => {
             Some(format!(
-                "`warnings.{function}()` in traced code: graph break under torch.compile (GB0007 Dynamo skips `_warnings._filters_mutated`, which it calls; inside `with warnings.catch_warnings():` Dynamo cannot resume and runs the whole function eagerly)"
+                "`warnings.{function}()` in traced code: graph break under torch.compile (GB0007 Dynamo skips `_warnings._filters_mutated`, which it calls)"
             ))
         }
         "time"

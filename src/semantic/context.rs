@@ -33,6 +33,14 @@ pub enum ConstValue {
     /// int, never `None`; its value is unknown, and it is assumed non-zero (an empty dimension is
     /// not an input users compile for), so `if not n:` / `n or default` take the non-empty side.
     Dim,
+    /// A tuple, list, set or dict display (or comprehension) passed as an argument (`size=(n,
+    /// n)`): a new object, so never `None` and equal to no scalar constant, whatever its elements
+    /// hold; truthy when it has an element (`nonempty`: `None` when a `*spread` or a
+    /// comprehension leaves that unknown). Dynamo guards such an argument's type and length, so
+    /// `if size is None:` in the callee is decided when it traces the call.
+    Collection {
+        nonempty: Option<bool>,
+    },
 }
 
 impl ConstValue {
@@ -70,6 +78,15 @@ impl ConstValue {
             ConstValue::Str(value) => !value.is_empty(),
             ConstValue::Float(bits) => f64::from_bits(*bits) != 0.0,
             ConstValue::Dim => true,
+            ConstValue::Collection { nonempty } => nonempty.unwrap_or(true),
+        }
+    }
+
+    /// Whether a test of its truth is decided (`if p:`): not for a collection of unknown size.
+    fn truth(&self) -> Option<bool> {
+        match self {
+            ConstValue::Collection { nonempty } => *nonempty,
+            other => Some(other.truthy()),
         }
     }
 
@@ -93,6 +110,7 @@ impl ConstValue {
             ConstValue::Str(value) => (!value.is_empty()).then_some(true),
             ConstValue::Float(bits) => (f64::from_bits(*bits) != 0.0).then_some(true),
             ConstValue::Dim => Some(true),
+            ConstValue::Collection { nonempty } => nonempty.filter(|&nonempty| nonempty),
         }
     }
 
@@ -160,13 +178,15 @@ impl ParamTest {
     /// time (a dimension compared with a number).
     pub fn holds(&self, value: &ConstValue) -> Option<bool> {
         match (self, value) {
-            (ParamTest::Truthy, value) => Some(value.truthy()),
+            (ParamTest::Truthy, value) => value.truth(),
             // A shape dimension's value is unknown; a string or `None` ordered with a number
             // raises, which is not a branch taken.
             (ParamTest::Order(order, number), value) => {
                 Some(order.holds(value.number()?, number.number()?))
             }
-            (ParamTest::Equals(ConstValue::Dim), _) => None,
+            (ParamTest::Equals(ConstValue::Dim | ConstValue::Collection { .. }), _) => None,
+            // A fresh tuple/list/set/dict is not `None`, a bool, a number or a string.
+            (ParamTest::Equals(_), ConstValue::Collection { .. }) => Some(false),
             (ParamTest::Equals(constant), ConstValue::Dim) => match constant {
                 ConstValue::None | ConstValue::Str(_) => Some(false),
                 _ => None,

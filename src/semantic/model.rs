@@ -166,6 +166,9 @@ pub struct SemanticModel<'a> {
     /// Bodies of `with` over a project context manager around the code, in the current function
     /// (Dynamo cannot resume inside one: `model/context_managers.rs`).
     unresumable_with_depth: u32,
+    /// Bodies of `with` over a standard-library context manager (not `nullcontext`) around the
+    /// code, in the current function (Dynamo cannot resume inside one either).
+    stdlib_with_depth: u32,
     /// Module-level classes defining `__enter__`, `@contextmanager` functions and methods
     /// (`Class.method`) of this file.
     unresumable_context_managers: HashSet<String>,
@@ -246,6 +249,7 @@ pub struct FunctionScope {
     loop_depth: u32,
     try_body_depth: u32,
     unresumable_with_depth: u32,
+    stdlib_with_depth: u32,
     /// Host-index bindings (`index_loops`) before the function: its own go when it ends.
     index_bindings: usize,
 }
@@ -289,6 +293,7 @@ impl<'a> SemanticModel<'a> {
             loop_depth: 0,
             try_body_depth: 0,
             unresumable_with_depth: 0,
+            stdlib_with_depth: 0,
             unresumable_context_managers: HashSet::default(),
             probes: Vec::new(),
             narrowed: Vec::new(),
@@ -365,10 +370,46 @@ impl<'a> SemanticModel<'a> {
     }
 }
 
-/// What an argument passes, as far as caller context needs: a literal constant, or one
-/// dimension of a shape (`x.shape[1]`, `x.size(1)`: an int, never `None`).
+/// What an argument passes, as far as caller context needs: a literal constant, one
+/// dimension of a shape (`x.shape[1]`, `x.size(1)`: an int, never `None`), or a new collection
+/// (`(n, n)`, `[a]`, `{}`: never `None`).
 fn argument_value(value: &Expr) -> Option<ConstValue> {
-    ConstValue::of(value).or_else(|| is_dimension(value).then_some(ConstValue::Dim))
+    ConstValue::of(value)
+        .or_else(|| is_dimension(value).then_some(ConstValue::Dim))
+        .or_else(|| collection_display(value))
+}
+
+/// A tuple, list, set or dict display or comprehension: a collection built by the call's own
+/// argument, with whether it has an element when the syntax says.
+fn collection_display(value: &Expr) -> Option<ConstValue> {
+    let nonempty = |elements: &[Expr]| {
+        if elements.iter().any(|e| matches!(e, Expr::Starred(_))) {
+            // `(*xs,)` is empty when `xs` is, `(*xs, 1)` never.
+            elements
+                .iter()
+                .any(|e| !matches!(e, Expr::Starred(_)))
+                .then_some(true)
+        } else {
+            Some(!elements.is_empty())
+        }
+    };
+    let nonempty = match value {
+        Expr::Tuple(tuple) => nonempty(&tuple.elts),
+        Expr::List(list) => nonempty(&list.elts),
+        Expr::Set(set) => nonempty(&set.elts),
+        Expr::Dict(dict) => {
+            if dict.items.iter().any(|item| item.key.is_some()) {
+                Some(true)
+            } else if dict.items.is_empty() {
+                Some(false)
+            } else {
+                None
+            }
+        }
+        Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) => None,
+        _ => return None,
+    };
+    Some(ConstValue::Collection { nonempty })
 }
 
 /// `x.shape[i]` / `x.size(i)` with a literal index: one dimension of a torch.Size.

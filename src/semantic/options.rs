@@ -197,6 +197,7 @@ pub fn python_repr(value: &ConstValue) -> String {
         ConstValue::Str(text) => format!("{text:?}").replace('"', "'"),
         ConstValue::Float(bits) => format!("{:?}", f64::from_bits(*bits)),
         ConstValue::Dim => "<dim>".to_owned(),
+        ConstValue::Collection { .. } => "<collection>".to_owned(),
     }
 }
 

@@ -119,7 +119,9 @@ def test_a_break_under_a_project_context_manager_skips_the_frame(case, entry):
     # A project context manager is a generic one to Dynamo: a break under it cannot resume, so
     # the later logger call is never traced (2.8+: 0 graphs; 2.2/2.5 break at the `with` of a
     # `@contextmanager` function, contextlib being skipped, and never trace the rest either).
-    # Under `torch.no_grad()` the break resumes and the later call breaks on its own.
+    # Under `torch.no_grad()` the break resumes and the later call breaks on its own. The
+    # standard library's context managers (`contextlib.suppress`, `warnings.catch_warnings`) are
+    # generic ones too; `contextlib.nullcontext()` resumes like torch's own (prec10, torch 2.11).
     module, args, skips = entry
     code = type(module).forward.__code__
     lines, first = inspect.getsourcelines(code)

@@ -320,6 +320,37 @@ class NoGradRefine(nn.Module):
         return x
 
 
+# The standard library's context managers are generic ones to Dynamo too (torch 2.11): a break
+# under `contextlib.suppress(...)` or `warnings.catch_warnings()` skips the whole frame, so the
+# later logger call is never traced. `contextlib.nullcontext()` is the one Dynamo models: the
+# break under it resumes and the later call breaks on its own.
+class SuppressedRefine(nn.Module):
+    def forward(self, x):
+        with contextlib.suppress(ValueError):
+            print("refine", x.shape)  # expect: BR004
+        x = x * 0.5
+        logger.info("refined %s", tuple(x.shape))
+        return x
+
+
+class WarningScopedRefine(nn.Module):
+    def forward(self, x):
+        with warnings.catch_warnings():
+            print("refine", x.shape)  # expect: BR004
+        x = x * 0.5
+        logger.info("refined %s", tuple(x.shape))
+        return x
+
+
+class NullScopedRefine(nn.Module):
+    def forward(self, x):
+        with contextlib.nullcontext():
+            print("refine", x.shape)  # expect: BR004
+        x = x * 0.5
+        logger.info("refined %s", tuple(x.shape))  # expect: BR004
+        return x
+
+
 class ScopedStepRefine(nn.Module):
     """A callee that always breaks, called under a project context manager."""
 
@@ -397,4 +428,7 @@ def context_manager_skip_cases():
         "print_under_project_class": (ScopedRefine(), (x,), True),
         "print_under_contextmanager_function": (GeneratorScopedRefine(), (x,), True),
         "print_under_no_grad": (NoGradRefine(), (x,), False),
+        "print_under_stdlib_suppress": (SuppressedRefine(), (x,), True),
+        "print_under_stdlib_catch_warnings": (WarningScopedRefine(), (x,), True),
+        "print_under_nullcontext": (NullScopedRefine(), (x,), False),
     }

@@ -549,8 +549,8 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 }
                 let unresumable = self.semantic.enter_with(with);
                 self.visit_body(&with.body);
-                if unresumable {
-                    self.semantic.leave_unresumable_with();
+                if let Some(kind) = unresumable {
+                    self.semantic.leave_unresumable_with(kind);
                 }
             }
             Stmt::Import(import) => self.semantic.bind_import(import),

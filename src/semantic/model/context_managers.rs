@@ -11,12 +11,33 @@
 //! `torch.autocast(...)`, `torch.enable_grad()`) and `contextlib.nullcontext()` the break resumes
 //! (`tests/python/test_frame_skip_proofs.py`).
 //!
-//! Only context managers defined in this file are known here (a pre-pass over the module's
-//! top-level classes and functions, O(top-level statements + class-body statements)); one
-//! imported from another module, a third-party or stdlib one, or one in a variable is not
-//! assumed either way, so no later hazard is folded under it.
+//! The standard library's context managers are the same to Dynamo (prec10, torch 2.11, Python
+//! 3.11): a break inside `with warnings.catch_warnings():`, `contextlib.suppress(...)` or
+//! `contextlib.ExitStack()` gives 0 graphs (the frame is skipped), and Dynamo cannot even enter
+//! `contextlib.redirect_stdout(...)` or `tempfile.TemporaryDirectory()` (the `with` breaks and the
+//! rest of the frame runs eagerly); without a break inside, `catch_warnings` and `suppress` trace
+//! and the code after them resumes as usual. `contextlib.nullcontext()` is the exception Dynamo
+//! models (a break under it resumes). So a `with` over a call resolving into a standard-library
+//! module (`data::stdlib`, never a project module of the same name) other than `nullcontext` is
+//! unresumable too (`tests/python/test_frame_skip_proofs.py`).
+//!
+//! Only project context managers defined in this file are known here (a pre-pass over the
+//! module's top-level classes and functions, O(top-level statements + class-body statements));
+//! one imported from another project module or a third-party one, or one in a variable (`ctx =
+//! torch.autocast(...) if amp else nullcontext()`), is not assumed either way, so no later
+//! hazard is folded under it.
 
 use super::*;
+use crate::semantic::data::TORCH;
+
+/// Why a `with` block is one Dynamo cannot resume in after a graph break.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnresumableWith {
+    /// A context manager the file defines (a class with `__enter__`, a `@contextmanager`).
+    Project,
+    /// A standard-library context manager other than `contextlib.nullcontext`.
+    Stdlib,
+}
 
 impl<'a> SemanticModel<'a> {
     /// Notes a module-level `def`/`class` that defines a project context manager (module pre-pass).
@@ -57,33 +78,58 @@ impl<'a> SemanticModel<'a> {
             })
     }
 
-    /// Enters the body of a `with` statement; true when one of its items is a project context
-    /// manager Dynamo cannot resume in (then [`SemanticModel::leave_unresumable_with`] after the
-    /// body).
-    pub(crate) fn enter_with(&mut self, with: &ast::StmtWith) -> bool {
-        // A file without a context manager of its own (most) resolves nothing here.
-        if with.is_async
-            || self.unresumable_context_managers.is_empty()
-            || self.current_function().is_none()
-        {
-            return false;
+    /// Enters the body of a `with` statement; `Some` when one of its items is a context manager
+    /// Dynamo cannot resume in (then [`SemanticModel::leave_unresumable_with`] after the body).
+    pub(crate) fn enter_with(&mut self, with: &ast::StmtWith) -> Option<UnresumableWith> {
+        if with.is_async || self.current_function().is_none() {
+            return None;
         }
-        let unresumable = with.items.iter().any(|item| {
+        let mut found = None;
+        for item in &with.items {
             let Expr::Call(call) = &item.context_expr else {
-                return false;
+                continue;
             };
-            let name = match self.resolve(&call.func) {
-                Some(Sym::Local(name)) => name,
-                Some(Sym::SelfAttr { class, attr }) => format!("{class}.{attr}"),
-                _ => return false,
+            let kind = match self.resolve(&call.func) {
+                Some(Sym::Local(name)) => self
+                    .unresumable_context_managers
+                    .contains(&name)
+                    .then_some(UnresumableWith::Project),
+                Some(Sym::SelfAttr { class, attr }) => self
+                    .unresumable_context_managers
+                    .contains(&format!("{class}.{attr}"))
+                    .then_some(UnresumableWith::Project),
+                Some(Sym::Dotted(dotted)) => self
+                    .is_stdlib_context_manager(&dotted)
+                    .then_some(UnresumableWith::Stdlib),
+                _ => None,
             };
-            self.unresumable_context_managers.contains(&name)
-        });
-        self.unresumable_with_depth += u32::from(unresumable);
-        unresumable
+            // A project one names the block first (its message was there before).
+            if kind.is_some() && found != Some(UnresumableWith::Project) {
+                found = kind;
+            }
+        }
+        match found {
+            Some(UnresumableWith::Project) => self.unresumable_with_depth += 1,
+            Some(UnresumableWith::Stdlib) => self.stdlib_with_depth += 1,
+            None => {}
+        }
+        found
     }
 
-    pub(crate) fn leave_unresumable_with(&mut self) {
-        self.unresumable_with_depth -= 1;
+    pub(crate) fn leave_unresumable_with(&mut self, kind: UnresumableWith) {
+        match kind {
+            UnresumableWith::Project => self.unresumable_with_depth -= 1,
+            UnresumableWith::Stdlib => self.stdlib_with_depth -= 1,
+        }
+    }
+
+    /// A callable of a standard-library module (not a project module of the same name) other
+    /// than `contextlib.nullcontext`, which Dynamo models.
+    fn is_stdlib_context_manager(&self, dotted: &str) -> bool {
+        let root = dotted.split('.').next().unwrap_or(dotted);
+        dotted.contains('.')
+            && dotted != "contextlib.nullcontext"
+            && TORCH.stdlib.contains(root)
+            && !self.is_project_dotted(dotted)
     }
 }

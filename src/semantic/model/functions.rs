@@ -307,6 +307,7 @@ impl<'a> SemanticModel<'a> {
             loop_depth: std::mem::replace(&mut self.loop_depth, 0),
             try_body_depth: std::mem::replace(&mut self.try_body_depth, 0),
             unresumable_with_depth: std::mem::replace(&mut self.unresumable_with_depth, 0),
+            stdlib_with_depth: std::mem::replace(&mut self.stdlib_with_depth, 0),
             index_bindings: self.index_loops.borrow().len(),
         };
         self.collect_nested_defs(&def.body);
@@ -322,6 +323,7 @@ impl<'a> SemanticModel<'a> {
         self.loop_depth = scope.loop_depth;
         self.try_body_depth = scope.try_body_depth;
         self.unresumable_with_depth = scope.unresumable_with_depth;
+        self.stdlib_with_depth = scope.stdlib_with_depth;
         self.index_loops.borrow_mut().truncate(scope.index_bindings);
         self.version_asserts.truncate(scope.version_asserts);
         let predicate = self.predicate_of_body(&def.body);

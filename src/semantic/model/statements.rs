@@ -295,7 +295,7 @@ impl<'a> SemanticModel<'a> {
     /// break is inside an exception-table block Dynamo cannot restore). Measured on torch 2.2,
     /// 2.5, 2.8 and 2.11 (Python 3.11): 0 graphs, no break reported, for either. Not a
     /// comprehension (on Python 3.11 its break resumes: 2 graphs). Nor is a `with` block, unless
-    /// its context manager is a project one (`model/context_managers.rs`).
+    /// its context manager is a project or standard-library one (`model/context_managers.rs`).
     pub fn break_skips_frame(&self) -> Option<&'static str> {
         if self.loop_depth > 0 {
             Some("loop")
@@ -303,6 +303,8 @@ impl<'a> SemanticModel<'a> {
             Some("`try` block")
         } else if self.unresumable_with_depth > 0 {
             Some("`with` block over a project context manager")
+        } else if self.stdlib_with_depth > 0 {
+            Some("`with` block over a standard-library context manager")
         } else {
             None
         }
