@@ -27,7 +27,10 @@ declare_rule! {
     /// then `self.proj(x)`: GB0148 "Unsupported function call (delayed)", a break from torch 2.5
     /// on), and a module whose forward hook is a disabled function
     /// (`self.proj.register_forward_hook(hook)` with `@torch.compiler.disable def hook`, or
-    /// `register_forward_hook(torch.compiler.disable(hook))`, then `self.proj(x)`: GB0098).
+    /// `register_forward_hook(torch.compiler.disable(hook))`, then `self.proj(x)`: GB0098; also
+    /// when a module class registers such a hook on itself, `self.register_forward_hook(hook)`
+    /// in its `__init__`, and a module of this file holds an instance of it, `self.layer =
+    /// Layer()` then `self.layer(x)`: the same GB0098 at that call, measured on torch 2.11).
     /// `torch._dynamo.allow_in_graph` is no break. Without a declared torch floor a marker
     /// counts when it breaks on the newest generated torch (the message says from which
     /// version); with one, on every generated version at or above it. With

@@ -33,6 +33,7 @@ pub mod br030_compiled_call_argument_kind;
 pub mod br031_default_generator_call;
 pub mod br032_numpy_strings_in_region;
 pub mod br033_data_store_on_computed_tensor;
+pub mod br034_class_assignment_in_region;
 pub mod cf001_suppress_errors;
 pub mod cf002_dead_compile_gate;
 pub mod cr001_shape_as_tensor_stack;
@@ -235,6 +236,7 @@ pub const ALL: &[&RuleMeta] = &[
     &br031_default_generator_call::DefaultGeneratorCall::META,
     &br032_numpy_strings_in_region::NumpyStringsInRegion::META,
     &br033_data_store_on_computed_tensor::DataStoreOnComputedTensor::META,
+    &br034_class_assignment_in_region::ClassAssignmentInRegion::META,
     &meta::SyntaxError::META,
     &meta::UnreadableFile::META,
     &meta::TooDeeplyNested::META,

@@ -27,6 +27,7 @@ MARKED = {
     ("BR006", "class_disabled_in_place"): ("torch.compiler.disable", "module_class"),
     ("BR006", "instance_disable"): ("torch.compiler.disable", "module_instance"),
     ("BR006", "disabled_forward_hook"): ("torch.compiler.disable", "forward_hook"),
+    ("BR006", "self_registered_disabled_hook"): ("torch.compiler.disable", "forward_hook"),
     ("BR010", "disallowed_torch_function"): ("torch._dynamo.disallow_in_graph", "torch_function"),
 }
 
@@ -67,7 +68,7 @@ def test_marked_call_breaks_where_the_table_says(code, case):
         assert found is None, (case, found)
 
 
-@pytest.mark.parametrize("case", ["allow_in_graph_call", "plain_forward_hook"])
+@pytest.mark.parametrize("case", ["allow_in_graph_call", "plain_forward_hook", "plain_self_hook"])
 def test_unmarked_or_allowed_calls_do_not_break(case):
     fn, args = load_corpus("BR006", "negative", "markers").cases()[case]
     assert fullgraph_break(fn, args) is None

@@ -82,8 +82,29 @@ class PlainHookedBlock(nn.Module):
         return self.proj(x) + 1
 
 
+class PlainSelfHookedLayer(nn.Module):
+    # An ordinary forward hook a class registers on itself is traced with each call: no break.
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.register_forward_hook(scaled_output)
+
+    def forward(self, x):
+        return self.proj(x)
+
+
+class HoldsPlainSelfHooked(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = PlainSelfHookedLayer()
+
+    def forward(self, x):
+        return self.layer(x) + 1
+
+
 def cases():
     return {
+        "plain_self_hook": (HoldsPlainSelfHooked(), (torch.randn(3, 4),)),
         "plain_forward_hook": (PlainHookedBlock(), (torch.randn(3, 4),)),
         "allow_in_graph_call": (AllowedCall(), (torch.randn(3, 4),)),
         "eager_only_disabled_call": (Block(), (torch.randn(3, 4),)),

@@ -239,6 +239,27 @@ class HookedBlock(nn.Module):
     def forward(self, x):
         return self.proj(x) + 1  # expect: BR006
 
+
+class SelfHookedLayer(nn.Module):
+    # A module class that registers a disabled function as its own forward hook: every call of
+    # one of its instances runs the hook (torch 2.11: GB0098 at the call in the parent).
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.register_forward_hook(doubled_output)
+
+    def forward(self, x):
+        return self.proj(x)
+
+
+class HoldsSelfHooked(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = SelfHookedLayer()
+
+    def forward(self, x):
+        return self.layer(x) + 1  # expect: BR006
+
 def cases():
     """name -> (callable, args, expected GB codes)."""
     x = torch.randn(3, 4)
@@ -257,4 +278,5 @@ def cases():
         "class_disabled_in_place": (MarkedInPlace(), (x,), {"GB0099"}),
         "instance_disable": (MarkedInstance(), (x,), {"GB0148"}),
         "disabled_forward_hook": (HookedBlock(), (x,), {"GB0098"}),
+        "self_registered_disabled_hook": (HoldsSelfHooked(), (x,), {"GB0098"}),
     }

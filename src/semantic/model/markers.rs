@@ -40,6 +40,10 @@ pub(crate) struct Markers {
     instances: FxMap<(String, String), Marked>,
     /// Torch functions marked by a call (`disallow_in_graph(torch.sub)`), by qualified name.
     torch_functions: FxMap<String, Marked>,
+    /// Project classes that register a marked forward (pre-)hook on themselves
+    /// (`self.register_forward_hook(hook)` in a method), by local qualified name: every call of
+    /// one of their instances runs the hook.
+    hooked_classes: FxMap<String, Marked>,
 }
 
 impl SemanticModel<'_> {
@@ -162,15 +166,28 @@ impl SemanticModel<'_> {
     /// `self.<attr>.register_forward_hook(hook)` (or `_pre_hook`) where `hook` is a marked
     /// function of this file (`@torch.compiler.disable def hook`) or marked in place
     /// (`disable(hook)`): a call of `self.<attr>` runs the hook, which Dynamo does not trace.
+    /// `self.register_forward_hook(hook)` registers it on the class's own instances: a call of
+    /// `self.<attr>` holding one (`self.sub = Sub()`) runs it too.
     fn note_marked_forward_hook(&mut self, call: &ast::ExprCall, hook: &Expr) {
         let Expr::Attribute(method) = &*call.func else {
             return;
         };
-        let Expr::Attribute(receiver) = &*method.value else {
-            return;
-        };
-        let Some(class) = self.self_target_class(receiver) else {
-            return;
+        // The instance the hook is registered on: `self.<attr>` (by class and attribute), or
+        // `self` itself (by class).
+        let (class, attr) = match &*method.value {
+            Expr::Attribute(receiver) => {
+                let Some(class) = self.self_target_class(receiver) else {
+                    return;
+                };
+                (class, Some(receiver.attr.id.as_str().to_owned()))
+            }
+            Expr::Name(receiver) => {
+                let Some(class) = self.self_class(receiver.id.as_str()) else {
+                    return;
+                };
+                (class, None)
+            }
+            _ => return,
         };
         let (marker, name) = match hook {
             // Marked where it is defined: by the decorator's own spelling, or `marked_by`.
@@ -216,9 +233,10 @@ impl SemanticModel<'_> {
             since,
             hook: Some(name),
         };
-        self.markers
-            .instances
-            .insert((class, receiver.attr.id.as_str().to_owned()), marked);
+        match attr {
+            Some(attr) => self.markers.instances.insert((class, attr), marked),
+            None => self.markers.hooked_classes.insert(class, marked),
+        };
     }
 
     fn note_torch_function_marker(&mut self, call: &ast::ExprCall, first: &Expr) {
@@ -238,6 +256,11 @@ impl SemanticModel<'_> {
         let Expr::Name(base) = &*attribute.value else {
             return None;
         };
+        self.self_class(base.id.as_str())
+    }
+
+    /// The class of the method we are in when `name` is its `self`.
+    fn self_class(&self, name: &str) -> Option<String> {
         self.frames
             .iter()
             .rev()
@@ -246,7 +269,7 @@ impl SemanticModel<'_> {
                     self_name: Some(self_name),
                     class: Some(class),
                     ..
-                } if self_name == base.id.as_str() => Some(class.clone()),
+                } if self_name == name => Some(class.clone()),
                 _ => None,
             })
     }
@@ -254,16 +277,29 @@ impl SemanticModel<'_> {
     /// The marker applied to the instance a `self.<attr>(...)` call calls, when this file wrapped
     /// it (`self.sub = disable(Block())`, earlier in the walk).
     pub fn marked_instance_call(&self, call: &ast::ExprCall) -> Option<&Marked> {
-        if self.markers.instances.is_empty() {
+        if self.markers.instances.is_empty() && self.markers.hooked_classes.is_empty() {
             return None;
         }
         let Expr::Attribute(attribute) = &*call.func else {
             return None;
         };
         let class = self.self_target_class(attribute)?;
-        self.markers
+        let attr = attribute.attr.id.as_str();
+        if let Some(marked) = self
+            .markers
             .instances
-            .get(&(class, attribute.attr.id.as_str().to_owned()))
+            .get(&(class.clone(), attr.to_owned()))
+        {
+            return Some(marked);
+        }
+        // `self.sub = Sub()` where `Sub` registers a marked hook on itself.
+        if self.markers.hooked_classes.is_empty() {
+            return None;
+        }
+        match self.self_attribute_type(&class, attr)? {
+            Sym::Local(built) => self.markers.hooked_classes.get(built),
+            _ => None,
+        }
     }
 
     /// The marker a torch function (qualified name) was marked with in this file
