@@ -11,7 +11,8 @@ declare_rule! {
     /// ## What it does
     /// Reports deliberate graph breaks in code Dynamo traces: explicit calls to
     /// `torch._dynamo.graph_break()` (and, from torch 2.11, `torch._dynamo.step_unsupported()`,
-    /// GB4636), and calls into functions decorated with
+    /// GB4636; `comptime.graph_break()` of `torch._dynamo.comptime`, GB0030 "ComptimeContext graph
+    /// break"), and calls into functions decorated with
     /// `@torch.compiler.disable` / `@torch._dynamo.disable` (anywhere in the project), also with
     /// `recursive=False` (Dynamo still skips the function's own frame, so the call breaks; its
     /// callees are traced: GB0099 on torch 2.8 and 2.11, "call torch._dynamo.disable() wrapped
@@ -89,7 +90,7 @@ declare_rule! {
 }
 
 /// The explicit break calls and the graph-break type Dynamo reports for each (torch 2.11's
-/// registry names both; `step_unsupported` exists from torch 2.11 on).
+/// registry names them; `step_unsupported` exists from torch 2.11 on).
 const EXPLICIT_BREAKS: &[(&str, &str)] = &[
     (
         "torch._dynamo.graph_break",
@@ -98,6 +99,12 @@ const EXPLICIT_BREAKS: &[(&str, &str)] = &[
     (
         "torch._dynamo.step_unsupported",
         "Call to `torch._dynamo.step_unsupported()`",
+    ),
+    // `comptime.graph_break()` (torch._dynamo.comptime, on every supported torch) asks the
+    // tracer for a break from inside the frame: registered as "ComptimeContext graph break".
+    (
+        "torch._dynamo.comptime.comptime.graph_break",
+        "ComptimeContext graph break",
     ),
 ];
 

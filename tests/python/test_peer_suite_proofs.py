@@ -140,6 +140,21 @@ def test_br006_step_unsupported_breaks_the_graph():
     assert any("step_unsupported" in r for r in reasons), reasons
 
 
+def test_br006_comptime_graph_break_breaks_the_graph_at_its_line():
+    comptime_break = br006_corpus().comptime_break
+    fn = getattr(comptime_break, "_torchdynamo_orig_callable", comptime_break)
+    torch._dynamo.reset()
+    explained = torch._dynamo.explain(fn)(torch.ones(3))
+    torch._dynamo.reset()
+    assert explained.graph_break_count == 1, explained.break_reasons
+    import inspect
+
+    lines, start = inspect.getsourcelines(fn)
+    expected = start + next(i for i, s in enumerate(lines) if "comptime.graph_break()" in s)
+    frames = [f for r in explained.break_reasons for f in r.user_stack]
+    assert any(f.lineno == expected for f in frames), [(f.filename, f.lineno) for f in frames]
+
+
 # --------------------------------------------------------------------------------------------
 # higher-order-op bodies (src/semantic/data.rs hop_body_positions): a break inside a
 # torch.cond branch or a wrap body fails the whole op, and Dynamo names the body's line

@@ -7,6 +7,7 @@ calls into compiler.disable'd functions GB0098, into disabled methods GB0099. De
 import torch
 from torch import nn
 
+from torch._dynamo.comptime import comptime
 from torch._dynamo.decorators import skip
 
 from .helpers import match_targets
@@ -89,6 +90,14 @@ def stepped(x):
     x = x + 2
     torch._dynamo.step_unsupported()  # expect: BR006
     return x + 4
+
+
+# comptime's explicit break (torch._dynamo.comptime, every supported torch): "ComptimeContext graph break".
+@torch.compile
+def comptime_break(x):
+    x = x + 1
+    comptime.graph_break()  # expect: BR006
+    return x + 2
 
 
 # Python syntax that calls a method of the operand's class: `obj.attr = v` runs
