@@ -226,6 +226,21 @@ fn main() -> ExitCode {
     }
 }
 
+/// The active virtual environment (`$VIRTUAL_ENV`) when it is one scan can read. Only a path the
+/// user names with `--python-env` is an error when it is not an environment: a stale or unusual
+/// `$VIRTUAL_ENV` must not stop a scan (a pre-commit hook, a shell left activated), so it is
+/// skipped with a warning and the scan runs as if no environment were set.
+fn active_environment() -> Option<PathBuf> {
+    let path = PathBuf::from(std::env::var_os("VIRTUAL_ENV")?);
+    match semantic::environment::Environment::open(&path) {
+        Ok(_) => Some(path),
+        Err(message) => {
+            eprintln!("graphbreak: warning: ignoring $VIRTUAL_ENV: {message}");
+            None
+        }
+    }
+}
+
 fn run_scan(args: ScanArgs) -> ExitCode {
     let fail = |message: String| {
         eprintln!("graphbreak: error: {message}");
@@ -297,9 +312,7 @@ fn run_scan(args: ScanArgs) -> ExitCode {
         show_roots: args.show_roots,
         show_reached: args.show_reached,
         type_flow: args.type_flow,
-        environment: args
-            .python_env
-            .or_else(|| std::env::var_os("VIRTUAL_ENV").map(PathBuf::from)),
+        environment: args.python_env.or_else(active_environment),
         why,
     };
     let result = match scan::run_then_exit(&options) {

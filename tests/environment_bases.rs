@@ -77,3 +77,24 @@ fn an_environment_that_is_none_is_a_clear_error() {
         stderr(&output)
     );
 }
+
+/// A stale or unusual `$VIRTUAL_ENV` (a shell left activated, a hook's own environment) is not the
+/// user naming an environment: the scan warns and runs as without one, never exits 2.
+#[test]
+fn an_active_environment_that_is_none_is_skipped_with_a_warning() {
+    let stale = fixture().join("no-such-env");
+    let output = scan(Some(&stale), &["scan", "."]);
+    let without = scan(None, &["scan", "."]);
+    assert_eq!(
+        output.status.code(),
+        without.status.code(),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(stdout(&output), stdout(&without));
+    assert!(
+        stderr(&output).contains("warning: ignoring $VIRTUAL_ENV"),
+        "{}",
+        stderr(&output)
+    );
+}
