@@ -34,6 +34,7 @@ pub mod br031_default_generator_call;
 pub mod br032_numpy_strings_in_region;
 pub mod br033_data_store_on_computed_tensor;
 pub mod br034_class_assignment_in_region;
+pub mod br035_untraceable_tensor_method;
 pub mod cf001_suppress_errors;
 pub mod cf002_dead_compile_gate;
 pub mod cr001_shape_as_tensor_stack;
@@ -237,6 +238,7 @@ pub const ALL: &[&RuleMeta] = &[
     &br032_numpy_strings_in_region::NumpyStringsInRegion::META,
     &br033_data_store_on_computed_tensor::DataStoreOnComputedTensor::META,
     &br034_class_assignment_in_region::ClassAssignmentInRegion::META,
+    &br035_untraceable_tensor_method::UntraceableTensorMethod::META,
     &meta::SyntaxError::META,
     &meta::UnreadableFile::META,
     &meta::TooDeeplyNested::META,

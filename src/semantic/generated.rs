@@ -17,6 +17,7 @@ const SKIPPED_FUNCTIONS: &str = rules_table!("skipped_functions");
 const SKIPPED_LIBRARY_FUNCTIONS: &str = rules_table!("skipped_library_functions");
 const SKIPPED_TORCH_INTERNALS: &str = rules_table!("skipped_torch_internals");
 const UNWRAPPED_MODULES: &str = rules_table!("unwrapped_modules");
+const TENSOR_METHOD_BREAKS: &str = rules_table!("tensor_method_breaks");
 const GRAPH_BREAKS: &str = rules_table!("graph_breaks");
 const TENSOR_MEMBERS: &str = rules_table!("tensor_members");
 const DYNAMO_MARKERS: &str = rules_table!("dynamo_markers");
@@ -174,11 +175,35 @@ impl Returns {
     }
 }
 
-/// `skipped_functions.toml` / `unwrapped_modules.toml`: the graph break Dynamo raises.
+/// `skipped_functions.toml` / `unwrapped_modules.toml` / `tensor_method_breaks.toml`: the graph
+/// break Dynamo raises.
 #[derive(Clone, Debug, serde::Deserialize)]
 pub struct Refusal {
     #[serde(default)]
     pub gb_type: Option<String>,
+    /// Boolean arguments measured to make the call trace (`tensor_method_breaks.toml`:
+    /// `"requires_grad=False@0"`: keyword, literal, position; -1 for keyword-only).
+    #[serde(default)]
+    pub traces_with: Vec<String>,
+}
+
+impl Refusal {
+    /// Whether a call passing `keyword` (or the positional argument at `position`) as the
+    /// literal `value` is one the table measured tracing.
+    pub fn traces_with_literal(&self, passed: impl Fn(&str, i64) -> Option<bool>) -> bool {
+        self.traces_with.iter().any(|spec| {
+            let Some((assignment, position)) = spec.rsplit_once('@') else {
+                return false;
+            };
+            let Some((keyword, value)) = assignment.split_once('=') else {
+                return false;
+            };
+            let Ok(position) = position.parse::<i64>() else {
+                return false;
+            };
+            passed(keyword, position) == Some(value == "True")
+        })
+    }
 }
 
 /// `dynamo_markers.toml`: per target kind, the graph-break type a call of a target marked with
@@ -243,6 +268,9 @@ pub struct Generated {
     /// outside the public table does not pay for it.
     pub skipped_torch_internals: LazyLock<Versioned<Refusal>>,
     pub unwrapped_modules: Versioned<Refusal>,
+    /// Tensor methods Dynamo does not trace (`backward`, `requires_grad_`): measured breaking on a
+    /// received and on a computed tensor.
+    pub tensor_method_breaks: Versioned<Refusal>,
     /// Tensor methods whose annotation on the newest torch is a host value (`is_contiguous`).
     pub host_tensor_methods: NameSet,
     /// Tensor methods whose annotation on the newest torch is exactly a tensor (`uniform_`).
@@ -323,6 +351,7 @@ impl Generated {
                 Versioned::parse(SKIPPED_TORCH_INTERNALS, "skipped_torch_internals")
             }),
             unwrapped_modules: Versioned::parse(UNWRAPPED_MODULES, "unwrapped_modules"),
+            tensor_method_breaks: Versioned::parse(TENSOR_METHOD_BREAKS, "tensor_method_breaks"),
             tensor_members: Versioned::<Empty>::parse(TENSOR_MEMBERS, "tensor_members")
                 .entries
                 .into_keys()

@@ -116,6 +116,14 @@ impl<'a> SemanticModel<'a> {
 
     fn call_kind(&self, call: &ast::ExprCall, depth: u32) -> TensorKind {
         if let Expr::Name(name) = &*call.func
+            && let Some(Binding::Class(qual)) = self.lookup(name.id.as_str())
+            && self.is_plain_class(qual, 0)
+        {
+            // An instance of a class of this file that derives from nothing but other such
+            // classes (or `object`) is no tensor: `tape = Tape()` then `tape.backward()`.
+            return TensorKind::NotTensor;
+        }
+        if let Expr::Name(name) = &*call.func
             && self.lookup(name.id.as_str()).is_none()
         {
             // Builtins: all return host values (or are opaque).
@@ -152,6 +160,25 @@ impl<'a> SemanticModel<'a> {
             }
         }
         TensorKind::Unknown
+    }
+
+    /// A class statement of this file (already walked) whose bases are all such classes, or
+    /// none (`object`): its instances are plain Python objects. A base from an import, a call or
+    /// anything unresolved may be `torch.Tensor` or a subclass, so it is not plain.
+    fn is_plain_class(&self, qual: &str, depth: u32) -> bool {
+        if depth > 8 {
+            return false;
+        }
+        let Some(&idx) = self.summary.class_by_name.get(qual) else {
+            return false;
+        };
+        self.summary.classes[idx as usize]
+            .bases
+            .iter()
+            .all(|base| match base {
+                crate::semantic::Sym::Local(base) => self.is_plain_class(base, depth + 1),
+                _ => false,
+            })
     }
 
     /// A method receiver that could be a tensor: not a host value, not `self`, not a module.
