@@ -11,7 +11,10 @@ declare_rule! {
     /// traces: `torch.equal(a, b)` / `a.equal(b)`, `torch.allclose(a, b)` / `a.allclose(b)` and
     /// `torch.is_nonzero(t)`; and tensors used as slice bounds (`x[start:stop]` with `start` a
     /// tensor), which Python must turn into ints; and `torch.arange` with a tensor start, end or
-    /// step (`torch.arange(lengths.max())`: a 0-d tensor sizes the output, GB0033 on torch 2.11).
+    /// step (`torch.arange(lengths.max())`: a 0-d tensor sizes the output, GB0033 on torch 2.11);
+    /// and the builtin `range` with a tensor argument (`for i in range(counts[0]):`, `range(n)`
+    /// with `n = x.argmax()`), which needs a Python int (GB0059 "Failed to trace builtin
+    /// operator" on torch 2.8 and 2.11; 2.2 and 2.5 broke the same way, "builtin: range").
     ///
     /// ## Why is this bad?
     /// The result is a host value that depends on the data, so Dynamo cannot keep it symbolic: it
@@ -35,7 +38,7 @@ declare_rule! {
     /// function, or keep it eager-only under `if not torch.compiler.is_compiling():`.
     ///
     /// ## Torch versions
-    /// Measured on torch 2.2 and 2.11.
+    /// Measured on torch 2.2 and 2.11 (`range`: 2.2, 2.5, 2.8 and 2.11).
     pub struct DataDependentScalarOp {
         code: "BR005",
         name: "data-dependent-scalar-op",
@@ -43,7 +46,7 @@ declare_rule! {
         scope: CompiledRegion,
         torch_versions: ">=2.2",
         fix_available: false,
-        summary: "torch.equal / allclose / is_nonzero, a tensor slice bound or arange bound in traced code: a data-dependent Python value, graph break",
+        summary: "torch.equal / allclose / is_nonzero, a tensor slice, arange or range bound in traced code: a data-dependent Python value, graph break",
         hooks: { call: check_call, subscript: check_subscript },
     }
 }
@@ -60,6 +63,7 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
         Some(q) if FUNCTIONS.contains(&q) => format!("`{q}()`"),
         Some("torch.arange") => return check_arange(checker, call),
         Some(_) => return,
+        None if is_builtin_range(checker, call) => return check_range(checker, call),
         None => match &*call.func {
             Expr::Attribute(attribute)
                 if METHODS.contains(&attribute.attr.id.as_str())
@@ -107,6 +111,31 @@ fn check_arange(checker: &mut Checker<'_>, call: &ast::ExprCall) {
         Finding::new(
             call.range(),
             "`torch.arange` with a tensor bound needs the tensor's value to size its output: graph break under torch.compile (GB0033 Data dependent operator), and a device sync on an accelerator",
+        )
+        .with_hazard(Hazard::GraphBreak),
+    );
+}
+
+fn is_builtin_range(checker: &Checker<'_>, call: &ast::ExprCall) -> bool {
+    checker.semantic().is_builtin(&call.func, "range")
+}
+
+/// `range(n)` with `n` known to be a tensor: `range` calls `__index__`, a data-dependent int.
+fn check_range(checker: &mut Checker<'_>, call: &ast::ExprCall) {
+    let semantic = checker.semantic();
+    if !call
+        .arguments
+        .args
+        .iter()
+        .any(|bound| semantic.tensor_kind(bound) == TensorKind::Tensor)
+    {
+        return;
+    }
+    checker.report(
+        &DataDependentScalarOp::META,
+        Finding::new(
+            call.range(),
+            "`range()` over a tensor bound needs the tensor's value as a Python int: graph break under torch.compile (GB0059 Failed to trace builtin operator), and a device sync on an accelerator",
         )
         .with_hazard(Hazard::GraphBreak),
     );

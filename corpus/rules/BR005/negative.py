@@ -29,6 +29,15 @@ def positions_over_rows(x: torch.Tensor):
     return x.sum() + torch.arange(x.shape[0], device=x.device).sum()
 
 
+@torch.compile
+def rows_over_shape(x: torch.Tensor):
+    # `range` over a shape entry or a length: host ints, Dynamo unrolls the loop.
+    total = x.sum()
+    for i in range(x.shape[0]):
+        total = total + x[i]
+    return total + len(range(len(x)))
+
+
 def cases():
     x = torch.randn(4)
     return {
@@ -36,4 +45,5 @@ def cases():
         "string_eq": (string_equal, (x, "double")),
         "host_slice_bounds": (Crop(), (torch.randn(4, 4), 3)),
         "arange_to_shape_entry": (positions_over_rows, (x,)),
+        "range_over_shape": (rows_over_shape, (x,)),
     }

@@ -43,6 +43,15 @@ def positions_up_to_longest(x, lengths: torch.Tensor):
     return x.sum() + torch.arange(n, device=lengths.device).sum()  # expect: BR005
 
 
+@torch.compile
+def rows_up_to_count(x, counts: torch.Tensor):
+    # `range` needs a Python int: the tensor's value (GB0059 on torch 2.11).
+    total = x.sum()
+    for i in range(counts[0]):  # expect: BR005
+        total = total + x[i]
+    return total
+
+
 def cases():
     x = torch.randn(4)
     return {
@@ -51,4 +60,5 @@ def cases():
         "equal_method_ternary": (same_as_cached, (x, x.clone())),
         "tensor_slice_bounds": (Paste(), (torch.randn(8, 8), torch.tensor([1, 2, 5, 6]))),
         "arange_to_tensor_bound": (positions_up_to_longest, (x, torch.tensor([3, 5]))),
+        "range_over_tensor_bound": (rows_up_to_count, (x, torch.tensor([3, 2]))),
     }
