@@ -14,7 +14,11 @@ declare_rule! {
     /// step (`torch.arange(lengths.max())`: a 0-d tensor sizes the output, GB0033 on torch 2.11);
     /// and the builtin `range` with a tensor argument (`for i in range(counts[0]):`, `range(n)`
     /// with `n = x.argmax()`), which needs a Python int (GB0059 "Failed to trace builtin
-    /// operator" on torch 2.8 and 2.11; 2.2 and 2.5 broke the same way, "builtin: range").
+    /// operator" on torch 2.8 and 2.11; 2.2 and 2.5 broke the same way, "builtin: range"); and
+    /// a `math` function given a tensor (`math.floor(t.sum())`, `math.isnan(loss)`,
+    /// `math.exp(x.mean())`): the `math` module computes on Python numbers, so the tensor's
+    /// value is read (GB0033 on torch 2.8 and 2.11, "data dependent operator:
+    /// aten._local_scalar_dense" on 2.2 and 2.5).
     ///
     /// ## Why is this bad?
     /// The result is a host value that depends on the data, so Dynamo cannot keep it symbolic: it
@@ -38,7 +42,7 @@ declare_rule! {
     /// function, or keep it eager-only under `if not torch.compiler.is_compiling():`.
     ///
     /// ## Torch versions
-    /// Measured on torch 2.2 and 2.11 (`range`: 2.2, 2.5, 2.8 and 2.11).
+    /// Measured on torch 2.2 and 2.11 (`range` and `math`: 2.2, 2.5, 2.8 and 2.11).
     pub struct DataDependentScalarOp {
         code: "BR005",
         name: "data-dependent-scalar-op",
@@ -46,7 +50,7 @@ declare_rule! {
         scope: CompiledRegion,
         torch_versions: ">=2.2",
         fix_available: false,
-        summary: "torch.equal / allclose / is_nonzero, a tensor slice, arange or range bound in traced code: a data-dependent Python value, graph break",
+        summary: "torch.equal / allclose / is_nonzero, a tensor slice, arange or range bound, math.* of a tensor in traced code: a data-dependent Python value, graph break",
         hooks: { call: check_call, subscript: check_subscript },
     }
 }
@@ -62,6 +66,7 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
     let what = match qualified {
         Some(q) if FUNCTIONS.contains(&q) => format!("`{q}()`"),
         Some("torch.arange") => return check_arange(checker, call),
+        Some(q) if q.starts_with("math.") => return check_math(checker, call, q),
         Some(_) => return,
         None if is_builtin_range(checker, call) => return check_range(checker, call),
         None => match &*call.func {
@@ -136,6 +141,30 @@ fn check_range(checker: &mut Checker<'_>, call: &ast::ExprCall) {
         Finding::new(
             call.range(),
             "`range()` over a tensor bound needs the tensor's value as a Python int: graph break under torch.compile (GB0059 Failed to trace builtin operator), and a device sync on an accelerator",
+        )
+        .with_hazard(Hazard::GraphBreak),
+    );
+}
+
+/// `math.floor(t)` with `t` known to be a tensor: the math module converts its arguments to
+/// Python numbers (`__float__` / `__index__`), reading the tensor's value.
+fn check_math(checker: &mut Checker<'_>, call: &ast::ExprCall, name: &str) {
+    let semantic = checker.semantic();
+    if !call
+        .arguments
+        .args
+        .iter()
+        .any(|argument| semantic.tensor_kind(argument) == TensorKind::Tensor)
+    {
+        return;
+    }
+    checker.report(
+        &DataDependentScalarOp::META,
+        Finding::new(
+            call.range(),
+            format!(
+                "`{name}()` of a tensor reads its value as a Python number: graph break under torch.compile (GB0033 Data dependent operator), and a device sync on an accelerator; use the torch op (`torch.floor`, `torch.isnan`, ...)"
+            ),
         )
         .with_hazard(Hazard::GraphBreak),
     );

@@ -1,5 +1,7 @@
 """BR005 negatives: tensor-valued comparisons Dynamo keeps in the graph (torch 2.11, measured)."""
 
+import math
+
 import torch
 from torch import nn
 
@@ -38,6 +40,12 @@ def rows_over_shape(x: torch.Tensor):
     return total + len(range(len(x)))
 
 
+@torch.compile
+def scaled_by_width(x: torch.Tensor):
+    # math over shape entries: host ints (or SymInts), no tensor value is read.
+    return x * math.sqrt(x.shape[-1]) * math.prod(x.shape)
+
+
 def cases():
     x = torch.randn(4)
     return {
@@ -46,4 +54,5 @@ def cases():
         "host_slice_bounds": (Crop(), (torch.randn(4, 4), 3)),
         "arange_to_shape_entry": (positions_over_rows, (x,)),
         "range_over_shape": (rows_over_shape, (x,)),
+        "math_of_shape": (scaled_by_width, (x,)),
     }

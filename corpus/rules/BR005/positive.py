@@ -4,6 +4,8 @@ Why: torch 2.11 (backend="eager") breaks the graph at each with GB0033 "Data dep
 a tensor slice bound is read with .item() (GB0124).
 """
 
+import math
+
 import torch
 from torch import nn
 
@@ -52,6 +54,14 @@ def rows_up_to_count(x, counts: torch.Tensor):
     return total
 
 
+@torch.compile
+def finite_or_zero(x):
+    loss = x.abs().mean()
+    if math.isnan(loss):  # expect: BR005
+        return x * 0
+    return x * loss
+
+
 def cases():
     x = torch.randn(4)
     return {
@@ -61,4 +71,5 @@ def cases():
         "tensor_slice_bounds": (Paste(), (torch.randn(8, 8), torch.tensor([1, 2, 5, 6]))),
         "arange_to_tensor_bound": (positions_up_to_longest, (x, torch.tensor([3, 5]))),
         "range_over_tensor_bound": (rows_up_to_count, (x, torch.tensor([3, 2]))),
+        "math_of_tensor": (finite_or_zero, (x,)),
     }
