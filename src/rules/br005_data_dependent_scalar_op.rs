@@ -1,5 +1,7 @@
 use crate::rules::declare_rule;
 use crate::scan::checker::{Checker, Finding};
+use crate::semantic::data::TORCH;
+use crate::semantic::generated::IntParameters;
 use crate::semantic::summary::Hazard;
 use crate::semantic::tensor::TensorKind;
 use ruff_python_ast::{self as ast, Expr};
@@ -18,7 +20,12 @@ declare_rule! {
     /// a `math` function given a tensor (`math.floor(t.sum())`, `math.isnan(loss)`,
     /// `math.exp(x.mean())`): the `math` module computes on Python numbers, so the tensor's
     /// value is read (GB0033 on torch 2.8 and 2.11, "data dependent operator:
-    /// aten._local_scalar_dense" on 2.2 and 2.5).
+    /// aten._local_scalar_dense" on 2.2 and 2.5); and a tensor given where a torch op takes an
+    /// int (`torch.zeros(n)`, `x.new_zeros(b, n)`, `x.view(n, -1)`, `x.topk(k)`,
+    /// `F.pad(x, (0, n))` with `n = lengths.max()`): the parameters come from the op schemas
+    /// (`rules/data/int_parameters.toml`: int, SymInt and int-list parameters in every overload),
+    /// and only a tensor whose value depends on tensor data counts — one made by torch functions
+    /// from shape ints alone (`torch.div(x.size(1), 2)`) is folded by Dynamo and traces.
     ///
     /// ## Why is this bad?
     /// The result is a host value that depends on the data, so Dynamo cannot keep it symbolic: it
@@ -50,7 +57,7 @@ declare_rule! {
         scope: CompiledRegion,
         torch_versions: ">=2.2",
         fix_available: false,
-        summary: "torch.equal / allclose / is_nonzero, a tensor slice, arange or range bound, math.* of a tensor in traced code: a data-dependent Python value, graph break",
+        summary: "torch.equal / allclose / is_nonzero, a tensor as a slice, arange or range bound, as a size or count torch takes as an int, or in math.* in traced code: a data-dependent Python value, graph break",
         hooks: { call: check_call, subscript: check_subscript },
     }
 }
@@ -67,7 +74,7 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
         Some(q) if FUNCTIONS.contains(&q) => format!("`{q}()`"),
         Some("torch.arange") => return check_arange(checker, call),
         Some(q) if q.starts_with("math.") => return check_math(checker, call, q),
-        Some(_) => return,
+        Some(q) => return check_int_parameters(checker, call, q),
         None if is_builtin_range(checker, call) => return check_range(checker, call),
         None => match &*call.func {
             Expr::Attribute(attribute)
@@ -76,6 +83,10 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
                     && semantic.receiver_may_be_tensor(&attribute.value, 0) =>
             {
                 format!("`.{}()`", attribute.attr.id)
+            }
+            Expr::Attribute(attribute) if semantic.receiver_may_be_tensor(&attribute.value, 0) => {
+                let spelling = format!("Tensor.{}", attribute.attr.id);
+                return check_int_parameters(checker, call, &spelling);
             }
             _ => return,
         },
@@ -144,6 +155,86 @@ fn check_range(checker: &mut Checker<'_>, call: &ast::ExprCall) {
         )
         .with_hazard(Hazard::GraphBreak),
     );
+}
+
+/// A tensor given where the op's schema takes an int or an int list (`torch.zeros(n)`,
+/// `x.new_zeros(b, n)`, `x.view(n, -1)`, `x.topk(k)`, `F.pad(x, (0, n))` with `n` a tensor):
+/// torch needs a Python int there, so the tensor's value is read.
+fn check_int_parameters(checker: &mut Checker<'_>, call: &ast::ExprCall, spelling: &str) {
+    let semantic = checker.semantic();
+    let Some(entry) = TORCH
+        .generated
+        .int_parameters
+        .on_every_from(spelling, semantic.torch_floor())
+    else {
+        return;
+    };
+    let Some(param) = tensor_int_argument(checker, call, entry) else {
+        return;
+    };
+    let shown = spelling.strip_prefix("Tensor.").map_or_else(
+        || format!("`{spelling}()`"),
+        |method| format!("`.{method}()`"),
+    );
+    checker.report(
+        &DataDependentScalarOp::META,
+        Finding::new(
+            call.range(),
+            format!(
+                "{shown} takes a Python int for `{param}`: a tensor there is read for its value, graph break under torch.compile (GB0033 Data dependent operator), and a device sync on an accelerator; pass a shape entry or an int computed on the host"
+            ),
+        )
+        .with_hazard(Hazard::GraphBreak),
+    );
+}
+
+/// The int parameter a known tensor is given to (directly or as an element of a tuple or list
+/// literal), if any.
+fn tensor_int_argument<'e>(
+    checker: &Checker<'_>,
+    call: &ast::ExprCall,
+    entry: &'e IntParameters,
+) -> Option<&'e str> {
+    let semantic = checker.semantic();
+    // A tensor made from ints and shapes alone (`torch.div(h.size(1), 2)`) is folded by Dynamo:
+    // only a tensor whose value depends on tensor data is read at run time.
+    let holds_tensor = |expr: &Expr| match expr {
+        Expr::Tuple(tuple) => tuple
+            .elts
+            .iter()
+            .any(|e| semantic.is_data_dependent_tensor(e)),
+        Expr::List(list) => list
+            .elts
+            .iter()
+            .any(|e| semantic.is_data_dependent_tensor(e)),
+        Expr::Starred(_) => false,
+        other => semantic.is_data_dependent_tensor(other),
+    };
+    let positional = &call.arguments.args;
+    if positional.iter().any(Expr::is_starred_expr) {
+        return None;
+    }
+    for (param, &position) in entry.params.iter().zip(&entry.positions) {
+        if let Some(keyword) = call.arguments.find_keyword(param)
+            && holds_tensor(&keyword.value)
+        {
+            return Some(param);
+        }
+        if let Ok(position) = usize::try_from(position)
+            && positional.get(position).is_some_and(holds_tensor)
+        {
+            return Some(param);
+        }
+    }
+    if entry.varargs
+        && positional.len() > 1
+        && positional
+            .iter()
+            .any(|e| semantic.is_data_dependent_tensor(e))
+    {
+        return entry.params.first().map(String::as_str);
+    }
+    None
 }
 
 /// `math.floor(t)` with `t` known to be a tensor: the math module converts its arguments to

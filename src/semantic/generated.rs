@@ -18,6 +18,7 @@ const SKIPPED_LIBRARY_FUNCTIONS: &str = rules_table!("skipped_library_functions"
 const SKIPPED_TORCH_INTERNALS: &str = rules_table!("skipped_torch_internals");
 const UNWRAPPED_MODULES: &str = rules_table!("unwrapped_modules");
 const TENSOR_METHOD_BREAKS: &str = rules_table!("tensor_method_breaks");
+const INT_PARAMETERS: &str = rules_table!("int_parameters");
 const GRAPH_BREAKS: &str = rules_table!("graph_breaks");
 const TENSOR_MEMBERS: &str = rules_table!("tensor_members");
 const DYNAMO_MARKERS: &str = rules_table!("dynamo_markers");
@@ -206,6 +207,17 @@ impl Refusal {
     }
 }
 
+/// `int_parameters.toml`: the parameters of a torch spelling its schemas type as ints or int
+/// lists, with their positions (-1: keyword only, or not the same in every overload).
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct IntParameters {
+    pub params: Vec<String>,
+    pub positions: Vec<i64>,
+    /// The spelling's one positional parameter is an int list: ints may be spread
+    /// (`x.view(b, -1)`).
+    pub varargs: bool,
+}
+
 /// `dynamo_markers.toml`: per target kind, the graph-break type a call of a target marked with
 /// this callable gives in compiled code (absent: no break).
 #[derive(Clone, Debug, Default, serde::Deserialize)]
@@ -271,6 +283,8 @@ pub struct Generated {
     /// Tensor methods Dynamo does not trace (`backward`, `requires_grad_`): measured breaking on a
     /// received and on a computed tensor.
     pub tensor_method_breaks: Versioned<Refusal>,
+    /// Where torch's public ops take Python ints (`torch.zeros(size)`, `Tensor.topk(k)`).
+    pub int_parameters: Versioned<IntParameters>,
     /// Tensor methods whose annotation on the newest torch is a host value (`is_contiguous`).
     pub host_tensor_methods: NameSet,
     /// Tensor methods whose annotation on the newest torch is exactly a tensor (`uniform_`).
@@ -352,6 +366,7 @@ impl Generated {
             }),
             unwrapped_modules: Versioned::parse(UNWRAPPED_MODULES, "unwrapped_modules"),
             tensor_method_breaks: Versioned::parse(TENSOR_METHOD_BREAKS, "tensor_method_breaks"),
+            int_parameters: Versioned::parse(INT_PARAMETERS, "int_parameters"),
             tensor_members: Versioned::<Empty>::parse(TENSOR_MEMBERS, "tensor_members")
                 .entries
                 .into_keys()

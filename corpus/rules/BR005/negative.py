@@ -46,6 +46,13 @@ def scaled_by_width(x: torch.Tensor):
     return x * math.sqrt(x.shape[-1]) * math.prod(x.shape)
 
 
+@torch.compile
+def chunked(x: torch.Tensor):
+    # Tensors made from shape ints alone: Dynamo folds them, no tensor data is read.
+    half = torch.div(x.shape[0], 2, rounding_mode="trunc")
+    return x.view(half, -1).sum() + x.new_zeros(torch.tensor(x.shape[0])).sum()
+
+
 def cases():
     x = torch.randn(4)
     return {
@@ -55,4 +62,5 @@ def cases():
         "arange_to_shape_entry": (positions_over_rows, (x,)),
         "range_over_shape": (rows_over_shape, (x,)),
         "math_of_shape": (scaled_by_width, (x,)),
+        "shape_int_tensors_as_sizes": (chunked, (x,)),
     }

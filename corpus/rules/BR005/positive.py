@@ -7,6 +7,7 @@ a tensor slice bound is read with .item() (GB0124).
 import math
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 
@@ -62,6 +63,15 @@ def finite_or_zero(x):
     return x * loss
 
 
+@torch.compile
+def padded_to_longest(x, lengths: torch.Tensor):
+    # `lengths.max()` is a 0-d tensor where torch takes ints (sizes, pad widths).
+    n = lengths.max()
+    rows = x.new_zeros(2, n)  # expect: BR005
+    padded = F.pad(x, (0, n))  # expect: BR005
+    return rows.sum() + padded.sum() + torch.zeros(n).sum()  # expect: BR005
+
+
 def cases():
     x = torch.randn(4)
     return {
@@ -72,4 +82,5 @@ def cases():
         "arange_to_tensor_bound": (positions_up_to_longest, (x, torch.tensor([3, 5]))),
         "range_over_tensor_bound": (rows_up_to_count, (x, torch.tensor([3, 2]))),
         "math_of_tensor": (finite_or_zero, (x,)),
+        "tensor_as_size": (padded_to_longest, (x, torch.tensor([3, 5]))),
     }

@@ -224,6 +224,66 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
+    /// Whether `expr` is a tensor whose value depends on tensor data (an input, a parameter, a
+    /// tensor computed from them), not only on host numbers: `lengths.max()`, `mask.sum()`,
+    /// `counts[0]`. A tensor made by torch functions from ints and shapes alone
+    /// (`torch.div(h.size(1), 2)`, `torch.tensor(n)`) is not: Dynamo folds it and knows its
+    /// value. A torch function whose operands are all of unknown kind counts as computing on
+    /// tensors; one that mixes them with known host numbers, as computing on numbers.
+    pub fn is_data_dependent_tensor(&self, expr: &Expr) -> bool {
+        self.tensor_kind(expr) == TensorKind::Tensor && self.depends_on_tensor_data(expr, 0)
+    }
+
+    fn depends_on_tensor_data(&self, expr: &Expr, depth: u32) -> bool {
+        if depth > MAX_EXPR_DEPTH {
+            return false;
+        }
+        let data = |e: &Expr| {
+            self.tensor_kind(e) == TensorKind::Tensor && self.depends_on_tensor_data(e, depth + 1)
+        };
+        match expr {
+            Expr::Name(name) => match self.local_value(name.id.as_str()) {
+                // Rebound from itself (`x = torch.round(x.float() * s).long()`): what the name
+                // held before, here an input.
+                Some(value) if mentions_name(value, name.id.as_str()) => true,
+                // A local assigned a simple expression: what it was built from.
+                Some(value) => data(value),
+                // A parameter or a name bound otherwise: known a tensor, so an input's data.
+                _ => self.tensor_kind(expr) == TensorKind::Tensor,
+            },
+            Expr::Call(call) => {
+                if let Expr::Attribute(attribute) = &*call.func
+                    && self.qualified(&call.func).is_none()
+                {
+                    // A method returning a tensor: its receiver is one. Of unknown origin (a
+                    // parameter) it is an input's data; otherwise what it was built from.
+                    return self.tensor_kind(&attribute.value) == TensorKind::Unknown
+                        || data(&attribute.value)
+                        || call.arguments.args.iter().any(data);
+                }
+                if call.arguments.args.iter().any(data)
+                    || call.arguments.keywords.iter().any(|k| data(&k.value))
+                {
+                    return true;
+                }
+                // Operands of unknown kind alone (`torch.sum(labels)`): most likely tensors.
+                // Beside a known host number (`torch.div(h.size(1), w * 2)`) they are numbers.
+                !call.arguments.args.is_empty()
+                    && call
+                        .arguments
+                        .args
+                        .iter()
+                        .all(|a| self.tensor_kind(a) == TensorKind::Unknown)
+            }
+            Expr::BinOp(binop) => data(&binop.left) || data(&binop.right),
+            Expr::UnaryOp(unary) => data(&unary.operand),
+            Expr::Subscript(subscript) => data(&subscript.value),
+            Expr::Attribute(_) => self.tensor_kind(expr) == TensorKind::Tensor,
+            Expr::Named(named) => data(&named.value),
+            _ => false,
+        }
+    }
+
     /// The expression last assigned to local `name` in the current function, if it is that simple.
     pub fn local_value(&self, name: &str) -> Option<&'a Expr> {
         self.function_frame()?.values.get(name).copied()
@@ -539,4 +599,30 @@ fn torch_callable_returns_tensor(qualified: &str) -> TensorKind {
     } else {
         TensorKind::Unknown
     }
+}
+
+/// Whether `expr` reads the name `name` anywhere.
+fn mentions_name(expr: &Expr, name: &str) -> bool {
+    use ruff_python_ast::visitor::{Visitor, walk_expr};
+    struct Finder<'n> {
+        name: &'n str,
+        found: bool,
+    }
+    impl<'a> Visitor<'a> for Finder<'_> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if self.found {
+                return;
+            }
+            if let Expr::Name(seen) = expr
+                && seen.id.as_str() == self.name
+            {
+                self.found = true;
+                return;
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let mut finder = Finder { name, found: false };
+    finder.visit_expr(expr);
+    finder.found
 }
