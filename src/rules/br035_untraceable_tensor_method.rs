@@ -25,7 +25,8 @@ declare_rule! {
     /// The receiver must be able to be a tensor: not `self`, not a module, class, function or
     /// import, not an instance of a plain class of the file, not a value known to be something
     /// else. A boolean argument the table measured tracing is not flagged:
-    /// `t.requires_grad_(False)` traces on torch 2.5 to 2.11.
+    /// `t.requires_grad_(False)` traces on torch 2.5 to 2.11; nor is a value there that is not
+    /// a literal (`t.requires_grad_(flag)`), which may be that one.
     ///
     /// ## Why is this bad?
     /// Dynamo ends the graph before the call, runs the method eagerly and starts a new graph
@@ -93,12 +94,9 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
     if !semantic.receiver_may_be_tensor(&attribute.value, 0) {
         return;
     }
-    // `t.requires_grad_(False)`: measured tracing (the table's `traces_with`).
-    let literal = |expr: &Expr| match expr {
-        Expr::BooleanLiteral(literal) => Some(literal.value),
-        _ => None,
-    };
-    if entry.traces_with_literal(|keyword, position| {
+    // `t.requires_grad_(False)`: measured tracing (the table's `traces_with`). A value that is
+    // not a literal (`requires_grad_(flag)`) may be that one: not claimed.
+    let passed = |keyword: &str, position: i64| {
         call.arguments
             .find_keyword(keyword)
             .map(|k| &k.value)
@@ -107,9 +105,13 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
                     .ok()
                     .and_then(|p| call.arguments.args.get(p))
             })
-            .and_then(literal)
-    }) {
-        return;
+    };
+    for (keyword, tracing, position) in entry.traces_with_specs() {
+        match passed(keyword, position) {
+            Some(Expr::BooleanLiteral(literal)) if literal.value == tracing => return,
+            Some(Expr::BooleanLiteral(_)) | None => {}
+            Some(_) => return,
+        }
     }
     let label = entry
         .gb_type

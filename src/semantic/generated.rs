@@ -189,20 +189,12 @@ pub struct Refusal {
 }
 
 impl Refusal {
-    /// Whether a call passing `keyword` (or the positional argument at `position`) as the
-    /// literal `value` is one the table measured tracing.
-    pub fn traces_with_literal(&self, passed: impl Fn(&str, i64) -> Option<bool>) -> bool {
-        self.traces_with.iter().any(|spec| {
-            let Some((assignment, position)) = spec.rsplit_once('@') else {
-                return false;
-            };
-            let Some((keyword, value)) = assignment.split_once('=') else {
-                return false;
-            };
-            let Ok(position) = position.parse::<i64>() else {
-                return false;
-            };
-            passed(keyword, position) == Some(value == "True")
+    /// `(keyword, literal, position)` of each `traces_with` entry.
+    pub fn traces_with_specs(&self) -> impl Iterator<Item = (&str, bool, i64)> {
+        self.traces_with.iter().filter_map(|spec| {
+            let (assignment, position) = spec.rsplit_once('@')?;
+            let (keyword, value) = assignment.split_once('=')?;
+            Some((keyword, value == "True", position.parse::<i64>().ok()?))
         })
     }
 }

@@ -58,6 +58,13 @@ def freezes_grad(x):
     return y + 1
 
 
+@torch.compile(backend="eager")
+def grad_as_asked(x, requires_grad=False):
+    y = x * 2
+    y.requires_grad_(requires_grad)  # a flag: with its default False it traces
+    return y + 1
+
+
 def cases():
     """name -> (callable, args)."""
     return {
@@ -65,4 +72,5 @@ def cases():
         "module_method": (Scaled(), (torch.randn(4),)),
         "reads_flag": (reads_flag.__wrapped__, (torch.randn(4),)),
         "requires_grad_false": (freezes_grad.__wrapped__, (torch.randn(4),)),
+        "requires_grad_flag": (grad_as_asked.__wrapped__, (torch.randn(4),)),
     }
