@@ -76,12 +76,15 @@ pub fn merge_per_statement(
     mut diagnostics: Vec<Diagnostic>,
     noqa: &rustc_hash::FxHashMap<u32, Noqa>,
 ) -> Vec<Diagnostic> {
+    // Of two findings starting at one place (`torch.arange(n).expand(m)`), the narrower comes
+    // first: the inner call is evaluated, and breaks, before the outer one.
     diagnostics.sort_by(|a, b| {
         (
             &a.path,
             statement_key(a),
             severity(a.code),
             a.location,
+            a.end_location,
             a.code,
         )
             .cmp(&(
@@ -89,6 +92,7 @@ pub fn merge_per_statement(
                 statement_key(b),
                 severity(b.code),
                 b.location,
+                b.end_location,
                 b.code,
             ))
     });
