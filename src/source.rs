@@ -90,6 +90,11 @@ impl LineIndex {
         }
     }
 
+    /// The 1-based row of `offset` (the row of [`LineIndex::location`], without the column).
+    pub fn row(&self, text: &str, offset: u32) -> u32 {
+        self.line_of(offset.min(text.len() as u32)) as u32 + 1
+    }
+
     pub fn location(&self, text: &str, offset: u32) -> Location {
         let offset = offset.min(text.len() as u32);
         let line = self.line_of(offset);
