@@ -90,6 +90,11 @@ impl LineIndex {
         }
     }
 
+    /// The 1-based row of `offset` (the row of [`LineIndex::location`], without the column).
+    pub fn row(&self, text: &str, offset: u32) -> u32 {
+        self.line_of(offset.min(text.len() as u32)) as u32 + 1
+    }
+
     pub fn location(&self, text: &str, offset: u32) -> Location {
         let offset = offset.min(text.len() as u32);
         let line = self.line_of(offset);
@@ -117,5 +122,19 @@ mod tests {
         assert_eq!(LineIndex::new("").line_starts, vec![0]);
         assert_eq!(LineIndex::new("\r\n").line_starts, vec![0, 2]);
         assert_eq!(LineIndex::new("x\r").line_starts, vec![0, 2]);
+    }
+
+    #[test]
+    fn row_is_the_row_of_location_at_every_offset() {
+        // Line ends of every kind, a multi-byte character, and offsets past the end (clamped).
+        let text = "a\nbé\r\nd\re\n\nf";
+        let index = LineIndex::new(text);
+        for offset in 0..=text.len() as u32 + 2 {
+            assert_eq!(
+                index.row(text, offset),
+                index.location(text, offset).row,
+                "{offset}"
+            );
+        }
     }
 }

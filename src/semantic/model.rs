@@ -488,17 +488,6 @@ fn call_args(arguments: &ast::Arguments) -> CallArgs {
     args
 }
 
-fn join_dotted(base: &str, attrs: &[&str]) -> String {
-    let mut out =
-        String::with_capacity(base.len() + attrs.iter().map(|a| a.len() + 1).sum::<usize>());
-    out.push_str(base);
-    for attr in attrs {
-        out.push('.');
-        out.push_str(attr);
-    }
-    out
-}
-
 fn import_bindings(import: &ast::StmtImport) -> Vec<(String, String)> {
     import
         .names

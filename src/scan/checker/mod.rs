@@ -757,7 +757,7 @@ fn body_range(body: &[Stmt]) -> Option<TextRange> {
 }
 
 fn row_of(semantic: &SemanticModel<'_>, offset: TextSize) -> u32 {
-    semantic.location(offset.into()).row
+    semantic.row(offset.into())
 }
 
 /// A finding with everything that depends on where the walk is, but not yet its rows and

@@ -175,7 +175,7 @@ impl<'a> SemanticModel<'a> {
         CallEdge {
             sym,
             path: self.path.as_slice().into(),
-            row: self.location(call.start().into()).row,
+            row: self.row(call.start().into()),
             args: self.ctx.roots_configured.then(|| {
                 let mut args = call_args(&call.arguments);
                 args.self_attrs = self.self_attr_args(&call.arguments);

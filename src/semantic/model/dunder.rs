@@ -39,7 +39,7 @@ impl<'a> SemanticModel<'a> {
                 if self.has_self_edge(func, &own, dunder) {
                     continue;
                 }
-                let row = *row.get_or_insert_with(|| self.location(row_at.into()).row);
+                let row = *row.get_or_insert_with(|| self.row(row_at.into()));
                 self.push_dunder_edge(
                     func,
                     Sym::SelfAttr {
@@ -54,7 +54,7 @@ impl<'a> SemanticModel<'a> {
         let Some(class) = self.instance_class(receiver) else {
             return;
         };
-        let row = self.location(row_at.into()).row;
+        let row = self.row(row_at.into());
         for dunder in dunders {
             let sym = Sym::Instance {
                 class: Box::new(class.clone()),

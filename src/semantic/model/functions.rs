@@ -73,7 +73,7 @@ impl<'a> SemanticModel<'a> {
             class: class.clone(),
             compile_decorator,
             memoized: self.is_memoized(def),
-            line: self.location(def.range.start().into()).row,
+            line: self.row(def.range.start().into()),
             end_line: 0,
             disabled,
             disabled_frame_only,
@@ -327,7 +327,7 @@ impl<'a> SemanticModel<'a> {
         self.index_loops.borrow_mut().truncate(scope.index_bindings);
         self.version_asserts.truncate(scope.version_asserts);
         let predicate = self.predicate_of_body(&def.body);
-        let end_line = self.location(def.range.end().into()).row;
+        let end_line = self.row(def.range.end().into());
         let info = &mut self.summary.functions[scope.idx as usize];
         info.predicate = predicate;
         info.end_line = end_line;

@@ -276,6 +276,11 @@ impl<'a> SemanticModel<'a> {
         self.lines.location(self.source, offset)
     }
 
+    /// The 1-based row of `offset`: `location(offset).row` without counting the column.
+    pub fn row(&self, offset: u32) -> u32 {
+        self.lines.row(self.source, offset)
+    }
+
     pub fn edit(&self, range: TextRange, content: impl Into<String>) -> Edit {
         Edit {
             start: range.start().into(),

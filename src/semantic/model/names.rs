@@ -216,42 +216,51 @@ impl<'a> SemanticModel<'a> {
 
     /// Resolves a name or attribute chain as far as this file can.
     pub fn resolve(&self, expr: &Expr) -> Option<Sym> {
-        let mut attrs: Vec<&str> = Vec::new();
+        // Find the chain's root and count its attributes first: the strings are built (once,
+        // at their final size) only for a chain that resolves, without a buffer of segments.
         let mut current = expr;
+        let mut count = 0usize;
+        let mut bytes = 0usize;
+        let mut first_attr = "";
         loop {
             match current {
                 Expr::Attribute(attribute) => {
-                    attrs.push(attribute.attr.id.as_str());
+                    count += 1;
+                    bytes += attribute.attr.id.len() + 1;
+                    first_attr = attribute.attr.id.as_str();
                     current = &attribute.value;
                 }
                 Expr::Name(name) => {
-                    attrs.reverse();
                     if let Some((self_name, class)) = self.method_context()
                         && name.id.as_str() == self_name
-                        && !attrs.is_empty()
+                        && count > 0
                     {
+                        let mut attr = String::with_capacity(bytes);
+                        push_attrs(expr, &mut attr);
+                        attr.remove(0);
                         return Some(Sym::SelfAttr {
                             class: class.to_owned(),
-                            attr: attrs.join("."),
+                            attr,
                         });
                     }
-                    // `sym_of_name` joined with the attributes, without copying the base first.
+                    let dotted = |base: &str| {
+                        let mut out = String::with_capacity(base.len() + bytes);
+                        out.push_str(base);
+                        push_attrs(expr, &mut out);
+                        out
+                    };
                     return match self.lookup(name.id.as_str())? {
-                        Binding::Import(target) => Some(Sym::Dotted(join_dotted(target, &attrs))),
-                        Binding::Def(qual) | Binding::Class(qual) => {
-                            Some(Sym::Local(join_dotted(qual, &attrs)))
-                        }
-                        Binding::Predicate(_) => {
-                            Some(Sym::Local(join_dotted(name.id.as_str(), &attrs)))
-                        }
+                        Binding::Import(target) => Some(Sym::Dotted(dotted(target))),
+                        Binding::Def(qual) | Binding::Class(qual) => Some(Sym::Local(dotted(qual))),
+                        Binding::Predicate(_) => Some(Sym::Local(dotted(name.id.as_str()))),
                         Binding::Other => None,
                     };
                 }
-                Expr::Call(call) if attrs.len() == 1 && self.is_builtin(&call.func, "super") => {
+                Expr::Call(call) if count == 1 && self.is_builtin(&call.func, "super") => {
                     let (_, class) = self.method_context()?;
                     return Some(Sym::SuperAttr {
                         class: class.to_owned(),
-                        attr: attrs[0].to_owned(),
+                        attr: first_attr.to_owned(),
                     });
                 }
                 _ => return None,
@@ -450,4 +459,14 @@ impl<'a> SemanticModel<'a> {
     }
 
     // ----- guards ---------------------------------------------------------------------------
+}
+
+/// Appends `.attr` for each attribute of the chain `expr`, root first (`a.b.c` → `.b.c`).
+/// Recurses once per attribute, as the AST visitor that reached `expr` already did.
+fn push_attrs(expr: &Expr, out: &mut String) {
+    if let Expr::Attribute(attribute) = expr {
+        push_attrs(&attribute.value, out);
+        out.push('.');
+        out.push_str(attribute.attr.id.as_str());
+    }
 }

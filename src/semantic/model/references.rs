@@ -44,7 +44,7 @@ impl<'a> SemanticModel<'a> {
         let edge = CallEdge {
             sym: Sym::FunctionRef(Box::new(target)),
             path: self.path.as_slice().into(),
-            row: self.location(offset.into()).row,
+            row: self.row(offset.into()),
             // Unknown arguments: spreads of anything pass every parameter.
             args: self.ctx.roots_configured.then(|| {
                 Box::new(CallArgs {
