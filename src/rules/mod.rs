@@ -36,6 +36,7 @@ pub mod br033_data_store_on_computed_tensor;
 pub mod br034_class_assignment_in_region;
 pub mod br035_untraceable_tensor_method;
 pub mod br036_grad_tensor_created_in_region;
+pub mod br037_untraceable_builtin_call;
 pub mod cf001_suppress_errors;
 pub mod cf002_dead_compile_gate;
 pub mod cr001_shape_as_tensor_stack;
@@ -241,6 +242,7 @@ pub const ALL: &[&RuleMeta] = &[
     &br034_class_assignment_in_region::ClassAssignmentInRegion::META,
     &br035_untraceable_tensor_method::UntraceableTensorMethod::META,
     &br036_grad_tensor_created_in_region::GradTensorCreatedInRegion::META,
+    &br037_untraceable_builtin_call::UntraceableBuiltinCall::META,
     &meta::SyntaxError::META,
     &meta::UnreadableFile::META,
     &meta::TooDeeplyNested::META,
