@@ -39,6 +39,7 @@ pub mod br036_grad_tensor_created_in_region;
 pub mod br037_untraceable_builtin_call;
 pub mod br038_sorted_tensors_in_region;
 pub mod br039_constant_context_manager;
+pub mod br040_tensor_tuple_comparison;
 pub mod cf001_suppress_errors;
 pub mod cf002_dead_compile_gate;
 pub mod cr001_shape_as_tensor_stack;
@@ -247,6 +248,7 @@ pub const ALL: &[&RuleMeta] = &[
     &br037_untraceable_builtin_call::UntraceableBuiltinCall::META,
     &br038_sorted_tensors_in_region::SortedTensorsInRegion::META,
     &br039_constant_context_manager::ConstantContextManager::META,
+    &br040_tensor_tuple_comparison::TensorTupleComparison::META,
     &meta::SyntaxError::META,
     &meta::UnreadableFile::META,
     &meta::TooDeeplyNested::META,
