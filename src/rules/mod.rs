@@ -36,6 +36,10 @@ pub mod br033_data_store_on_computed_tensor;
 pub mod br034_class_assignment_in_region;
 pub mod br035_untraceable_tensor_method;
 pub mod br036_grad_tensor_created_in_region;
+pub mod br037_untraceable_builtin_call;
+pub mod br038_sorted_tensors_in_region;
+pub mod br039_constant_context_manager;
+pub mod br040_tensor_tuple_comparison;
 pub mod cf001_suppress_errors;
 pub mod cf002_dead_compile_gate;
 pub mod cr001_shape_as_tensor_stack;
@@ -241,6 +245,10 @@ pub const ALL: &[&RuleMeta] = &[
     &br034_class_assignment_in_region::ClassAssignmentInRegion::META,
     &br035_untraceable_tensor_method::UntraceableTensorMethod::META,
     &br036_grad_tensor_created_in_region::GradTensorCreatedInRegion::META,
+    &br037_untraceable_builtin_call::UntraceableBuiltinCall::META,
+    &br038_sorted_tensors_in_region::SortedTensorsInRegion::META,
+    &br039_constant_context_manager::ConstantContextManager::META,
+    &br040_tensor_tuple_comparison::TensorTupleComparison::META,
     &meta::SyntaxError::META,
     &meta::UnreadableFile::META,
     &meta::TooDeeplyNested::META,

@@ -18,6 +18,7 @@ const SKIPPED_LIBRARY_FUNCTIONS: &str = rules_table!("skipped_library_functions"
 const SKIPPED_TORCH_INTERNALS: &str = rules_table!("skipped_torch_internals");
 const UNWRAPPED_MODULES: &str = rules_table!("unwrapped_modules");
 const TENSOR_METHOD_BREAKS: &str = rules_table!("tensor_method_breaks");
+const BUILTIN_BREAKS: &str = rules_table!("builtin_breaks");
 const INT_PARAMETERS: &str = rules_table!("int_parameters");
 const GRAPH_BREAKS: &str = rules_table!("graph_breaks");
 const TENSOR_MEMBERS: &str = rules_table!("tensor_members");
@@ -176,7 +177,8 @@ impl Returns {
     }
 }
 
-/// `skipped_functions.toml` / `unwrapped_modules.toml` / `tensor_method_breaks.toml`: the graph
+/// `skipped_functions.toml` / `unwrapped_modules.toml` / `tensor_method_breaks.toml` /
+/// `builtin_breaks.toml`: the graph
 /// break Dynamo raises.
 #[derive(Clone, Debug, serde::Deserialize)]
 pub struct Refusal {
@@ -275,6 +277,9 @@ pub struct Generated {
     /// Tensor methods Dynamo does not trace (`backward`, `requires_grad_`): measured breaking on a
     /// received and on a computed tensor.
     pub tensor_method_breaks: Versioned<Refusal>,
+    /// Python builtins Dynamo has no handler for (`eval`, `exec`, `globals`): measured breaking
+    /// with every sample argument set.
+    pub builtin_breaks: Versioned<Refusal>,
     /// Where torch's public ops take Python ints (`torch.zeros(size)`, `Tensor.topk(k)`).
     pub int_parameters: Versioned<IntParameters>,
     /// Tensor methods whose annotation on the newest torch is a host value (`is_contiguous`).
@@ -358,6 +363,7 @@ impl Generated {
             }),
             unwrapped_modules: Versioned::parse(UNWRAPPED_MODULES, "unwrapped_modules"),
             tensor_method_breaks: Versioned::parse(TENSOR_METHOD_BREAKS, "tensor_method_breaks"),
+            builtin_breaks: Versioned::parse(BUILTIN_BREAKS, "builtin_breaks"),
             int_parameters: Versioned::parse(INT_PARAMETERS, "int_parameters"),
             tensor_members: Versioned::<Empty>::parse(TENSOR_MEMBERS, "tensor_members")
                 .entries
