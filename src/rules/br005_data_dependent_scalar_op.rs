@@ -136,15 +136,18 @@ fn is_builtin_range(checker: &Checker<'_>, call: &ast::ExprCall) -> bool {
     checker.semantic().is_builtin(&call.func, "range")
 }
 
-/// `range(n)` with `n` known to be a tensor: `range` calls `__index__`, a data-dependent int.
-fn check_range(checker: &mut Checker<'_>, call: &ast::ExprCall) {
+/// Whether a positional argument of the call is known to be a tensor.
+fn has_tensor_argument(checker: &Checker<'_>, call: &ast::ExprCall) -> bool {
     let semantic = checker.semantic();
-    if !call
-        .arguments
+    call.arguments
         .args
         .iter()
-        .any(|bound| semantic.tensor_kind(bound) == TensorKind::Tensor)
-    {
+        .any(|argument| semantic.tensor_kind(argument) == TensorKind::Tensor)
+}
+
+/// `range(n)` with `n` known to be a tensor: `range` calls `__index__`, a data-dependent int.
+fn check_range(checker: &mut Checker<'_>, call: &ast::ExprCall) {
+    if !has_tensor_argument(checker, call) {
         return;
     }
     checker.report(
@@ -240,13 +243,7 @@ fn tensor_int_argument<'e>(
 /// `math.floor(t)` with `t` known to be a tensor: the math module converts its arguments to
 /// Python numbers (`__float__` / `__index__`), reading the tensor's value.
 fn check_math(checker: &mut Checker<'_>, call: &ast::ExprCall, name: &str) {
-    let semantic = checker.semantic();
-    if !call
-        .arguments
-        .args
-        .iter()
-        .any(|argument| semantic.tensor_kind(argument) == TensorKind::Tensor)
-    {
+    if !has_tensor_argument(checker, call) {
         return;
     }
     checker.report(
