@@ -45,18 +45,6 @@ declare_rule! {
     }
 }
 
-fn is_constant(expr: &Expr) -> bool {
-    matches!(
-        expr,
-        Expr::NumberLiteral(_)
-            | Expr::StringLiteral(_)
-            | Expr::BytesLiteral(_)
-            | Expr::BooleanLiteral(_)
-            | Expr::NoneLiteral(_)
-            | Expr::EllipsisLiteral(_)
-    )
-}
-
 fn check_statement(checker: &mut Checker<'_>, stmt: &Stmt) {
     let Stmt::With(with) = stmt else {
         return;
@@ -71,9 +59,9 @@ fn check_statement(checker: &mut Checker<'_>, stmt: &Stmt) {
         let constant = match value {
             Expr::Name(name) => {
                 let values = semantic.local_values(name.id.as_str());
-                !values.is_empty() && values.iter().all(|v| is_constant(v))
+                !values.is_empty() && values.iter().all(|v| Expr::is_literal_expr(v))
             }
-            other => is_constant(other),
+            other => Expr::is_literal_expr(other),
         };
         if constant {
             found.push(value.range());
