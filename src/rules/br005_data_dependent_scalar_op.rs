@@ -84,7 +84,11 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
             {
                 format!("`.{}()`", attribute.attr.id)
             }
-            Expr::Attribute(attribute) if semantic.receiver_may_be_tensor(&attribute.value, 0) => {
+            // A call without arguments passes no int (and skips building the spelling).
+            Expr::Attribute(attribute)
+                if !call.arguments.is_empty()
+                    && semantic.receiver_may_be_tensor(&attribute.value, 0) =>
+            {
                 let spelling = format!("Tensor.{}", attribute.attr.id);
                 return check_int_parameters(checker, call, &spelling);
             }
