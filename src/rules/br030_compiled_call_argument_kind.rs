@@ -11,8 +11,12 @@ declare_rule! {
     /// the function's call site in the same file passes to it: iterating a builtin iterator or
     /// dict view passed in (`zip(...)`, `map(...)`, `enumerate(...)`, `iter(...)`, `d.items()`,
     /// `d.values()`), calling a value that is not callable there, a disabled function, or an
-    /// `nn.Module` whose `__init__` never ran `Module.__init__`, using a constant in `with`, and
-    /// `sorted()` over a list of tensors.
+    /// `nn.Module` whose `__init__` never ran `Module.__init__`, using a constant in `with`,
+    /// `sorted()` over a list of tensors, advancing or iterating a generator passed in (a
+    /// generator expression, or a call of a generator function of the file), and entering a
+    /// context manager the caller built (a torch class listed in
+    /// `rules/data/input_context_managers.toml`, such as `torch.no_grad()`, or an instance of a
+    /// class of the file that defines `__enter__`).
     ///
     /// The call sites read are `torch.compile(fn, ...)(args)`, `opt = torch.compile(fn, ...)`
     /// at module level then `opt(args)`, and calls of an `@torch.compile` function.
@@ -26,7 +30,14 @@ declare_rule! {
     /// function is "Skip calling `torch.compiler.disable()`d function" (GB0098); calling a module
     /// whose `Module.__init__` never ran is "Uninitialized nn.Module" (GB0119, torch >= 2.5; an
     /// internal Dynamo error on 2.2); `sorted()` over tensors is "sort with non-constant keys"
-    /// (GB0207). Measured with `backend="eager"` on torch 2.2, 2.5, 2.8 and 2.11. Several of these
+    /// (GB0207). A generator arriving as an input cannot be advanced ("call_method on generator",
+    /// GB0253; "Generator as graph argument is not supported" on 2.8, an opaque user object on 2.2
+    /// and 2.5), though one built inside the compiled function is traced. A context manager built
+    /// outside is an input Dynamo does not enter ("Unsupported context manager", GB0142): which
+    /// torch classes it refuses is generated per torch version by
+    /// `scripts/torch_data/gen_input_context_managers.py` (each class built, passed in and entered
+    /// under `fullgraph=True`); `torch.autocast` is accepted and not listed. Measured with
+    /// `backend="eager"` on torch 2.2, 2.5, 2.8 and 2.11. Several of these
     /// fail in eager too (a `zip` object or a constant called, `with 3:`): the call site is a bug.
     /// `d.keys()` is left out: torch 2.8 and 2.11 trace it as an input.
     ///
@@ -42,7 +53,8 @@ declare_rule! {
     /// Pass a list or tuple (`list(zip(...))`, `list(d.items())`) instead of an iterator; pass a
     /// real context manager; call `super().__init__()` in the module's `__init__`; sort by a
     /// Python key (or with `torch.sort` on a stacked tensor); call a disabled function outside the
-    /// compiled one.
+    /// compiled one; pass a list instead of a generator; build a context manager inside the
+    /// compiled function (`with torch.no_grad():`).
     ///
     /// ## Torch versions
     /// Measured on torch 2.2, 2.5, 2.8 and 2.11 (tests/python/test_call_site_kind_proofs.py).
@@ -53,7 +65,7 @@ declare_rule! {
         scope: CompiledRegion,
         torch_versions: ">=2.2",
         fix_available: false,
-        summary: "parameter used in a way Dynamo cannot trace for the value its compiled call site passes (an iterator, a constant, a disabled function, an uninitialized module)",
+        summary: "parameter used in a way Dynamo cannot trace for the value its compiled call site passes (an iterator, a generator, a constant, a context manager built outside, a disabled function, an uninitialized module)",
         hooks: { statement: check_statement, call: check_call },
     }
 }
@@ -101,6 +113,20 @@ const WITH_CONSTANT: Use = Use {
     fix: "pass a context manager",
 };
 
+const ITERATED_GENERATOR: Use = Use {
+    kinds: ArgKinds::GENERATOR,
+    what: "a generator object, and Dynamo cannot advance a generator that arrives as an input",
+    gb_type: "call_method on generator",
+    fix: "pass a list (`list(gen)`), or build the generator inside the compiled function",
+};
+
+const WITH_INPUT_CONTEXT_MANAGER: Use = Use {
+    kinds: ArgKinds::CONTEXT_MANAGER,
+    what: "a context manager built outside the compiled function, which Dynamo does not enter when it arrives as an input",
+    gb_type: "Unsupported context manager",
+    fix: "build it inside the compiled function (`with torch.no_grad():`)",
+};
+
 const SORTED_TENSORS: Use = Use {
     kinds: ArgKinds::TENSOR_LIST,
     what: "a list of tensors, and `sorted()` compares tensors (data-dependent)",
@@ -135,15 +161,16 @@ fn check_statement(checker: &mut Checker<'_>, stmt: &Stmt) {
         return;
     }
     match stmt {
-        Stmt::For(stmt_for) => report(checker, &stmt_for.iter, stmt_for.iter.range(), &ITERATED),
+        Stmt::For(stmt_for) => {
+            for use_ in [&ITERATED, &ITERATED_GENERATOR] {
+                report(checker, &stmt_for.iter, stmt_for.iter.range(), use_);
+            }
+        }
         Stmt::With(with) => {
             for item in &with.items {
-                report(
-                    checker,
-                    &item.context_expr,
-                    item.context_expr.range(),
-                    &WITH_CONSTANT,
-                );
+                for use_ in [&WITH_CONSTANT, &WITH_INPUT_CONTEXT_MANAGER] {
+                    report(checker, &item.context_expr, item.context_expr.range(), use_);
+                }
             }
         }
         Stmt::Return(ast::StmtReturn {
@@ -170,7 +197,9 @@ fn comprehensions(checker: &mut Checker<'_>, value: &Expr) {
             _ => continue,
         };
         if let Some(first) = generators.first() {
-            report(checker, &first.iter, first.iter.range(), &ITERATED);
+            for use_ in [&ITERATED, &ITERATED_GENERATOR] {
+                report(checker, &first.iter, first.iter.range(), use_);
+            }
         }
     }
 }
@@ -189,19 +218,38 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, _callee: Option<&
         }
         return;
     }
-    let [arg] = call.arguments.args.as_ref() else {
+    // `gen.send(v)`: advancing a generator input.
+    if let Expr::Attribute(attribute) = &*call.func
+        && attribute.attr.id.as_str() == "send"
+    {
+        report(checker, &attribute.value, call.range(), &ITERATED_GENERATOR);
         return;
-    };
+    }
     let semantic = checker.semantic();
+    // `next(gen, default)`: the default does not change what is advanced.
+    let first = match call.arguments.args.as_ref() {
+        [arg] => arg,
+        [arg, _] if semantic.is_builtin(&call.func, "next") => {
+            report(checker, arg, call.range(), &ITERATED_GENERATOR);
+            return;
+        }
+        _ => return,
+    };
     let consumes = ["iter", "next", "list", "tuple", "sorted"]
         .iter()
         .any(|builtin| semantic.is_builtin(&call.func, builtin));
+    // `sum(gen)` consumes a generator input too (measured); for builtin iterators it is not
+    // claimed.
     if !consumes {
+        if semantic.is_builtin(&call.func, "sum") {
+            report(checker, first, call.range(), &ITERATED_GENERATOR);
+        }
         return;
     }
     let sorted = semantic.is_builtin(&call.func, "sorted");
-    report(checker, arg, call.range(), &ITERATED);
+    report(checker, first, call.range(), &ITERATED);
+    report(checker, first, call.range(), &ITERATED_GENERATOR);
     if sorted && call.arguments.keywords.is_empty() {
-        report(checker, arg, call.range(), &SORTED_TENSORS);
+        report(checker, first, call.range(), &SORTED_TENSORS);
     }
 }

@@ -19,6 +19,7 @@ const SKIPPED_TORCH_INTERNALS: &str = rules_table!("skipped_torch_internals");
 const UNWRAPPED_MODULES: &str = rules_table!("unwrapped_modules");
 const TENSOR_METHOD_BREAKS: &str = rules_table!("tensor_method_breaks");
 const BUILTIN_BREAKS: &str = rules_table!("builtin_breaks");
+const INPUT_CONTEXT_MANAGERS: &str = rules_table!("input_context_managers");
 const INT_PARAMETERS: &str = rules_table!("int_parameters");
 const GRAPH_BREAKS: &str = rules_table!("graph_breaks");
 const TENSOR_MEMBERS: &str = rules_table!("tensor_members");
@@ -178,7 +179,7 @@ impl Returns {
 }
 
 /// `skipped_functions.toml` / `unwrapped_modules.toml` / `tensor_method_breaks.toml` /
-/// `builtin_breaks.toml`: the graph
+/// `builtin_breaks.toml` / `input_context_managers.toml`: the graph
 /// break Dynamo raises.
 #[derive(Clone, Debug, serde::Deserialize)]
 pub struct Refusal {
@@ -280,6 +281,9 @@ pub struct Generated {
     /// Python builtins Dynamo has no handler for (`eval`, `exec`, `globals`): measured breaking
     /// with every sample argument set.
     pub builtin_breaks: Versioned<Refusal>,
+    /// Torch context-manager classes Dynamo refuses to enter when the instance is a frame input
+    /// (`torch.no_grad()` built by the caller): measured passing each in.
+    pub input_context_managers: Versioned<Refusal>,
     /// Where torch's public ops take Python ints (`torch.zeros(size)`, `Tensor.topk(k)`).
     pub int_parameters: Versioned<IntParameters>,
     /// Tensor methods whose annotation on the newest torch is a host value (`is_contiguous`).
@@ -364,6 +368,10 @@ impl Generated {
             unwrapped_modules: Versioned::parse(UNWRAPPED_MODULES, "unwrapped_modules"),
             tensor_method_breaks: Versioned::parse(TENSOR_METHOD_BREAKS, "tensor_method_breaks"),
             builtin_breaks: Versioned::parse(BUILTIN_BREAKS, "builtin_breaks"),
+            input_context_managers: Versioned::parse(
+                INPUT_CONTEXT_MANAGERS,
+                "input_context_managers",
+            ),
             int_parameters: Versioned::parse(INT_PARAMETERS, "int_parameters"),
             tensor_members: Versioned::<Empty>::parse(TENSOR_MEMBERS, "tensor_members")
                 .entries

@@ -39,6 +39,7 @@ mod guards;
 mod markers;
 mod memo;
 mod options;
+mod param_bindings;
 mod settings;
 mod typeflow;
 mod value_join;
@@ -226,6 +227,9 @@ pub struct SemanticModel<'a> {
     self_dunder_indexed: FxMap<FuncIdx, u32>,
     /// What compiled functions' call sites in the file pass (`model/call_site_kinds.rs`).
     call_site_kinds: call_site_kinds::CallSiteKinds<'a>,
+    /// What compiled call sites pass to parameters, and the uses they bind
+    /// (`model/param_bindings.rs`).
+    param_bindings: param_bindings::ParamBindings,
     /// While asking whether an expression would be a tensor if the function's parameters were
     /// (`model/tensor_args.rs`): the parameters the answer used.
     param_hypothesis: std::cell::RefCell<Option<Vec<String>>>,
@@ -319,6 +323,7 @@ impl<'a> SemanticModel<'a> {
             self_dunder_index: FxMap::default(),
             self_dunder_indexed: FxMap::default(),
             call_site_kinds: call_site_kinds::CallSiteKinds::default(),
+            param_bindings: param_bindings::ParamBindings::default(),
             param_hypothesis: std::cell::RefCell::new(None),
             summary,
         }
@@ -341,7 +346,8 @@ impl<'a> SemanticModel<'a> {
     }
 
     /// The file's summary, with module-level imports and predicate aliases filled in.
-    pub(crate) fn finish(self) -> FileSummary {
+    pub(crate) fn finish(mut self) -> FileSummary {
+        self.bind_param_uses();
         let dispatch: HashMap<String, Vec<Sym>> = self
             .module_dicts
             .iter()

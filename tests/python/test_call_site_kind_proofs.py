@@ -31,6 +31,12 @@ OLDER_REASONS = {
     "uninitialized_module": ("Uninitialized nn.Module", "uninitialized nn.Module", "_backward_hooks"),
     "disabled_called": ("torch.compiler.disable", "torch._dynamo.disable()"),
     "tensors_sorted": ("sort with non-constant keys", "sorted"),
+    # 2.8: "Generator as graph argument is not supported"; 2.5 / 2.2: the generator is an opaque
+    # user object (`__next__` / `__iter__` / `next` of UserDefinedObjectVariable(generator)).
+    "generator_advanced": ("Generator as graph argument", "UserDefinedObjectVariable(generator)"),
+    "generator_iterated": ("Generator as graph argument", "UserDefinedObjectVariable(generator)"),
+    "no_grad_entered": ("Unsupported context manager", "BEFORE_WITH"),
+    "own_context_entered": ("Unsupported context manager", "BEFORE_WITH"),
 }
 
 

@@ -355,3 +355,44 @@ def test_dynamo_traces_the_override_an_environment_base_calls():
         for name in [m for m in sys.modules if m == "basedist" or m.startswith("basedist.")]:
             del sys.modules[name]
     assert seen == {("model.py", 10)}, sorted(seen)
+
+
+COMPILED_CALL_SITE = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "compiled_call_site_params"
+
+
+def _compiled_break_sites(fixture: Path, module_name: str, case: str) -> set[tuple[str, int]]:
+    """Where Dynamo breaks when `torch.compile` runs the case, from its graph-break log ("Graph
+    break in user code at FILE:LINE"). `torch._dynamo.explain` stops at the first break of a
+    nested call here, so the compiled function itself is run."""
+    import io
+    import logging
+    import re
+
+    model = _fixture_module(fixture, module_name)
+    fn, args = getattr(model, case)()
+    buffer = io.StringIO()
+    handler = logging.StreamHandler(buffer)
+    dynamo_log = logging.getLogger("torch._dynamo")
+    torch._logging.set_logs(graph_breaks=True)
+    dynamo_log.addHandler(handler)
+    try:
+        torch._dynamo.reset()
+        torch.compile(fn, backend="eager")(*args)
+    finally:
+        dynamo_log.removeHandler(handler)
+        torch._logging.set_logs()
+    return {
+        (Path(path).name, int(line))
+        for path, line in re.findall(r"Graph break in user code at (\S+):(\d+)", buffer.getvalue())
+        if fixture in Path(path).parents
+    }
+
+
+def test_dynamo_traces_what_a_compiled_call_site_passes_to_a_parameter():
+    """corpus/reach/compiled_call_site_params: `step` is compiled and given a `Recorder` and the
+    function `scale`; Dynamo breaks inside `Recorder.__setattr__` (run by `rec.last = y`),
+    `Recorder.summary` and `scale` — the lines tests/compiled_call_site_params.rs expects scan to
+    report — and never in `unused`, which no call site passes."""
+    breaks = _compiled_break_sites(COMPILED_CALL_SITE, "pkg.steps", "case_step")
+    assert {("parts.py", 8), ("parts.py", 12), ("parts.py", 17)} <= breaks, breaks
+    assert ("parts.py", 21) not in breaks

@@ -3,7 +3,8 @@ in the file decides.
 
 Why: measured on torch 2.2, 2.5, 2.8 and 2.11 (backend="eager"): lists, tuples and tensors passed
 in are traced; a module that ran `super().__init__()` is called inline; `sorted()` over Python
-numbers is constant-folded.
+numbers is constant-folded. A generator built inside the compiled function is traced, and so is
+`torch.autocast` passed in (measured: Dynamo accepts it as an input, torch 2.11).
 """
 
 import contextlib
@@ -56,6 +57,21 @@ def never_called(x, pairs):
     return [a * b for a, b in pairs], x
 
 
+def countdown():
+    yield 3
+    yield 2
+
+
+def take_first_own(x):
+    numbers = countdown()
+    return x + next(numbers)
+
+
+def with_autocast(x, ctx):
+    with ctx:
+        return x * 2
+
+
 def cases():
     """name -> (callable, args)."""
     x = torch.randn(3)
@@ -68,6 +84,8 @@ def cases():
         "initialized_module": (apply_module, (x, Scaler())),
         "plain_called": (apply_callable.__wrapped__, (plain, x)),
         "numbers_sorted": (ordered, ([3, 1, 2],)),
+        "generator_built_inside": (take_first_own, (x,)),
+        "autocast_entered": (with_autocast, (x, torch.autocast("cpu"))),
     }
 
 
@@ -84,3 +102,5 @@ if __name__ == "__main__":
     apply_callable(plain, x)
     torch.compile(ordered, backend="eager")([3, 1, 2])
     torch.compile(never_called, backend="eager")
+    torch.compile(take_first_own, backend="eager")(x)
+    torch.compile(with_autocast, backend="eager")(x, torch.autocast("cpu"))

@@ -4,7 +4,9 @@ value the call site in this file passes.
 Why: measured on torch 2.2, 2.5, 2.8 and 2.11 (backend="eager"): a builtin iterator or dict view
 arriving as an input cannot be iterated (2.11: GB0156), a constant is not a context manager
 (GB0142), a disabled function is skipped (GB0098), a module whose `Module.__init__` never ran
-cannot be called (GB0119), `sorted()` compares tensors (GB0207).
+cannot be called (GB0119), `sorted()` compares tensors (GB0207). A generator passed in cannot be
+advanced (GB0253), and a context manager built by the caller (`torch.no_grad()`, a class of the
+file with `__enter__`) cannot be entered (GB0142); torch 2.11 (older torches: the proofs' notes).
 """
 
 import torch
@@ -50,6 +52,39 @@ def ordered(values):
     return sorted(values)  # expect: BR030
 
 
+def countdown():
+    yield 3
+    yield 2
+
+
+def take_first(x, numbers):
+    return x + next(numbers)  # expect: BR030
+
+
+def accumulate(x, numbers):
+    for n in numbers:  # expect: BR030
+        x = x + n
+    return x
+
+
+def without_grad(x, ctx):
+    with ctx:  # expect: BR030
+        return x * 2
+
+
+class Bracket:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def bracketed(x, scope):
+    with scope:  # expect: BR030
+        return x - 1
+
+
 def cases():
     """name -> (callable, args, what Dynamo reports on torch 2.11)."""
     x = torch.randn(3)
@@ -62,6 +97,10 @@ def cases():
         "uninitialized_module": (apply_module, (x, Scaler()), "Uninitialized nn.Module"),
         "disabled_called": (apply_callable.__wrapped__, (eager_only, x), "torch.compiler.disable"),
         "tensors_sorted": (ordered, ([torch.tensor(3.0), torch.tensor(1.0)],), "sort with non-constant keys"),
+        "generator_advanced": (take_first, (x, countdown()), "call_method on generator"),
+        "generator_iterated": (accumulate, (x, (n for n in range(3))), "call_method on generator"),
+        "no_grad_entered": (without_grad, (x, torch.no_grad()), "Unsupported context manager"),
+        "own_context_entered": (bracketed, (x, Bracket()), "Unsupported context manager"),
     }
 
 
@@ -78,3 +117,9 @@ if __name__ == "__main__":
     torch.compile(apply_module, backend="eager")(x, Scaler())
     apply_callable(eager_only, x)
     torch.compile(ordered, backend="eager")(scalars)
+    torch.compile(take_first, backend="eager")(x, countdown())
+    torch.compile(accumulate, backend="eager")(x, (n for n in range(3)))
+    no_grad = torch.no_grad()
+    compiled_without_grad = torch.compile(without_grad, backend="eager")
+    compiled_without_grad(x, no_grad)
+    torch.compile(bracketed, backend="eager")(x, Bracket())

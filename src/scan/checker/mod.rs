@@ -565,6 +565,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     self.semantic
                         .note_slot_assignment(target, &assign.value, false);
                     self.semantic.note_self_callable(target, &assign.value);
+                    self.semantic.note_compiled_alias(target, &assign.value);
                 }
                 visitor::walk_stmt(self, stmt);
                 self.semantic.bind_assignment(&targets, &assign.value);

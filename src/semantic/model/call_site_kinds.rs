@@ -31,6 +31,11 @@ impl ArgKinds {
     pub const UNINITIALIZED_MODULE: ArgKinds = ArgKinds(8);
     /// A list literal of tensors (directly or through a module-level name bound to one).
     pub const TENSOR_LIST: ArgKinds = ArgKinds(16);
+    /// A generator object: `(e for x in xs)`, or a call of a generator function of this file.
+    pub const GENERATOR: ArgKinds = ArgKinds(32);
+    /// A context manager the caller built: a torch class `input_context_managers.toml` lists
+    /// (`torch.no_grad()`), or an instance of a class of this file that defines `__enter__`.
+    pub const CONTEXT_MANAGER: ArgKinds = ArgKinds(64);
 
     pub fn intersects(self, other: ArgKinds) -> bool {
         self.0 & other.0 != 0
@@ -69,6 +74,11 @@ pub(crate) struct CallSiteKinds<'a> {
     module_body: &'a [Stmt],
     /// Module-level `name = torch.compile(fn, ...)`: name → the compiled function's name.
     compiled_aliases: FxMap<String, String>,
+    /// The same binding inside a function (`opt_fn = torch.compile(fn)` in the function that
+    /// defines `fn`): (function, name) → the compiled function's name.
+    local_aliases: FxMap<(FuncIdx, String), String>,
+    /// Functions of this file whose body yields (calling one builds a generator).
+    generator_functions: rustc_hash::FxHashSet<FuncIdx>,
     /// (compiled function, parameter) → the kinds its call sites pass.
     kinds: FxMap<(FuncIdx, String), ArgKinds>,
 }
@@ -77,6 +87,7 @@ impl<'a> SemanticModel<'a> {
     /// Before the walk: the module body, and its `name = torch.compile(fn, ...)` bindings.
     pub(crate) fn note_module_body(&mut self, body: &'a [Stmt]) {
         self.call_site_kinds.module_body = body;
+        self.note_may_compile();
         for stmt in module_statements(body) {
             let Stmt::Assign(assign) = stmt else {
                 continue;
@@ -89,6 +100,38 @@ impl<'a> SemanticModel<'a> {
                     .compiled_aliases
                     .insert(target.id.as_str().to_owned(), compiled);
             }
+        }
+    }
+
+    /// `name = torch.compile(fn, ...)` inside a function: a local compiled alias.
+    pub(crate) fn note_compiled_alias(&mut self, target: &Expr, value: &Expr) {
+        let Expr::Name(target) = target else { return };
+        if !matches!(value, Expr::Call(_)) || !self.param_bindings_may_compile() {
+            return;
+        }
+        let Some(func) = self.current_function() else {
+            return;
+        };
+        if let Some(compiled) = self.compiled_function_name(value) {
+            self.call_site_kinds
+                .local_aliases
+                .insert((func, target.id.as_str().to_owned()), compiled);
+        }
+    }
+
+    /// At a `def`: remember whether the function is a generator (its own body yields; a nested
+    /// function's `yield` is its own).
+    pub(crate) fn note_generator_function(&mut self, idx: FuncIdx, def: &ast::StmtFunctionDef) {
+        // The text test first: most functions never say `yield`.
+        if memchr::memmem::find(self.text(def.range()).as_bytes(), b"yield").is_none() {
+            return;
+        }
+        let mut finder = YieldFinder { found: false };
+        for stmt in &def.body {
+            ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
+        }
+        if finder.found {
+            self.call_site_kinds.generator_functions.insert(idx);
         }
     }
 
@@ -137,6 +180,21 @@ impl<'a> SemanticModel<'a> {
             (Expr::Call(_), _) => self
                 .compiled_function_name(&call.func)
                 .and_then(|name| self.local_function(&name)),
+            (Expr::Name(name), None)
+                if !self.call_site_kinds.local_aliases.is_empty()
+                    && self.current_function().is_some_and(|func| {
+                        self.call_site_kinds
+                            .local_aliases
+                            .contains_key(&(func, name.id.as_str().to_owned()))
+                    }) =>
+            {
+                let func = self.current_function().unwrap_or_default();
+                self.call_site_kinds
+                    .local_aliases
+                    .get(&(func, name.id.as_str().to_owned()))
+                    .cloned()
+                    .and_then(|target| self.local_function(&target))
+            }
             (Expr::Name(name), None) if !self.call_site_kinds.compiled_aliases.is_empty() => {
                 let id = name.id.as_str();
                 let shadowed = self
@@ -157,7 +215,7 @@ impl<'a> SemanticModel<'a> {
         let Some(func) = compiled else { return };
         self.note_compiled_tensor_args(func, call);
         let params = self.summary.functions[func as usize].index_params.clone();
-        let mut found = Vec::new();
+        let mut passed: Vec<(String, &Expr)> = Vec::new();
         for (position, arg) in call.arguments.args.iter().enumerate() {
             if matches!(arg, Expr::Starred(_)) {
                 break;
@@ -165,17 +223,19 @@ impl<'a> SemanticModel<'a> {
             let Some((param, _)) = params.iter().find(|(_, p)| *p == Some(position as u32)) else {
                 continue;
             };
-            found.push((param.clone(), self.argument_kind(arg)));
+            passed.push((param.clone(), arg));
         }
         for keyword in &call.arguments.keywords {
             if let Some(arg) = &keyword.arg
                 && params.iter().any(|(name, _)| name == arg.id.as_str())
             {
-                found.push((
-                    arg.id.as_str().to_owned(),
-                    self.argument_kind(&keyword.value),
-                ));
+                passed.push((arg.id.as_str().to_owned(), &keyword.value));
             }
+        }
+        let mut found = Vec::with_capacity(passed.len());
+        for (param, arg) in passed {
+            self.bind_compiled_param(func, &param, arg);
+            found.push((param, self.argument_kind(arg)));
         }
         for (param, kind) in found {
             if kind != ArgKinds::default() {
@@ -218,9 +278,25 @@ impl<'a> SemanticModel<'a> {
                     Some(Sym::Local(qual)) if self.is_uninitialized_module_class(&qual) => {
                         ArgKinds::UNINITIALIZED_MODULE
                     }
+                    Some(Sym::Local(qual)) if self.is_generator_function(&qual) => {
+                        ArgKinds::GENERATOR
+                    }
+                    Some(Sym::Local(qual)) if self.is_context_manager_class(&qual) => {
+                        ArgKinds::CONTEXT_MANAGER
+                    }
+                    Some(Sym::Dotted(qualified))
+                        if TORCH
+                            .generated
+                            .input_context_managers
+                            .on_every_from(&qualified, self.torch_floor())
+                            .is_some() =>
+                    {
+                        ArgKinds::CONTEXT_MANAGER
+                    }
                     _ => ArgKinds::default(),
                 }
             }
+            Expr::Generator(_) => ArgKinds::GENERATOR,
             Expr::List(list) if self.all_tensors(&list.elts) => ArgKinds::TENSOR_LIST,
             Expr::Name(name) => match self.resolve(arg) {
                 Some(Sym::Local(qual)) => {
@@ -240,6 +316,14 @@ impl<'a> SemanticModel<'a> {
                 {
                     ArgKinds::TENSOR_LIST
                 }
+                // `ctx = torch.no_grad()` / `gen = make()` in the calling scope, then `opt(ctx)`.
+                None => match self.scope_value(name.id.as_str()) {
+                    Some(value @ (Expr::Call(_) | Expr::Generator(_))) => ArgKinds(
+                        self.argument_kind(value).0
+                            & (ArgKinds::GENERATOR.0 | ArgKinds::CONTEXT_MANAGER.0),
+                    ),
+                    _ => ArgKinds::default(),
+                },
                 _ => ArgKinds::default(),
             },
             _ => ArgKinds::default(),
@@ -251,6 +335,42 @@ impl<'a> SemanticModel<'a> {
             && elements
                 .iter()
                 .all(|e| self.tensor_kind(e) == TensorKind::Tensor)
+    }
+
+    /// What `name` was last assigned in the current function, or, at module level, the one value
+    /// the module binds it to.
+    fn scope_value(&self, name: &str) -> Option<&'a Expr> {
+        if self.current_function().is_some() {
+            return self.local_value(name);
+        }
+        let mut bound =
+            module_statements(self.call_site_kinds.module_body).filter_map(|stmt| match stmt {
+                Stmt::Assign(assign) => match assign.targets.as_slice() {
+                    [Expr::Name(target)] if target.id.as_str() == name => Some(&*assign.value),
+                    _ => None,
+                },
+                _ => None,
+            });
+        match (bound.next(), bound.next()) {
+            (Some(value), None) => Some(value),
+            _ => None,
+        }
+    }
+
+    /// A function of this file whose body yields.
+    fn is_generator_function(&self, qual: &str) -> bool {
+        self.summary
+            .function_by_name
+            .get(qual)
+            .is_some_and(|idx| self.call_site_kinds.generator_functions.contains(idx))
+    }
+
+    /// A class of this file whose body defines `__enter__` (directly: an inherited one is not
+    /// looked up here).
+    fn is_context_manager_class(&self, qual: &str) -> bool {
+        self.summary
+            .function_by_name
+            .contains_key(&format!("{qual}.__enter__"))
     }
 
     /// The module binds `name` once, to a list literal of tensors.
@@ -329,5 +449,29 @@ impl<'a> SemanticModel<'a> {
         let id = name.id.as_str();
         (frame.param_names.iter().any(|p| p == id) && !frame.values.contains_key(id))
             .then_some((idx, id))
+    }
+}
+
+/// Finds a `yield` / `yield from` of the body it walks, not of nested functions, classes or
+/// lambdas (each is its own code object).
+struct YieldFinder {
+    found: bool,
+}
+
+impl<'b> ruff_python_ast::visitor::Visitor<'b> for YieldFinder {
+    fn visit_stmt(&mut self, stmt: &'b Stmt) {
+        if self.found || matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+            return;
+        }
+        ruff_python_ast::visitor::walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'b Expr) {
+        match expr {
+            Expr::Yield(_) | Expr::YieldFrom(_) => self.found = true,
+            Expr::Lambda(_) => {}
+            _ if !self.found => ruff_python_ast::visitor::walk_expr(self, expr),
+            _ => {}
+        }
     }
 }

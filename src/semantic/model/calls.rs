@@ -136,7 +136,10 @@ impl<'a> SemanticModel<'a> {
             }
             None => match self.instance_call(call) {
                 Some(edge) => edge,
-                None => return,
+                None => {
+                    self.note_param_call(call);
+                    return;
+                }
             },
             Some(Sym::Dotted(_)) => return,
             Some(sym) => sym.clone(),

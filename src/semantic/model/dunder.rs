@@ -52,6 +52,7 @@ impl<'a> SemanticModel<'a> {
             return;
         }
         let Some(class) = self.instance_class(receiver) else {
+            self.note_param_dunders(receiver, dunders, row_at);
             return;
         };
         let row = self.row(row_at.into());

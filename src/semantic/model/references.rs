@@ -160,7 +160,7 @@ impl<'a> SemanticModel<'a> {
     /// The project functions an expression may evaluate to: a name bound to a definition or an
     /// import, `self.m`, either side of a conditional expression or of `or` / `and`, and a
     /// parameter with a function default.
-    fn callables_of(&self, value: &Expr) -> Vec<Sym> {
+    pub(super) fn callables_of(&self, value: &Expr) -> Vec<Sym> {
         match value {
             Expr::If(ternary) => {
                 let mut out = self.callables_of(&ternary.body);
