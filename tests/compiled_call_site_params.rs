@@ -64,3 +64,50 @@ fn an_ordinary_call_site_binds_nothing() {
     let text = stdout(&out);
     assert!(!text.contains("m.py:6:"), "{text}");
 }
+
+fn enclosing_fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/reach/enclosing_instances")
+}
+
+#[test]
+fn an_instance_read_from_the_module_or_a_closure_is_reached() {
+    // corpus/reach/enclosing_instances: `store = Store()` at module level, `local = Store()` in
+    // the enclosing function; `x.attr = v` runs `Store.__setattr__`, `store.lookup(x)` the method.
+    for (root, reached) in [
+        (
+            "pkg.state.forward_step",
+            &["pkg.state.Store.__setattr__", "pkg.state.Store.lookup"][..],
+        ),
+        (
+            "pkg.state.make_step.step",
+            &["pkg.state.Store.__setattr__"][..],
+        ),
+    ] {
+        let out = graphbreak(
+            &enclosing_fixture(),
+            &["scan", ".", "--roots", root, "--show-reached"],
+        );
+        let text = stdout(&out);
+        assert_eq!(out.status.code(), Some(0), "{text}");
+        for function in reached {
+            assert!(
+                text.contains(&format!(" {function} (via {root})")),
+                "{function} not reached from {root}:\n{text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_local_of_the_same_name_hides_the_module_instance() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write(
+        dir.path(),
+        "m.py",
+        "import torch\n\n\nclass Store:\n    def lookup(self, x):\n        print(\"lookup\")\n        return x\n\n\nstore = Store()\n\n\ndef step(x, store):\n    return store.lookup(x)\n",
+    );
+    let out = graphbreak(dir.path(), &["scan", ".", "--roots", "m.step"]);
+    let text = stdout(&out);
+    // `store` is step's parameter: nothing says it is the module's instance.
+    assert!(!text.contains("m.py:6:"), "{text}");
+}

@@ -396,3 +396,20 @@ def test_dynamo_traces_what_a_compiled_call_site_passes_to_a_parameter():
     breaks = _compiled_break_sites(COMPILED_CALL_SITE, "pkg.steps", "case_step")
     assert {("parts.py", 8), ("parts.py", 12), ("parts.py", 17)} <= breaks, breaks
     assert ("parts.py", 21) not in breaks
+
+
+ENCLOSING = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "enclosing_instances"
+
+
+@pytest.mark.parametrize(
+    "case, expected",
+    [
+        ("case_module_instance", {("state.py", 9), ("state.py", 13)}),
+        ("case_closure_instance", {("state.py", 9)}),
+    ],
+)
+def test_dynamo_runs_the_methods_of_an_instance_read_from_an_enclosing_scope(case, expected):
+    """corpus/reach/enclosing_instances: a module-level instance and a closure variable; Dynamo
+    breaks in `Store.__setattr__` (`obj.last = x`) and `Store.lookup`, the lines
+    tests/compiled_call_site_params.rs expects scan to reach."""
+    assert expected <= _compiled_break_sites(ENCLOSING, "pkg.state", case)

@@ -77,6 +77,9 @@ pub(crate) struct CallSiteKinds<'a> {
     /// The same binding inside a function (`opt_fn = torch.compile(fn)` in the function that
     /// defines `fn`): (function, name) → the compiled function's name.
     local_aliases: FxMap<(FuncIdx, String), String>,
+    /// Module-level names bound exactly once, by `name = <call>` (a module-level instance
+    /// `registry = Registry()`); `None` for a name the module binds more than once.
+    module_calls: FxMap<&'a str, Option<&'a Expr>>,
     /// Functions of this file whose body yields (calling one builds a generator).
     generator_functions: rustc_hash::FxHashSet<FuncIdx>,
     /// (compiled function, parameter) → the kinds its call sites pass.
@@ -88,6 +91,24 @@ impl<'a> SemanticModel<'a> {
     pub(crate) fn note_module_body(&mut self, body: &'a [Stmt]) {
         self.call_site_kinds.module_body = body;
         self.note_may_compile();
+        for stmt in module_statements(body) {
+            let (targets, value): (&[Expr], Option<&'a Expr>) = match stmt {
+                Stmt::Assign(assign) => (assign.targets.as_slice(), Some(&*assign.value)),
+                Stmt::AnnAssign(assign) => (
+                    std::slice::from_ref(&*assign.target),
+                    assign.value.as_deref(),
+                ),
+                _ => continue,
+            };
+            for target in targets {
+                let Expr::Name(target) = target else { continue };
+                self.call_site_kinds
+                    .module_calls
+                    .entry(target.id.as_str())
+                    .and_modify(|seen| *seen = None)
+                    .or_insert(value.filter(|v| matches!(v, Expr::Call(_))));
+            }
+        }
         for stmt in module_statements(body) {
             let Stmt::Assign(assign) = stmt else {
                 continue;
@@ -355,6 +376,15 @@ impl<'a> SemanticModel<'a> {
             (Some(value), None) => Some(value),
             _ => None,
         }
+    }
+
+    /// The one call the module binds `name` to (`registry = Registry()`), if it binds it once.
+    pub(super) fn module_constructor_value(&self, name: &str) -> Option<&'a Expr> {
+        self.call_site_kinds
+            .module_calls
+            .get(name)
+            .copied()
+            .flatten()
     }
 
     /// A function of this file whose body yields.

@@ -479,7 +479,8 @@ impl<'a> SemanticModel<'a> {
     }
 
     /// The project class an expression is an instance of: a constructor call `Cls(...)`, a
-    /// local built by one, or a parameter annotated with a project class.
+    /// local built by one, a parameter annotated with a project class, or a name the function
+    /// reads from an enclosing function or the module that is bound there to `Cls(...)`.
     pub(super) fn instance_class(&self, expr: &Expr) -> Option<Sym> {
         let constructor_class = |expr: &Expr| -> Option<Sym> {
             let Expr::Call(constructor) = expr else {
@@ -504,10 +505,42 @@ impl<'a> SemanticModel<'a> {
                             .filter(|frame| !frame.values.contains_key(name))
                             .and_then(|frame| frame.param_classes.get(name).cloned())
                     })
+                    .or_else(|| self.outer_value(name).and_then(constructor_class))
             }
             constructor @ Expr::Call(_) => constructor_class(constructor),
             _ => None,
         }
+    }
+
+    /// The value a function reads under `name` from an enclosing scope (Python's closure and
+    /// global lookup): the nearest enclosing function that has assigned it so far, else the one
+    /// `Cls(...)` the module binds it to (`model/call_site_kinds.rs`). `None` when the function
+    /// itself binds the name (a local, a parameter, a definition or import) or a scope between
+    /// binds it otherwise.
+    pub(super) fn outer_value(&self, name: &str) -> Option<&'a Expr> {
+        let mut functions = self
+            .frames
+            .iter()
+            .rev()
+            .filter(|frame| matches!(frame.kind, FrameKind::Function { .. }));
+        let binds = |frame: &Frame<'a>| {
+            frame.bindings.contains_key(name)
+                || frame.values.contains_key(name)
+                || frame.param_names.iter().any(|p| p == name)
+        };
+        let current = functions.next()?;
+        if binds(current) {
+            return None;
+        }
+        for frame in functions {
+            if let Some(value) = frame.values.get(name) {
+                return Some(value);
+            }
+            if binds(frame) {
+                return None;
+            }
+        }
+        self.module_constructor_value(name)
     }
 
     /// What a compile target names: a function or class directly, `self.attr` (typed when
