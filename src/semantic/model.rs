@@ -229,7 +229,7 @@ pub struct SemanticModel<'a> {
     call_site_kinds: call_site_kinds::CallSiteKinds<'a>,
     /// What compiled call sites pass to parameters, and the uses they bind
     /// (`model/param_bindings.rs`).
-    param_bindings: param_bindings::ParamBindings,
+    param_bindings: param_bindings::ParamBindings<'a>,
     /// While asking whether an expression would be a tensor if the function's parameters were
     /// (`model/tensor_args.rs`): the parameters the answer used.
     param_hypothesis: std::cell::RefCell<Option<Vec<String>>>,

@@ -80,8 +80,8 @@ pub(crate) struct CallSiteKinds<'a> {
     /// Module-level names bound exactly once, by `name = <call>` (a module-level instance
     /// `registry = Registry()`); `None` for a name the module binds more than once.
     module_calls: FxMap<&'a str, Option<&'a Expr>>,
-    /// Functions of this file whose body yields (calling one builds a generator).
-    generator_functions: rustc_hash::FxHashSet<FuncIdx>,
+    /// The `def` of each function of this file (read only at a compiled call site).
+    function_defs: FxMap<FuncIdx, &'a ast::StmtFunctionDef>,
     /// (compiled function, parameter) → the kinds its call sites pass.
     kinds: FxMap<(FuncIdx, String), ArgKinds>,
 }
@@ -90,7 +90,6 @@ impl<'a> SemanticModel<'a> {
     /// Before the walk: the module body, and its `name = torch.compile(fn, ...)` bindings.
     pub(crate) fn note_module_body(&mut self, body: &'a [Stmt]) {
         self.call_site_kinds.module_body = body;
-        self.note_may_compile();
         for stmt in module_statements(body) {
             let (targets, value): (&[Expr], Option<&'a Expr>) = match stmt {
                 Stmt::Assign(assign) => (assign.targets.as_slice(), Some(&*assign.value)),
@@ -127,7 +126,7 @@ impl<'a> SemanticModel<'a> {
     /// `name = torch.compile(fn, ...)` inside a function: a local compiled alias.
     pub(crate) fn note_compiled_alias(&mut self, target: &Expr, value: &Expr) {
         let Expr::Name(target) = target else { return };
-        if !matches!(value, Expr::Call(_)) || !self.param_bindings_may_compile() {
+        if !matches!(value, Expr::Call(_)) {
             return;
         }
         let Some(func) = self.current_function() else {
@@ -140,20 +139,10 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
-    /// At a `def`: remember whether the function is a generator (its own body yields; a nested
-    /// function's `yield` is its own).
-    pub(crate) fn note_generator_function(&mut self, idx: FuncIdx, def: &ast::StmtFunctionDef) {
-        // The text test first: most functions never say `yield`.
-        if memchr::memmem::find(self.text(def.range()).as_bytes(), b"yield").is_none() {
-            return;
-        }
-        let mut finder = YieldFinder { found: false };
-        for stmt in &def.body {
-            ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
-        }
-        if finder.found {
-            self.call_site_kinds.generator_functions.insert(idx);
-        }
+    /// At a `def`: keep it, so that a compiled call site can ask whether calling it builds a
+    /// generator (`is_generator_function`).
+    pub(crate) fn note_function_def(&mut self, idx: FuncIdx, def: &'a ast::StmtFunctionDef) {
+        self.call_site_kinds.function_defs.insert(idx, def);
     }
 
     /// The module's statements, as [`SemanticModel::note_module_body`] saw them.
@@ -387,12 +376,21 @@ impl<'a> SemanticModel<'a> {
             .flatten()
     }
 
-    /// A function of this file whose body yields.
+    /// A function of this file whose own body yields (a nested function's `yield` is its own).
     fn is_generator_function(&self, qual: &str) -> bool {
-        self.summary
+        let Some(def) = self
+            .summary
             .function_by_name
             .get(qual)
-            .is_some_and(|idx| self.call_site_kinds.generator_functions.contains(idx))
+            .and_then(|idx| self.call_site_kinds.function_defs.get(idx))
+        else {
+            return false;
+        };
+        let mut finder = YieldFinder { found: false };
+        for stmt in &def.body {
+            ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
+        }
+        finder.found
     }
 
     /// A class of this file whose body defines `__enter__` (directly: an inherited one is not

@@ -518,6 +518,7 @@ impl<'a> SemanticModel<'a> {
     /// itself binds the name (a local, a parameter, a definition or import) or a scope between
     /// binds it otherwise.
     pub(super) fn outer_value(&self, name: &str) -> Option<&'a Expr> {
+        let module_value = self.module_constructor_value(name);
         let mut functions = self
             .frames
             .iter()
@@ -529,10 +530,15 @@ impl<'a> SemanticModel<'a> {
                 || frame.param_names.iter().any(|p| p == name)
         };
         let current = functions.next()?;
+        let mut enclosing = functions.peekable();
+        // Most names are neither a module instance nor read from an enclosing function.
+        if module_value.is_none() && enclosing.peek().is_none() {
+            return None;
+        }
         if binds(current) {
             return None;
         }
-        for frame in functions {
+        for frame in enclosing {
             if let Some(value) = frame.values.get(name) {
                 return Some(value);
             }
@@ -540,7 +546,7 @@ impl<'a> SemanticModel<'a> {
                 return None;
             }
         }
-        self.module_constructor_value(name)
+        module_value
     }
 
     /// What a compile target names: a function or class directly, `self.attr` (typed when

@@ -11,8 +11,8 @@ impl<'a> SemanticModel<'a> {
     /// parameter). A dunder the class does not define resolves to nothing when linking.
     pub(crate) fn record_implicit_dunders(
         &mut self,
-        receiver: &Expr,
-        dunders: &[&str],
+        receiver: &'a Expr,
+        dunders: &[&'a str],
         row_at: TextSize,
     ) {
         // Only a name (`self`, a local, a parameter) or a constructor call has a class here.
@@ -136,7 +136,7 @@ pub(crate) fn comparison_dunders(op: ast::CmpOp) -> &'static [&'static str] {
 impl<'a> SemanticModel<'a> {
     /// The implicit calls an expression makes on project instances: operators, `x in obj`,
     /// `len(obj)` / `iter(obj)` / `next(obj)`, and iteration in a comprehension.
-    pub(crate) fn record_expression_dunders(&mut self, expr: &Expr) {
+    pub(crate) fn record_expression_dunders(&mut self, expr: &'a Expr) {
         // Outside a function `record_implicit_dunders` records nothing; most expressions match
         // no arm, so the frame walk is left to it.
         match expr {
@@ -207,7 +207,7 @@ impl<'a> SemanticModel<'a> {
 
     /// The implicit calls a statement makes on project instances: `for x in obj`, `with obj:`,
     /// `obj += y`.
-    pub(crate) fn record_statement_dunders(&mut self, stmt: &Stmt) {
+    pub(crate) fn record_statement_dunders(&mut self, stmt: &'a Stmt) {
         match stmt {
             Stmt::For(stmt_for) => {
                 self.record_implicit_dunders(&stmt_for.iter, ITERATION, stmt_for.start());

@@ -270,7 +270,7 @@ impl<'a> SemanticModel<'a> {
                 .collect();
         }
 
-        self.note_generator_function(idx, def);
+        self.note_function_def(idx, def);
         let param_classes = self.project_param_classes(def);
         self.frames.push(Frame {
             qual,

@@ -32,75 +32,64 @@ enum BoundValue {
     Function(Sym),
 }
 
-/// A use of a parameter the function's own code does not type.
-struct ParamUse {
+/// A use of a parameter the function's own code does not type. Borrowed names and an offset:
+/// recorded for every such use in every file, turned into an edge only where a call site binds
+/// the parameter (rare), so recording allocates nothing but the guard path.
+struct ParamUse<'a> {
     func: FuncIdx,
-    param: String,
+    param: &'a str,
     /// The method called on it (`rec.summary(...)`, or a dunder such as `__setattr__`); `None`
     /// when the parameter itself is called.
-    method: Option<String>,
+    method: Option<&'a str>,
     path: Box<[PathStep]>,
-    row: u32,
+    at: TextSize,
 }
 
 #[derive(Default)]
-pub(crate) struct ParamBindings {
-    /// The file mentions `compile` or `optimize`: without one it has no compiled call site, and no
-    /// use is recorded (most files of a large tree).
-    may_compile: bool,
-    bound: FxMap<(FuncIdx, String), Vec<BoundValue>>,
-    uses: Vec<ParamUse>,
+pub(crate) struct ParamBindings<'a> {
+    /// Function → (parameter, what its compiled call sites pass).
+    bound: FxMap<FuncIdx, Vec<(String, Vec<BoundValue>)>>,
+    uses: Vec<ParamUse<'a>>,
 }
 
 impl<'a> SemanticModel<'a> {
-    /// Before the walk: whether the file can have a compiled call site at all.
-    pub(crate) fn note_may_compile(&mut self) {
-        let text = self.source.as_bytes();
-        self.param_bindings.may_compile = memchr::memmem::find(text, b"compile").is_some()
-            || memchr::memmem::find(text, b"optimize").is_some();
-    }
-
     /// `p(...)` or `p.m(...)` with `p` a parameter of the current function whose class the
     /// function does not know: recorded for the call sites to bind.
-    pub(super) fn note_param_call(&mut self, call: &ast::ExprCall) {
-        if !self.param_bindings.may_compile {
-            return;
-        }
+    pub(super) fn note_param_call(&mut self, call: &'a ast::ExprCall) {
         let (receiver, method) = match &*call.func {
-            Expr::Attribute(attribute) => (
-                &*attribute.value,
-                Some(attribute.attr.id.as_str().to_owned()),
-            ),
+            Expr::Attribute(attribute) => (&*attribute.value, Some(attribute.attr.id.as_str())),
             receiver => (receiver, None),
         };
         self.note_param_use(receiver, method, call.start());
     }
 
     /// Implicit dunder calls on a parameter (`p.a = v` runs `__setattr__`).
-    pub(super) fn note_param_dunders(&mut self, receiver: &Expr, dunders: &[&str], at: TextSize) {
-        if !self.param_bindings.may_compile {
-            return;
-        }
+    pub(super) fn note_param_dunders(
+        &mut self,
+        receiver: &'a Expr,
+        dunders: &[&'a str],
+        at: TextSize,
+    ) {
         for dunder in dunders {
-            self.note_param_use(receiver, Some((*dunder).to_owned()), at);
+            // An attribute read (`p.shape`) would run a property getter of a bound class; it is
+            // left out: every read of a tensor parameter's attribute comes here, and a bound
+            // instance's properties are rare beside its methods and dunders.
+            if dunder.starts_with("__") {
+                self.note_param_use(receiver, Some(dunder), at);
+            }
         }
     }
 
-    /// Whether the file may hold a compiled call site (`note_may_compile`).
-    pub(super) fn param_bindings_may_compile(&self) -> bool {
-        self.param_bindings.may_compile
-    }
-
-    fn note_param_use(&mut self, receiver: &Expr, method: Option<String>, at: TextSize) {
+    fn note_param_use(&mut self, receiver: &'a Expr, method: Option<&'a str>, at: TextSize) {
         let Some((func, param)) = self.unchanged_parameter(receiver) else {
             return;
         };
         let use_ = ParamUse {
             func,
-            param: param.to_owned(),
+            param,
             method,
             path: self.path.as_slice().into(),
-            row: self.row(at.into()),
+            at,
         };
         self.param_bindings.uses.push(use_);
     }
@@ -122,11 +111,14 @@ impl<'a> SemanticModel<'a> {
         if values.is_empty() {
             return;
         }
-        let slot = self
-            .param_bindings
-            .bound
-            .entry((func, param.to_owned()))
-            .or_default();
+        let params = self.param_bindings.bound.entry(func).or_default();
+        let slot = match params.iter().position(|(name, _)| name == param) {
+            Some(at) => &mut params[at].1,
+            None => {
+                params.push((param.to_owned(), Vec::new()));
+                &mut params.last_mut().expect("just pushed").1
+            }
+        };
         for value in values {
             if !slot.contains(&value) {
                 slot.push(value);
@@ -146,7 +138,9 @@ impl<'a> SemanticModel<'a> {
             let Some(values) = self
                 .param_bindings
                 .bound
-                .get(&(use_.func, use_.param.clone()))
+                .get(&use_.func)
+                .and_then(|params| params.iter().find(|(name, _)| name == use_.param))
+                .map(|(_, values)| values)
             else {
                 continue;
             };
@@ -154,7 +148,7 @@ impl<'a> SemanticModel<'a> {
                 let sym = match (value, &use_.method) {
                     (BoundValue::Instance(class), method) => Sym::Instance {
                         class: Box::new(class.clone()),
-                        method: method.clone().unwrap_or_else(|| "__call__".to_owned()),
+                        method: method.unwrap_or("__call__").to_owned(),
                     },
                     (BoundValue::Function(function), None) => function.clone(),
                     // A method of a function object (`f.__name__`, `f.cache_clear()`): not a
@@ -168,7 +162,7 @@ impl<'a> SemanticModel<'a> {
                 let edge = CallEdge {
                     sym: key.1.clone(),
                     path: use_.path.clone(),
-                    row: use_.row,
+                    row: self.row(use_.at.into()),
                     // What the parameter's call passes is not recorded: unknown arguments, so
                     // caller-context facts never read "passes nothing" from it.
                     args: self.ctx.roots_configured.then(|| {
