@@ -18,7 +18,13 @@ tests/python/test_recall_proofs.py (BR005).
 
 from __future__ import annotations
 
-from torch_data import gen_op_tags
+import os
+
+from torch_data import gen_op_tags, int_parameter_breaks
+
+# GRAPHBREAK_INT_PARAMETERS_SCHEMAS_ONLY=1 skips the Dynamo measurement (the schema facts alone,
+# in seconds instead of minutes).
+MEASURE = os.environ.get("GRAPHBREAK_INT_PARAMETERS_SCHEMAS_ONLY") != "1"
 
 TABLE = "int_parameters"
 HEADER = """# Parameters where torch's public ops take Python ints (sizes, counts, dims): `torch.zeros(size)`,
@@ -106,6 +112,7 @@ def generate() -> dict[str, dict]:
     import torch
 
     entries: dict[str, dict] = {}
+    schemas_of: dict[str, list] = {}
     for op in op_names():
         schemas = overload_schemas(op)
         if not schemas:
@@ -115,6 +122,7 @@ def generate() -> dict[str, dict]:
         except Exception:  # noqa: BLE001 - an op whose same-named attribute is no importable function
             continue
         for spelling in names:
+            schemas_of.setdefault(spelling, []).extend(schemas)
             method = spelling.startswith("Tensor.")
             found = parameters(schemas, method)
             if found is None:
@@ -140,8 +148,11 @@ def generate() -> dict[str, dict]:
                 continue
             entries[spelling] = found
     del torch
-    return {
+    table = {
         spelling: {"params": fields["names"], "positions": fields["positions"], "varargs": fields["varargs"]}
         for spelling, fields in entries.items()
         if fields["names"]
     }
+    if MEASURE:
+        int_parameter_breaks.measure_all(table, schemas_of)
+    return table

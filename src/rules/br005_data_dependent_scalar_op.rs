@@ -25,7 +25,14 @@ declare_rule! {
     /// `F.pad(x, (0, n))` with `n = lengths.max()`): the parameters come from the op schemas
     /// (`rules/data/int_parameters.toml`: int, SymInt and int-list parameters in every overload),
     /// and only a tensor whose value depends on tensor data counts — one made by torch functions
-    /// from shape ints alone (`torch.div(x.size(1), 2)`) is folded by Dynamo and traces.
+    /// from shape ints alone (`torch.div(x.size(1), 2)`) is folded by Dynamo and traces. Each
+    /// parameter is measured under Dynamo (`breaks` in the table: a call built from the schema,
+    /// compiled with a Python int, which must trace, and with `(m > 0).sum()` there): on torch
+    /// 2.11, 387 of 743 parameters (261 of 420 spellings) were measured and every one broke
+    /// with GB0033 (2.8 the same; 2.2 and 2.5 broke too); none traced. A parameter measured as
+    /// tracing on a torch in the project's range is not flagged; the 356 no call could be built
+    /// for (convolutions, accelerator-only ops) keep GB0033, which every measured one gives and
+    /// which a hand-built call proves (tests/python/test_int_parameters_table.py).
     ///
     /// ## Why is this bad?
     /// The result is a host value that depends on the data, so Dynamo cannot keep it symbolic: it
@@ -166,19 +173,27 @@ fn check_range(checker: &mut Checker<'_>, call: &ast::ExprCall) {
 
 /// A tensor given where the op's schema takes an int or an int list (`torch.zeros(n)`,
 /// `x.new_zeros(b, n)`, `x.view(n, -1)`, `x.topk(k)`, `F.pad(x, (0, n))` with `n` a tensor):
-/// torch needs a Python int there, so the tensor's value is read.
+/// torch needs a Python int there, so the tensor's value is read. What Dynamo does is measured
+/// per spelling and parameter (`breaks` in the table): the message names the measured code.
 fn check_int_parameters(checker: &mut Checker<'_>, call: &ast::ExprCall, spelling: &str) {
     let semantic = checker.semantic();
-    let Some(entry) = TORCH
+    let Some(on_versions) = TORCH
         .generated
         .int_parameters
-        .on_every_from(spelling, semantic.torch_floor())
+        .every_from(spelling, semantic.torch_floor())
     else {
         return;
     };
-    let Some(param) = tensor_int_argument(checker, call, entry) else {
+    let Some(&newest) = on_versions.last() else {
         return;
     };
+    let Some((param, gb_type)) = tensor_int_arguments(checker, call, newest)
+        .into_iter()
+        .find_map(|param| Some((param, measured_break(&on_versions, param)?)))
+    else {
+        return;
+    };
+    let label = super::graph_break_label(gb_type);
     let shown = spelling.strip_prefix("Tensor.").map_or_else(
         || format!("`{spelling}()`"),
         |method| format!("`.{method}()`"),
@@ -188,20 +203,40 @@ fn check_int_parameters(checker: &mut Checker<'_>, call: &ast::ExprCall, spellin
         Finding::new(
             call.range(),
             format!(
-                "{shown} takes a Python int for `{param}`: a tensor there is read for its value, graph break under torch.compile (GB0033 Data dependent operator), and a device sync on an accelerator; pass a shape entry or an int computed on the host"
+                "{shown} takes a Python int for `{param}`: a tensor there is read for its value, graph break under torch.compile ({label}), and a device sync on an accelerator; pass a shape entry or an int computed on the host"
             ),
         )
         .with_hazard(Hazard::GraphBreak),
     );
 }
 
-/// The int parameter a known tensor is given to (directly or as an element of a tuple or list
-/// literal), if any.
-fn tensor_int_argument<'e>(
+/// The graph-break type a data-dependent tensor in `param` gives, from the measurement on each
+/// torch in the project's range: None when some torch there compiled it whole (`none`). A
+/// parameter no call could be built for (`unmeasured`) keeps the break every measured one gives
+/// (GB0033 "Data dependent operator": the fake kernel reads the 0-d tensor's value), proved on
+/// representative calls in tests/python/test_recall_proofs.py.
+fn measured_break(on_versions: &[&IntParameters], param: &str) -> Option<&'static str> {
+    const DATA_DEPENDENT: &str = "Data dependent operator";
+    if on_versions
+        .iter()
+        .any(|entry| entry.measured(param) == "none")
+    {
+        return None;
+    }
+    let newest = on_versions.last()?.measured(param);
+    match newest {
+        "unmeasured" | "breaks" => Some(DATA_DEPENDENT),
+        code => TORCH.generated.gb_type_of(code),
+    }
+}
+
+/// The int parameters a data-dependent tensor is given to (directly or as an element of a tuple
+/// or list literal), in the table's order.
+fn tensor_int_arguments<'e>(
     checker: &Checker<'_>,
     call: &ast::ExprCall,
     entry: &'e IntParameters,
-) -> Option<&'e str> {
+) -> Vec<&'e str> {
     let semantic = checker.semantic();
     // A tensor made from ints and shapes alone (`torch.div(h.size(1), 2)`) is folded by Dynamo:
     // only a tensor whose value depends on tensor data is read at run time.
@@ -219,29 +254,31 @@ fn tensor_int_argument<'e>(
     };
     let positional = &call.arguments.args;
     if positional.iter().any(Expr::is_starred_expr) {
-        return None;
+        return Vec::new();
     }
+    let mut found = Vec::new();
     for (param, &position) in entry.params.iter().zip(&entry.positions) {
-        if let Some(keyword) = call.arguments.find_keyword(param)
-            && holds_tensor(&keyword.value)
-        {
-            return Some(param);
-        }
-        if let Ok(position) = usize::try_from(position)
-            && positional.get(position).is_some_and(holds_tensor)
-        {
-            return Some(param);
+        let by_keyword = call
+            .arguments
+            .find_keyword(param)
+            .is_some_and(|keyword| holds_tensor(&keyword.value));
+        let by_position = usize::try_from(position)
+            .is_ok_and(|position| positional.get(position).is_some_and(holds_tensor));
+        if by_keyword || by_position {
+            found.push(param.as_str());
         }
     }
-    if entry.varargs
+    if found.is_empty()
+        && entry.varargs
         && positional.len() > 1
         && positional
             .iter()
             .any(|e| semantic.is_data_dependent_tensor(e))
+        && let Some(first) = entry.params.first()
     {
-        return entry.params.first().map(String::as_str);
+        found.push(first.as_str());
     }
-    None
+    found
 }
 
 /// `math.floor(t)` with `t` known to be a tensor: the math module converts its arguments to

@@ -104,6 +104,22 @@ impl<T> Versioned<T> {
         }
         newest
     }
+
+    /// The values on every generated torch at or above `floor` (every generated one without
+    /// it), oldest first, when the entry holds on each of them.
+    pub fn every_from(&self, name: &str, floor: Option<TorchVersion>) -> Option<Vec<&T>> {
+        let ranges = self.entries.get(name)?;
+        self.versions
+            .iter()
+            .filter(|version| floor.is_none_or(|floor| **version >= floor))
+            .map(|version| {
+                ranges
+                    .iter()
+                    .find(|(range, _)| range.contains(*version))
+                    .map(|(_, value)| value)
+            })
+            .collect()
+    }
 }
 
 /// `op_tags.toml`: the aten tags of the op a public spelling dispatches to.
@@ -211,6 +227,22 @@ pub struct IntParameters {
     /// The spelling's one positional parameter is an int list: ints may be spread
     /// (`x.view(b, -1)`).
     pub varargs: bool,
+    /// Per parameter (in `params` order), what Dynamo did when a data-dependent 0-d tensor was
+    /// given there (measured by scripts/torch_data/int_parameter_breaks.py): the GB code of the
+    /// break, `breaks` (a torch without a GB registry), `none` (compiled whole) or `unmeasured`.
+    #[serde(default)]
+    pub breaks: Vec<String>,
+}
+
+impl IntParameters {
+    /// What was measured for parameter `param` (`unmeasured` when the table says nothing).
+    pub fn measured(&self, param: &str) -> &str {
+        self.params
+            .iter()
+            .position(|p| p == param)
+            .and_then(|index| self.breaks.get(index))
+            .map_or("unmeasured", String::as_str)
+    }
 }
 
 /// `dynamo_markers.toml`: per target kind, the graph-break type a call of a target marked with
@@ -303,6 +335,8 @@ pub struct Generated {
     marker_segments: NameSet,
     /// Graph-break type → its code on the newest torch whose registry has it.
     gb_codes: HashMap<String, String>,
+    /// GB code → its graph-break type on the newest torch whose registry has it.
+    gb_types: HashMap<String, String>,
 }
 
 impl Generated {
@@ -311,8 +345,10 @@ impl Generated {
         let dynamo_markers: Versioned<MarkerEffects> =
             Versioned::parse(DYNAMO_MARKERS, "dynamo_markers");
         let mut gb_codes = HashMap::new();
+        let mut gb_types = HashMap::new();
         for code in graph_breaks.entries.keys() {
             if let Some(entry) = graph_breaks.latest(code) {
+                gb_types.insert(code.clone(), entry.gb_type.clone());
                 // One code per type in the registries generated so far; keep the lowest if not.
                 let slot = gb_codes
                     .entry(entry.gb_type.clone())
@@ -399,6 +435,7 @@ impl Generated {
                 .collect(),
             dynamo_markers,
             gb_codes,
+            gb_types,
         }
     }
 
@@ -456,6 +493,11 @@ impl Generated {
     /// as skipped"` → `GB0007` on torch 2.11), when its registry has it.
     pub fn gb_code(&self, gb_type: &str) -> Option<&str> {
         self.gb_codes.get(gb_type).map(String::as_str)
+    }
+
+    /// The graph-break type registered under a GB code (`GB0033` → "Data dependent operator").
+    pub fn gb_type_of(&self, code: &str) -> Option<&str> {
+        self.gb_types.get(code).map(String::as_str)
     }
 }
 
