@@ -4,7 +4,8 @@ use crate::semantic::Sym;
 use crate::semantic::link::Project;
 use crate::semantic::model::Marked;
 use crate::semantic::summary::{Candidate, FileId, FuncIdx, FunctionInfo, Hazard};
-use ruff_python_ast as ast;
+use ruff_python_ast::visitor::{self, Visitor};
+use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
 declare_rule! {
@@ -12,7 +13,11 @@ declare_rule! {
     /// Reports deliberate graph breaks in code Dynamo traces: explicit calls to
     /// `torch._dynamo.graph_break()` (and, from torch 2.11, `torch._dynamo.step_unsupported()`,
     /// GB4636; `comptime.graph_break()` of `torch._dynamo.comptime`, GB0030 "ComptimeContext graph
-    /// break"), and calls into functions decorated with
+    /// break"; and a function decorated with `@comptime` whose body calls `graph_break()` on its
+    /// first parameter, `@comptime def _(ctx): ctx.graph_break()`: Dynamo runs it while tracing
+    /// and reports the same GB0030 at the decorator's line, on torch 2.2 to 2.11, while a
+    /// `@comptime` body without that call, `ctx.print_graph()`, traces whole), and calls into
+    /// functions decorated with
     /// `@torch.compiler.disable` / `@torch._dynamo.disable` (anywhere in the project), also with
     /// `recursive=False` (Dynamo still skips the function's own frame, so the call breaks; its
     /// callees are traced: GB0099 on torch 2.8 and 2.11, "call torch._dynamo.disable() wrapped
@@ -85,7 +90,7 @@ declare_rule! {
         torch_versions: ">=2.2",
         fix_available: false,
         summary: "deliberate graph break in traced code (graph_break(), call into a compiler.disable'd function): still costs a graph",
-        hooks: { call: check_call, project: check_project },
+        hooks: { call: check_call, statement: check_comptime_function, project: check_project },
     }
 }
 
@@ -107,6 +112,86 @@ const EXPLICIT_BREAKS: &[(&str, &str)] = &[
         "ComptimeContext graph break",
     ),
 ];
+
+/// Dynamo's compile-time hook: a function decorated with it runs while Dynamo traces, given the
+/// tracer's context as its first argument.
+const COMPTIME: &str = "torch._dynamo.comptime.comptime";
+
+/// `@comptime def _(ctx): ctx.graph_break()` in traced code: Dynamo calls the function at the
+/// decorator while tracing, and the context's `graph_break()` splits the graph there (GB0030
+/// "ComptimeContext graph break" on torch 2.8 and 2.11, "ComptimeContext.graph_break" on 2.2
+/// and 2.5, reported at the decorator's line). A body that never calls `graph_break()` on its
+/// first parameter (`ctx.print_graph()`) traces whole.
+fn check_comptime_function(checker: &mut Checker<'_>, stmt: &Stmt) {
+    let Stmt::FunctionDef(def) = stmt else {
+        return;
+    };
+    let semantic = checker.semantic();
+    if !semantic.in_function() {
+        return;
+    }
+    let Some(decorator) = def
+        .decorator_list
+        .iter()
+        .find(|d| semantic.qualified(&d.expression).as_deref() == Some(COMPTIME))
+    else {
+        return;
+    };
+    let Some(context) = def.parameters.iter_non_variadic_params().next() else {
+        return;
+    };
+    let mut calls = ContextBreaks {
+        context: context.parameter.name.as_str(),
+        found: false,
+    };
+    calls.visit_body(&def.body);
+    if !calls.found {
+        return;
+    }
+    let label = super::graph_break_label("ComptimeContext graph break");
+    checker.report(
+        &DeliberateGraphBreak::META,
+        Finding::new(
+            decorator.range(),
+            format!(
+                "`@comptime` function `{}` calls `{}.graph_break()`: Dynamo runs it while tracing, a deliberate graph break at the decorator, the traced code is split into two graphs here ({label})",
+                def.name.id,
+                context.parameter.name.id
+            ),
+        )
+        .with_hazard(Hazard::GraphBreak),
+    );
+}
+
+/// Whether a block calls `<context>.graph_break()`, not looking into nested functions or classes
+/// (their bodies run only when called).
+struct ContextBreaks<'n> {
+    context: &'n str,
+    found: bool,
+}
+
+impl<'e> Visitor<'e> for ContextBreaks<'_> {
+    fn visit_stmt(&mut self, stmt: &'e Stmt) {
+        if matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+            return;
+        }
+        visitor::walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'e Expr) {
+        if matches!(expr, Expr::Lambda(_)) {
+            return;
+        }
+        if let Expr::Call(call) = expr
+            && let Expr::Attribute(attribute) = &*call.func
+            && attribute.attr.id.as_str() == "graph_break"
+            && matches!(&*attribute.value, Expr::Name(name) if name.id.as_str() == self.context)
+        {
+            self.found = true;
+        }
+        visitor::walk_expr(self, expr);
+    }
+}
 
 fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
     if let Some(marked) = checker.semantic().marked_instance_call(call) {

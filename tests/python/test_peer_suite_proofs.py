@@ -155,6 +155,34 @@ def test_br006_comptime_graph_break_breaks_the_graph_at_its_line():
     assert any(f.lineno == expected for f in frames), [(f.filename, f.lineno) for f in frames]
 
 
+def test_br006_comptime_decorator_breaks_at_the_decorator_line():
+    """`@comptime def _(tracer): tracer.graph_break()`: Dynamo runs the function at the decorator
+    while tracing and reports the break there (the scan's finding line), whatever the first
+    parameter is named; torch 2.2 to 2.11 ("ComptimeContext graph break" / ".graph_break")."""
+    import inspect
+
+    module = br006_corpus()
+    fn = getattr(module.comptime_decorated_break, "_torchdynamo_orig_callable", None)
+    fn = fn or module.comptime_decorated_break
+    torch._dynamo.reset()
+    explained = torch._dynamo.explain(fn)(torch.ones(3))
+    torch._dynamo.reset()
+    assert explained.graph_break_count == 1, explained.break_reasons
+    assert all("ComptimeContext" in str(r.reason) for r in explained.break_reasons)
+    lines, start = inspect.getsourcelines(fn)
+    expected = start + next(i for i, s in enumerate(lines) if "@comptime" in s)
+    frames = [f.lineno for r in explained.break_reasons for f in r.user_stack]
+    assert expected in frames, (expected, frames)
+
+
+def test_br006_comptime_body_without_graph_break_traces_whole():
+    corpus_cases("BR006", "negative")
+    module = sys.modules["_graphbreak_peer_BR006.negative"]
+    fn = module.comptime_inspects_only
+    fn = getattr(fn, "_torchdynamo_orig_callable", fn)
+    assert fullgraph_error(fn, (torch.randn(3),)) is None
+
+
 # --------------------------------------------------------------------------------------------
 # higher-order-op bodies (src/semantic/data.rs hop_body_positions): a break inside a
 # torch.cond branch or a wrap body fails the whole op, and Dynamo names the body's line

@@ -2,6 +2,7 @@
 
 import torch
 from torch import nn
+from torch._dynamo.comptime import comptime
 
 
 @torch.compiler.disable
@@ -102,8 +103,22 @@ class HoldsPlainSelfHooked(nn.Module):
         return self.layer(x) + 1
 
 
+@torch.compile
+def comptime_inspects_only(x):
+    # A `@comptime` body that only reads the tracer's state runs at trace time and adds nothing:
+    # no break.
+    y = x + 1
+
+    @comptime
+    def _(ctx):
+        ctx.get_local("y")
+
+    return y * 2
+
+
 def cases():
     return {
+        "comptime_without_break": (comptime_inspects_only, (torch.randn(3, 4),)),
         "plain_self_hook": (HoldsPlainSelfHooked(), (torch.randn(3, 4),)),
         "plain_forward_hook": (PlainHookedBlock(), (torch.randn(3, 4),)),
         "allow_in_graph_call": (AllowedCall(), (torch.randn(3, 4),)),

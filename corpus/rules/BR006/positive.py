@@ -100,6 +100,20 @@ def comptime_break(x):
     return x + 2
 
 
+# A `@comptime` function runs while Dynamo traces, given the tracer's context as its first
+# parameter (whatever its name): its `graph_break()` splits the graph at the decorator's line
+# (GB0030 "ComptimeContext graph break", torch 2.2 to 2.11).
+@torch.compile
+def comptime_decorated_break(x):
+    x = x + 1
+
+    @comptime  # expect: BR006
+    def _(tracer):
+        tracer.graph_break()
+
+    return x + 2
+
+
 # Python syntax that calls a method of the operand's class: `obj.attr = v` runs
 # `type(obj).__setattr__`, `obj[k]` runs `__getitem__`, `a != b` runs `__ne__` (object's default
 # inverts `__eq__`). Dynamo inlines these like calls; a break inside is reported at its own line.
@@ -288,4 +302,5 @@ def cases():
         "instance_disable": (MarkedInstance(), (x,), {"GB0148"}),
         "disabled_forward_hook": (HookedBlock(), (x,), {"GB0098"}),
         "self_registered_disabled_hook": (HoldsSelfHooked(), (x,), {"GB0098"}),
+        "comptime_decorated_break": (comptime_decorated_break, (x,), {"GB0030"}),
     }
