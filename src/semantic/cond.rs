@@ -58,6 +58,9 @@ pub enum Atom {
     /// compared with a constant: decided only at its default, when nothing in the tree changes
     /// it (`semantic/settings.rs`).
     Setting { name: String, test: ParamTest },
+    /// `torch.__version__ >= X` (X as major, minor, patch): True when every torch that can
+    /// compile is at or above X, else unknown (`model/torch_versions.rs`).
+    TorchAtLeast([u32; 3]),
 }
 
 impl Atom {
@@ -263,6 +266,13 @@ impl Cond {
                 },
             },
             Cond::Atom(Atom::Probe(_)) => Truth::Unknown,
+            Cond::Atom(Atom::TorchAtLeast(version)) => {
+                if super::model::torch_at_least_holds(*version, assume.torch_floor) {
+                    Truth::True
+                } else {
+                    Truth::Unknown
+                }
+            }
             Cond::Atom(Atom::FlagParam(name)) => {
                 if (assume.flag_at_default)(name) {
                     Truth::False

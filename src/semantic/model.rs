@@ -28,6 +28,7 @@ mod context_managers;
 mod dispatch;
 mod dunder;
 pub(crate) use dunder::comparison_dunders;
+pub(crate) use torch_versions::torch_at_least_holds;
 mod declared_globals;
 mod effects;
 mod eval;
@@ -52,6 +53,7 @@ mod slots;
 mod statements;
 mod tensor_args;
 mod tensor_attrs;
+mod torch_versions;
 mod versions;
 mod warnings;
 use crate::config::TorchVersion;
@@ -186,6 +188,12 @@ pub struct SemanticModel<'a> {
     class_factories: class_factories::ClassFactories,
     /// Module-level `NAME = {key: callable, ...}` dispatch dicts.
     module_dicts: HashMap<String, &'a ast::ExprDict>,
+    /// Module-level names bound to a torch version test (`model/torch_versions.rs`); `Unknown`
+    /// when bound to different ones.
+    torch_version_flags: HashMap<String, Cond>,
+    /// Module-level names bound to a reading of the torch version; `None` when bound to
+    /// different things.
+    torch_version_readings: HashMap<String, Option<torch_versions::VersionReading>>,
     /// `self.attr = {key: Class(...), ...}` dispatch dicts: the callees of `self.attr[k](...)`.
     self_dicts: HashMap<(String, String), Vec<Sym>>,
     /// Guard index of each recorded `if` statement, by its start offset (for early returns nested
@@ -306,6 +314,8 @@ impl<'a> SemanticModel<'a> {
             slot_places: slots::SlotPlaces::default(),
             class_factories: class_factories::ClassFactories::default(),
             module_dicts: HashMap::default(),
+            torch_version_flags: HashMap::default(),
+            torch_version_readings: HashMap::default(),
             self_dicts: HashMap::default(),
             if_guards: HashMap::default(),
             validation_guards: Vec::new(),

@@ -12,6 +12,10 @@ impl<'a> SemanticModel<'a> {
         if depth > MAX_EXPR_DEPTH {
             return Cond::Unknown;
         }
+        // `if _TORCH_GE_2:`, `torch.__version__ < "2.0"` (`model/torch_versions.rs`).
+        if let Some(cond) = self.torch_version_cond(expr, depth) {
+            return cond;
+        }
         // `if child:`, `mode == "avg"`, `if self.merged:` (`model/context_atoms.rs`).
         if let Some(cond) = self.context_atom(expr) {
             return cond;

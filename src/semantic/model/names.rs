@@ -53,6 +53,7 @@ impl<'a> SemanticModel<'a> {
                                 .insert(target.id.as_str().to_owned(), dict);
                         }
                         self.note_version_flag(target.id.as_str(), &assign.value);
+                        self.note_torch_version_name(target.id.as_str(), &assign.value);
                         let binding = self.binding_for_value(&assign.value);
                         self.module_bindings
                             .entry(target.id.as_str().to_owned())
