@@ -353,6 +353,12 @@ impl<'a> SemanticModel<'a> {
         if self.current_function().is_some() {
             return self.local_value(name);
         }
+        self.module_single_value(name)
+    }
+
+    /// The value of the module's one `name = value` statement (top level or a top-level `if`),
+    /// when it has exactly one.
+    fn module_single_value(&self, name: &str) -> Option<&'a Expr> {
         let mut bound =
             module_statements(self.call_site_kinds.module_body).filter_map(|stmt| match stmt {
                 Stmt::Assign(assign) => match assign.targets.as_slice() {
@@ -403,16 +409,8 @@ impl<'a> SemanticModel<'a> {
 
     /// The module binds `name` once, to a list literal of tensors.
     fn module_list_of_tensors(&self, name: &str) -> bool {
-        let mut bound =
-            module_statements(self.call_site_kinds.module_body).filter_map(|stmt| match stmt {
-                Stmt::Assign(assign) => match assign.targets.as_slice() {
-                    [Expr::Name(target)] if target.id.as_str() == name => Some(&*assign.value),
-                    _ => None,
-                },
-                _ => None,
-            });
-        match (bound.next(), bound.next()) {
-            (Some(Expr::List(list)), None) => self.all_tensors(&list.elts),
+        match self.module_single_value(name) {
+            Some(Expr::List(list)) => self.all_tensors(&list.elts),
             _ => false,
         }
     }
