@@ -72,9 +72,9 @@ def torch_version() -> str:
     return torch.__version__.split("+")[0]
 
 
-def public_functions() -> Iterator[tuple[str, Any]]:
-    """`(dotted name, object)` for every public, non-class callable of the namespaces above that
-    this torch has (a namespace missing on an older torch is skipped)."""
+def public_members() -> Iterator[tuple[str, Any]]:
+    """`(dotted name, object)` for every public name of the namespaces above that this torch has
+    (a namespace missing on an older torch is skipped), in a stable order."""
     for namespace in PUBLIC_NAMESPACES:
         try:
             module = importlib.import_module(namespace)
@@ -87,8 +87,14 @@ def public_functions() -> Iterator[tuple[str, Any]]:
                 # Deprecated aliases warn on access; they are still spellings users write.
                 warnings.simplefilter("ignore")
                 obj = getattr(module, name, None)
-            if _is_torch_callable(obj):
-                yield f"{namespace}.{name}", obj
+            yield f"{namespace}.{name}", obj
+
+
+def public_functions() -> Iterator[tuple[str, Any]]:
+    """`(dotted name, object)` for every public, non-class callable of the namespaces above."""
+    for path, obj in public_members():
+        if _is_torch_callable(obj):
+            yield path, obj
 
 
 def _is_torch_callable(obj: Any) -> bool:

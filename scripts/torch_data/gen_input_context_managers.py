@@ -18,7 +18,6 @@ written when Dynamo raised `Unsupported`; the field is the first line of its mes
 from __future__ import annotations
 
 import contextlib
-import importlib
 import inspect
 import io
 import logging
@@ -26,7 +25,7 @@ import re
 import sys
 import warnings
 
-from torch_data import PUBLIC_NAMESPACES
+from torch_data import public_members
 
 TABLE = "input_context_managers"
 HEADER = """# Torch context-manager classes Dynamo refuses to enter when the instance is a frame input: a compiled
@@ -55,29 +54,16 @@ def candidates() -> dict[str, type]:
     """Dotted name → class, for the context-manager classes of the public namespaces, under every
     public spelling (`torch.no_grad`, `torch.autograd.no_grad`, `torch.autograd.grad_mode.no_grad`)."""
     found: dict[str, type] = {}
-    for namespace in PUBLIC_NAMESPACES:
-        try:
-            module = importlib.import_module(namespace)
-        except Exception:  # noqa: BLE001 - an optional backend that fails to import has no API
+    for path, obj in public_members():
+        if not inspect.isclass(obj) or issubclass(obj, BaseException):
             continue
-        for name in sorted(vars(module)):
-            if name.startswith("_"):
-                continue
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                obj = getattr(module, name, None)
-            if not inspect.isclass(obj):
-                continue
-            if issubclass(obj, BaseException):
-                continue
-            # Torch's own classes only: a namespace's re-export of `typing.IO` or `pathlib.Path`
-            # is not a torch context manager.
-            module_name = getattr(obj, "__module__", "") or ""
-            if module_name != "torch" and not module_name.startswith("torch."):
-                continue
-            if not (hasattr(obj, "__enter__") and hasattr(obj, "__exit__")):
-                continue
-            found[f"{namespace}.{name}"] = obj
+        # Torch's own classes only: a namespace's re-export of `typing.IO` or `pathlib.Path` is
+        # not a torch context manager.
+        module_name = getattr(obj, "__module__", "") or ""
+        if module_name != "torch" and not module_name.startswith("torch."):
+            continue
+        if hasattr(obj, "__enter__") and hasattr(obj, "__exit__"):
+            found[path] = obj
     return found
 
 
