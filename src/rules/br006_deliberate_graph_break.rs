@@ -3,8 +3,8 @@ use crate::scan::checker::{Checker, Finding};
 use crate::semantic::Sym;
 use crate::semantic::link::Project;
 use crate::semantic::model::Marked;
+use crate::semantic::own_scope::any_in_own_scope;
 use crate::semantic::summary::{Candidate, FileId, FuncIdx, FunctionInfo, Hazard};
-use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
@@ -140,12 +140,14 @@ fn check_comptime_function(checker: &mut Checker<'_>, stmt: &Stmt) {
     let Some(context) = def.parameters.iter_non_variadic_params().next() else {
         return;
     };
-    let mut calls = ContextBreaks {
-        context: context.parameter.name.as_str(),
-        found: false,
-    };
-    calls.visit_body(&def.body);
-    if !calls.found {
+    let context_name = context.parameter.name.as_str();
+    let breaks = any_in_own_scope(&def.body, |expr| {
+        matches!(expr, Expr::Call(call)
+            if matches!(&*call.func, Expr::Attribute(attribute)
+                if attribute.attr.id.as_str() == "graph_break"
+                    && matches!(&*attribute.value, Expr::Name(name) if name.id.as_str() == context_name)))
+    });
+    if !breaks {
         return;
     }
     let label = super::graph_break_label("ComptimeContext graph break");
@@ -161,36 +163,6 @@ fn check_comptime_function(checker: &mut Checker<'_>, stmt: &Stmt) {
         )
         .with_hazard(Hazard::GraphBreak),
     );
-}
-
-/// Whether a block calls `<context>.graph_break()`, not looking into nested functions or classes
-/// (their bodies run only when called).
-struct ContextBreaks<'n> {
-    context: &'n str,
-    found: bool,
-}
-
-impl<'e> Visitor<'e> for ContextBreaks<'_> {
-    fn visit_stmt(&mut self, stmt: &'e Stmt) {
-        if matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
-            return;
-        }
-        visitor::walk_stmt(self, stmt);
-    }
-
-    fn visit_expr(&mut self, expr: &'e Expr) {
-        if matches!(expr, Expr::Lambda(_)) {
-            return;
-        }
-        if let Expr::Call(call) = expr
-            && let Expr::Attribute(attribute) = &*call.func
-            && attribute.attr.id.as_str() == "graph_break"
-            && matches!(&*attribute.value, Expr::Name(name) if name.id.as_str() == self.context)
-        {
-            self.found = true;
-        }
-        visitor::walk_expr(self, expr);
-    }
 }
 
 fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option<&str>) {

@@ -1,8 +1,8 @@
 use crate::rules::declare_rule;
 use crate::scan::checker::{Checker, Finding};
+use crate::semantic::own_scope::walk_own_scope;
 use crate::semantic::summary::Hazard;
 use ruff_python_ast::comparable::ComparableExpr;
-use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, ExceptHandler, Expr, Stmt};
 use ruff_text_size::Ranged;
 
@@ -74,20 +74,21 @@ fn check_statement(checker: &mut Checker<'_>, stmt: &Stmt) {
         {
             continue;
         }
-        let mut calls = Calls::default();
-        calls.visit_body(&handler.body);
-        retried.extend(calls.0.iter().map(|call| ComparableExpr::from(&*call.func)));
+        retried.extend(
+            own_scope_calls(&handler.body)
+                .iter()
+                .map(|call| ComparableExpr::from(&*call.func)),
+        );
     }
     if retried.is_empty() {
         return;
     }
-    let mut tried = Calls::default();
-    tried.visit_body(&try_stmt.body);
+    let tried = own_scope_calls(&try_stmt.body);
     // One finding per try: the first probed call is the cause. A torch function is not inlined:
     // probing its signature across torch versions (`torch.is_autocast_enabled(device)`) binds
     // or fails in C, not in Dynamo's inliner, and binds on the versions that accept it.
     let semantic = checker.semantic();
-    let Some(probe) = tried.0.into_iter().find(|call| {
+    let Some(probe) = tried.into_iter().find(|call| {
         retried.contains(&ComparableExpr::from(&*call.func))
             && !semantic
                 .qualified(&call.func)
@@ -121,24 +122,13 @@ fn catches_type_error(checker: &Checker<'_>, caught: &Expr) -> bool {
 
 /// The calls of a block, in source order, not looking into nested functions or classes (their
 /// bodies run elsewhere).
-#[derive(Default)]
-struct Calls<'e>(Vec<&'e ast::ExprCall>);
-
-impl<'e> Visitor<'e> for Calls<'e> {
-    fn visit_stmt(&mut self, stmt: &'e Stmt) {
-        if matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
-            return;
-        }
-        visitor::walk_stmt(self, stmt);
-    }
-
-    fn visit_expr(&mut self, expr: &'e Expr) {
-        if matches!(expr, Expr::Lambda(_)) {
-            return;
-        }
+fn own_scope_calls(body: &[Stmt]) -> Vec<&ast::ExprCall> {
+    let mut calls = Vec::new();
+    walk_own_scope(body, |expr| {
         if let Expr::Call(call) = expr {
-            self.0.push(call);
+            calls.push(call);
         }
-        visitor::walk_expr(self, expr);
-    }
+        true
+    });
+    calls
 }

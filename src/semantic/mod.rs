@@ -19,6 +19,7 @@ pub mod host_index;
 pub mod link;
 pub mod model;
 pub mod options;
+pub mod own_scope;
 pub mod reach;
 pub mod settings;
 pub mod star_imports;

@@ -392,11 +392,9 @@ impl<'a> SemanticModel<'a> {
         else {
             return false;
         };
-        let mut finder = YieldFinder { found: false };
-        for stmt in &def.body {
-            ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
-        }
-        finder.found
+        crate::semantic::own_scope::any_in_own_scope(&def.body, |expr| {
+            matches!(expr, Expr::Yield(_) | Expr::YieldFrom(_))
+        })
     }
 
     /// A class of this file whose body defines `__enter__` (directly: an inherited one is not
@@ -475,29 +473,5 @@ impl<'a> SemanticModel<'a> {
         let id = name.id.as_str();
         (frame.param_names.iter().any(|p| p == id) && !frame.values.contains_key(id))
             .then_some((idx, id))
-    }
-}
-
-/// Finds a `yield` / `yield from` of the body it walks, not of nested functions, classes or
-/// lambdas (each is its own code object).
-struct YieldFinder {
-    found: bool,
-}
-
-impl<'b> ruff_python_ast::visitor::Visitor<'b> for YieldFinder {
-    fn visit_stmt(&mut self, stmt: &'b Stmt) {
-        if self.found || matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
-            return;
-        }
-        ruff_python_ast::visitor::walk_stmt(self, stmt);
-    }
-
-    fn visit_expr(&mut self, expr: &'b Expr) {
-        match expr {
-            Expr::Yield(_) | Expr::YieldFrom(_) => self.found = true,
-            Expr::Lambda(_) => {}
-            _ if !self.found => ruff_python_ast::visitor::walk_expr(self, expr),
-            _ => {}
-        }
     }
 }
