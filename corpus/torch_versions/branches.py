@@ -31,4 +31,6 @@ class M(torch.nn.Module):
             d = x.storage()  # live
         else:
             d = x.storage()  # live
+        if not torch.compiler.is_compiling() and _TORCH_GE_2:
+            e = x.storage()  # dead: eager only, whatever the flag
         return x

@@ -59,6 +59,7 @@ declare_rule! {
 fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
     let summary = &project.files[file as usize];
     let resolve = |sym: &Sym| project.predicate_formula(sym, file);
+    let resolve_flag = |sym: &Sym| project.version_flag_formula(sym, file);
     let assume = Assumptions {
         torch_floor: summary.torch_floor,
         export_reading: ExportReading::AllFalse,
@@ -69,6 +70,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
         param_value: &|_: &str| None,
         self_attr: &|_: &str| None,
         resolve_call: &resolve,
+        resolve_flag: &resolve_flag,
         option_value: &|_: &str| None,
         setting_value: &|_: &str| None,
     };

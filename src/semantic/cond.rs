@@ -61,6 +61,10 @@ pub enum Atom {
     /// `torch.__version__ >= X` (X as major, minor, patch): True when every torch that can
     /// compile is at or above X, else unknown (`model/torch_versions.rs`).
     TorchAtLeast([u32; 3]),
+    /// A name of another project module read for truth (`from .compat import TORCH_GE_2`, or
+    /// `compat.TORCH_GE_2`): that module's torch-version flag, decided when linking
+    /// (`model/torch_versions.rs`); unknown when the name is no such flag.
+    ProjectFlag(Sym),
 }
 
 impl Atom {
@@ -159,6 +163,8 @@ pub struct Assumptions<'a> {
     pub self_attr: &'a dyn Fn(&str) -> Option<bool>,
     /// Resolves a project call to the predicate formula of the called function, if it is one.
     pub resolve_call: &'a dyn Fn(&Sym) -> Option<Cond>,
+    /// Resolves a project name read for truth to the torch-version flag it is, if it is one.
+    pub resolve_flag: &'a dyn Fn(&Sym) -> Option<Cond>,
     /// The value of `self.<attr>` when it is a constructor option read at its default
     /// (`semantic/options.rs`); `None` otherwise.
     pub option_value: &'a dyn Fn(&str) -> Option<ConstValue>,
@@ -327,6 +333,10 @@ impl Cond {
                 }
             }
             Cond::Atom(Atom::Call(sym)) => match (assume.resolve_call)(sym) {
+                Some(cond) => cond.eval_depth(assume, depth + 1),
+                None => Truth::Unknown,
+            },
+            Cond::Atom(Atom::ProjectFlag(sym)) => match (assume.resolve_flag)(sym) {
                 Some(cond) => cond.eval_depth(assume, depth + 1),
                 None => Truth::Unknown,
             },

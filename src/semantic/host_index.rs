@@ -343,7 +343,7 @@ impl<'a> Project<'a> {
                         .filter_map(|target| match target {
                             Target::Function(f) => Some(f),
                             Target::Class(class) => self.lookup_method(class, "forward", 0),
-                            Target::PredicateAlias(..) => None,
+                            Target::PredicateAlias(..) | Target::VersionFlag(..) => None,
                         })
                         .collect(),
                 )

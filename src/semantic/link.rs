@@ -132,6 +132,8 @@ pub(crate) enum Target {
     Function(FuncRef),
     Class(ClassRef),
     PredicateAlias(FileId, String),
+    /// A module-level torch-version flag (`summary.torch_version_flags`).
+    VersionFlag(FileId, String),
 }
 
 pub struct Project<'a> {

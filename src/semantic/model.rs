@@ -369,6 +369,11 @@ impl<'a> SemanticModel<'a> {
             .map(|(qual, classes)| (qual.clone(), classes.clone().into()))
             .collect();
         let mut summary = self.summary;
+        summary.torch_version_flags = self
+            .torch_version_flags
+            .into_iter()
+            .filter(|(_, cond)| *cond != Cond::Unknown)
+            .collect();
         summary.module_dispatch = dispatch;
         summary.class_factory_returns = factories;
         for (name, binding) in self.module_bindings {

@@ -477,6 +477,9 @@ pub struct FileSummary {
     pub imports: HashMap<String, String>,
     /// Module-level names bound to a guard formula (`_is_compiling = getattr(torch.compiler, ...)`).
     pub predicate_aliases: HashMap<String, Cond>,
+    /// Module-level names bound to a test of the torch version (`TORCH_GE_2 = ...`), read by
+    /// other modules through `Atom::ProjectFlag`.
+    pub torch_version_flags: HashMap<String, Cond>,
     /// Targets of `torch.compile(...)` calls and compile roots found in this file.
     pub compile_roots: Vec<CompileTarget>,
     /// Calls from a function to a project function (for findings about what the callee is).

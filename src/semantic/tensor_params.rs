@@ -149,7 +149,7 @@ impl<'a> Project<'a> {
             .filter_map(|target| match target {
                 Target::Function(callee) => Some(callee),
                 Target::Class(class) => self.lookup_method(class, "__init__", 0),
-                Target::PredicateAlias(..) => None,
+                Target::PredicateAlias(..) | Target::VersionFlag(..) => None,
             })
             .collect()
     }

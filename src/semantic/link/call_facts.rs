@@ -93,7 +93,7 @@ impl<'a> Project<'a> {
                             Some(init) => init,
                             None => continue,
                         },
-                        Target::PredicateAlias(..) => continue,
+                        Target::PredicateAlias(..) | Target::VersionFlag(..) => continue,
                     };
                     let callee_info = &self.files[callee.0 as usize].functions[callee.1 as usize];
                     if callee_info.vararg.is_some() {

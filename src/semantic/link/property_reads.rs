@@ -87,7 +87,7 @@ impl<'a> Project<'a> {
                         self.instance_classes(f_file, returned, depth + 1, out);
                     }
                 }
-                Target::PredicateAlias(..) => {}
+                Target::PredicateAlias(..) | Target::VersionFlag(..) => {}
             }
         }
     }

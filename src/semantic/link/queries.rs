@@ -46,7 +46,17 @@ impl<'a> Project<'a> {
             Target::PredicateAlias(file, name) => {
                 Some(self.localize(&self.files[file as usize].predicate_aliases[&name], file))
             }
-            Target::Class(_) => None,
+            Target::Class(_) | Target::VersionFlag(..) => None,
+        }
+    }
+
+    /// The formula of the torch-version flag a project name read for truth is, if it is one.
+    pub fn version_flag_formula(&self, sym: &Sym, file: FileId) -> Option<Cond> {
+        match self.resolve_sym(sym, file).into_iter().next()? {
+            Target::VersionFlag(file, name) => {
+                Some(self.localize(&self.files[file as usize].torch_version_flags[&name], file))
+            }
+            _ => None,
         }
     }
 
@@ -71,6 +81,16 @@ impl<'a> Project<'a> {
                     }
                     Some(Target::PredicateAlias(f, name)) => self.localize_depth(
                         &self.files[f as usize].predicate_aliases[&name],
+                        f,
+                        depth + 1,
+                    ),
+                    _ => Cond::Unknown,
+                }
+            }
+            Cond::Atom(crate::semantic::cond::Atom::ProjectFlag(sym)) => {
+                match self.resolve_sym(sym, file).into_iter().next() {
+                    Some(Target::VersionFlag(f, name)) => self.localize_depth(
+                        &self.files[f as usize].torch_version_flags[&name],
                         f,
                         depth + 1,
                     ),
@@ -132,6 +152,7 @@ impl<'a> Project<'a> {
     ) -> bool {
         let summary = &self.files[file as usize];
         let resolve = |sym: &Sym| self.predicate_formula(sym, file);
+        let resolve_flag = |sym: &Sym| self.version_flag_formula(sym, file);
         let assume = Assumptions {
             torch_floor: summary.torch_floor,
             export_reading: ExportReading::FromTable,
@@ -167,6 +188,7 @@ impl<'a> Project<'a> {
                     .copied()
             },
             resolve_call: &resolve,
+            resolve_flag: &resolve_flag,
             option_value: &|attr: &str| {
                 if !at_defaults {
                     return None;
@@ -381,14 +403,14 @@ impl<'a> Project<'a> {
                                 match target {
                                     Target::Function(f) => out.push(f),
                                     Target::Class(class) => out.extend(self.constructor(class)),
-                                    Target::PredicateAlias(..) => {}
+                                    Target::PredicateAlias(..) | Target::VersionFlag(..) => {}
                                 }
                             }
                         }
                     }
                 }
                 Target::Class(class) => out.extend(self.constructor(class)),
-                Target::PredicateAlias(..) => {}
+                Target::PredicateAlias(..) | Target::VersionFlag(..) => {}
             }
         }
         out

@@ -50,6 +50,9 @@ impl<'a> Project<'a> {
         if summary.predicate_aliases.contains_key(local) {
             return Some(Target::PredicateAlias(file, local.to_owned()));
         }
+        if summary.torch_version_flags.contains_key(local) {
+            return Some(Target::VersionFlag(file, local.to_owned()));
+        }
         // `Fn.apply(x)` on a custom autograd function runs its `forward` (`call_targets` adds
         // what Dynamo traces with it).
         if let Some((owner, "apply")) = local.rsplit_once('.')

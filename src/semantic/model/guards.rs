@@ -12,8 +12,12 @@ impl<'a> SemanticModel<'a> {
         if depth > MAX_EXPR_DEPTH {
             return Cond::Unknown;
         }
-        // `if _TORCH_GE_2:`, `torch.__version__ < "2.0"` (`model/torch_versions.rs`).
-        if let Some(cond) = self.torch_version_cond(expr, depth) {
+        // `if _TORCH_GE_2:`, `torch.__version__ < "2.0"` (`model/torch_versions.rs`). `not`,
+        // `and`, `or` are taken apart below, so that an operand that is no version test keeps
+        // its own formula (`if TORCH_GE_2 and not is_compiling():`).
+        if !matches!(expr, Expr::BoolOp(_) | Expr::UnaryOp(_))
+            && let Some(cond) = self.torch_version_cond(expr, depth)
+        {
             return cond;
         }
         // `if child:`, `mode == "avg"`, `if self.merged:` (`model/context_atoms.rs`).

@@ -22,10 +22,13 @@
 //! compares as a version since torch 1.10), that text or its `.split(...)[0]` passed to
 //! `packaging.version.parse` / `Version` / `LooseVersion` / `pkg_resources.parse_version`, and
 //! `tuple(int(p) for p in <text>.split(".")[:n])` / `tuple(map(int, ...[:n]))` compared with a
-//! tuple literal of n ints. Flags are module-level names bound once to such a test, or to
-//! `not` / `and` / `or` of other flags; a name bound twice to different tests is not one.
+//! tuple literal of n ints, and `int(<text>.split(".")[0])` (the major part) compared with an
+//! int. Flags are module-level names bound once to such a test, or to `not` / `and` / `or` of
+//! other flags; a name bound twice to different tests is not one. A flag of another project
+//! module, imported or read as a module attribute, is `Atom::ProjectFlag`, decided when linking.
 
 use super::SemanticModel;
+use crate::semantic::Sym;
 use crate::semantic::cond::{Atom, Cond};
 use crate::semantic::data::TORCH;
 use ruff_python_ast::{self as ast, Expr, Number};
@@ -37,6 +40,8 @@ pub(crate) enum VersionReading {
     Version,
     /// The first n numeric parts, as a tuple of ints.
     Tuple(usize),
+    /// The major part as an int: `int(torch.__version__.split(".")[0])`.
+    Major,
 }
 
 /// A version literal: its numeric parts, zero-padded to three, and how many were written.
@@ -113,9 +118,20 @@ impl<'a> SemanticModel<'a> {
             return None;
         }
         match expr {
-            Expr::Name(_) => {
-                let name = self.module_name(expr)?;
-                self.torch_version_flags.get(name).cloned()
+            Expr::Name(_) | Expr::Attribute(_) => {
+                if let Some(name) = self.module_name(expr)
+                    && let Some(flag) = self.torch_version_flags.get(name)
+                {
+                    return Some(flag.clone());
+                }
+                // A name imported from a project module (or read as its attribute): that
+                // module's flag, if it is one, decided when linking. The fast check first: most
+                // names read for truth are locals and attributes of `self`.
+                if !self.may_resolve_to_project(expr) {
+                    return None;
+                }
+                let qualified = self.qualified(expr)?;
+                Some(Cond::Atom(Atom::ProjectFlag(Sym::Dotted(qualified))))
             }
             Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => self
                 .torch_version_cond(&unary.operand, depth + 1)
@@ -156,6 +172,7 @@ impl<'a> SemanticModel<'a> {
                     };
                 let (parts, written) = match reading {
                     VersionReading::Version => self.version_literal(literal)?,
+                    VersionReading::Major => ([int_literal(literal)?, 0, 0], 1),
                     VersionReading::Tuple(n) => match tuple_literal(literal)? {
                         lit @ (_, written) if written == n => lit,
                         _ => return None,
@@ -166,7 +183,7 @@ impl<'a> SemanticModel<'a> {
                 let above = |mut parts: [u32; 3]| {
                     let last = match reading {
                         VersionReading::Version => 2,
-                        VersionReading::Tuple(_) => written - 1,
+                        VersionReading::Tuple(_) | VersionReading::Major => written - 1,
                     };
                     parts[last] = parts[last].checked_add(1)?;
                     Some(parts)
@@ -203,6 +220,15 @@ impl<'a> SemanticModel<'a> {
             return None;
         }
         match &*call.arguments.args {
+            // `int(torch.__version__.split(".")[0])`
+            [Expr::Subscript(subscript)]
+                if self.is_builtin(&call.func, "int")
+                    && is_index(&subscript.slice, 0)
+                    && split_of(&subscript.value)
+                        .is_some_and(|(text, sep)| sep == "." && self.is_version_text(text)) =>
+            {
+                Some(VersionReading::Major)
+            }
             [text] if self.is_version_constructor(&call.func) => self
                 .is_version_text(text)
                 .then_some(VersionReading::Version),
@@ -264,11 +290,11 @@ impl<'a> SemanticModel<'a> {
             {
                 self.is_version_text(inner)
             }
-            Expr::Subscript(subscript)
-                if matches!(&*subscript.slice, Expr::NumberLiteral(n)
-                    if matches!(&n.value, Number::Int(i) if i.as_u8() == Some(0))) =>
-            {
-                split_of(&subscript.value).is_some_and(|(text, _)| self.is_version_text(text))
+            // `.split("+")[0]` drops a local suffix; `.split(".")[0]` keeps only the major part,
+            // which is no version text (`parse("2") < parse("2.1")`).
+            Expr::Subscript(subscript) if is_index(&subscript.slice, 0) => {
+                split_of(&subscript.value)
+                    .is_some_and(|(text, sep)| sep != "." && self.is_version_text(text))
             }
             other => self.is_torch_version_attr(other),
         }
@@ -343,6 +369,23 @@ fn split_of(expr: &Expr) -> Option<(&Expr, &str)> {
         {
             Some((&attribute.value, separator.value.to_str()))
         }
+        _ => None,
+    }
+}
+
+/// `[0]`-style index: an int literal equal to `index`.
+fn is_index(slice: &Expr, index: u8) -> bool {
+    matches!(slice, Expr::NumberLiteral(n)
+        if matches!(&n.value, Number::Int(i) if i.as_u8() == Some(index)))
+}
+
+/// A non-negative int literal.
+fn int_literal(expr: &Expr) -> Option<u32> {
+    match expr {
+        Expr::NumberLiteral(n) => match &n.value {
+            Number::Int(i) => u32::try_from(i.as_u64()?).ok(),
+            _ => None,
+        },
         _ => None,
     }
 }

@@ -414,7 +414,7 @@ impl<'p, 'a> Solver<'p, 'a> {
                     .filter_map(|target| match target {
                         Target::Function(func) => Some(Value::Func(func)),
                         Target::Class(class) => Some(Value::Class(class)),
-                        Target::PredicateAlias(..) => None,
+                        Target::PredicateAlias(..) | Target::VersionFlag(..) => None,
                     })
                     .collect();
                 self.resolved.borrow_mut().insert(key, found.clone());
