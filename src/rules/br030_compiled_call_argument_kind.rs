@@ -13,10 +13,11 @@ declare_rule! {
     /// `d.values()`), calling a value that is not callable there, a disabled function, or an
     /// `nn.Module` whose `__init__` never ran `Module.__init__`, using a constant in `with`,
     /// `sorted()` over a list of tensors, advancing or iterating a generator passed in (a
-    /// generator expression, or a call of a generator function of the file), and entering a
-    /// context manager the caller built (a torch class listed in
-    /// `rules/data/input_context_managers.toml`, such as `torch.no_grad()`, or an instance of a
-    /// class of the file that defines `__enter__`).
+    /// generator expression, or a call of an undecorated generator function of the file), and
+    /// entering a context manager the caller built (a torch class listed in
+    /// `rules/data/input_context_managers.toml`, such as `torch.no_grad()`, an instance of a
+    /// class of the file that defines `__enter__` or inherits it from one, or a call of a
+    /// `@contextlib.contextmanager` function of the file).
     ///
     /// The call sites read are `torch.compile(fn, ...)(args)`, `opt = torch.compile(fn, ...)`
     /// at module level then `opt(args)`, and calls of an `@torch.compile` function.

@@ -37,6 +37,8 @@ OLDER_REASONS = {
     "generator_iterated": ("Generator as graph argument", "UserDefinedObjectVariable(generator)"),
     "no_grad_entered": ("Unsupported context manager", "BEFORE_WITH"),
     "own_context_entered": ("Unsupported context manager", "BEFORE_WITH"),
+    "inherited_context_entered": ("Unsupported context manager", "BEFORE_WITH"),
+    "contextmanager_entered": ("Unsupported context manager", "BEFORE_WITH"),
 }
 
 

@@ -4,7 +4,9 @@ in the file decides.
 Why: measured on torch 2.2, 2.5, 2.8 and 2.11 (backend="eager"): lists, tuples and tensors passed
 in are traced; a module that ran `super().__init__()` is called inline; `sorted()` over Python
 numbers is constant-folded. A generator built inside the compiled function is traced, and so is
-`torch.autocast` passed in (measured: Dynamo accepts it as an input, torch 2.11).
+`torch.autocast` passed in (measured: Dynamo accepts it as an input, torch 2.11). A generator
+function under a decorator of unknown effect is not claimed: the decorator decides what a call
+returns (here a list).
 """
 
 import contextlib
@@ -72,6 +74,25 @@ def with_autocast(x, ctx):
         return x * 2
 
 
+def listed(fn):
+    def wrapper():
+        return list(fn())
+
+    return wrapper
+
+
+@listed
+def steps():  # a generator function, but the decorator makes calling it return a list
+    yield 1
+    yield 2
+
+
+def advance_all(x, values):
+    for v in values:
+        x = x + v
+    return x
+
+
 def cases():
     """name -> (callable, args)."""
     x = torch.randn(3)
@@ -86,6 +107,7 @@ def cases():
         "numbers_sorted": (ordered, ([3, 1, 2],)),
         "generator_built_inside": (take_first_own, (x,)),
         "autocast_entered": (with_autocast, (x, torch.autocast("cpu"))),
+        "decorated_generator_iterated": (advance_all, (x, steps())),
     }
 
 
@@ -104,3 +126,4 @@ if __name__ == "__main__":
     torch.compile(never_called, backend="eager")
     torch.compile(take_first_own, backend="eager")(x)
     torch.compile(with_autocast, backend="eager")(x, torch.autocast("cpu"))
+    torch.compile(advance_all, backend="eager")(x, steps())

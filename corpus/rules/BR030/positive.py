@@ -6,8 +6,12 @@ arriving as an input cannot be iterated (2.11: GB0156), a constant is not a cont
 (GB0142), a disabled function is skipped (GB0098), a module whose `Module.__init__` never ran
 cannot be called (GB0119), `sorted()` compares tensors (GB0207). A generator passed in cannot be
 advanced (GB0253), and a context manager built by the caller (`torch.no_grad()`, a class of the
-file with `__enter__`) cannot be entered (GB0142); torch 2.11 (older torches: the proofs' notes).
+file with `__enter__`, its own or inherited from a class of the file, a `@contextmanager`
+function's result) cannot be entered (GB0142);
+torch 2.11 (older torches: the proofs' notes).
 """
+
+import contextlib
 
 import torch
 
@@ -85,6 +89,25 @@ def bracketed(x, scope):
         return x - 1
 
 
+class NamedBracket(Bracket):  # `__enter__` inherited from a class of the file
+    pass
+
+
+def named_bracketed(x, scope):
+    with scope:  # expect: BR030
+        return x + 2
+
+
+@contextlib.contextmanager
+def phase():  # calling it builds a context manager, not a generator
+    yield
+
+
+def phased(x, scope):
+    with scope:  # expect: BR030
+        return x * 3
+
+
 def cases():
     """name -> (callable, args, what Dynamo reports on torch 2.11)."""
     x = torch.randn(3)
@@ -101,6 +124,8 @@ def cases():
         "generator_iterated": (accumulate, (x, (n for n in range(3))), "call_method on generator"),
         "no_grad_entered": (without_grad, (x, torch.no_grad()), "Unsupported context manager"),
         "own_context_entered": (bracketed, (x, Bracket()), "Unsupported context manager"),
+        "inherited_context_entered": (named_bracketed, (x, NamedBracket()), "Unsupported context manager"),
+        "contextmanager_entered": (phased, (x, phase()), "Unsupported context manager"),
     }
 
 
@@ -123,3 +148,5 @@ if __name__ == "__main__":
     compiled_without_grad = torch.compile(without_grad, backend="eager")
     compiled_without_grad(x, no_grad)
     torch.compile(bracketed, backend="eager")(x, Bracket())
+    torch.compile(named_bracketed, backend="eager")(x, NamedBracket())
+    torch.compile(phased, backend="eager")(x, phase())

@@ -289,7 +289,7 @@ impl<'a> SemanticModel<'a> {
                         ArgKinds::UNINITIALIZED_MODULE
                     }
                     Some(Sym::Local(qual)) if self.is_generator_function(&qual) => {
-                        ArgKinds::GENERATOR
+                        self.generator_call_kind(&qual)
                     }
                     Some(Sym::Local(qual)) if self.is_context_manager_class(&qual) => {
                         ArgKinds::CONTEXT_MANAGER
@@ -382,6 +382,22 @@ impl<'a> SemanticModel<'a> {
             .flatten()
     }
 
+    /// What calling a generator function of this file returns: a generator when it has no
+    /// decorator, the context manager `@contextlib.contextmanager` wraps it in, and nothing known
+    /// under any other decorator (which may return anything).
+    fn generator_call_kind(&self, qual: &str) -> ArgKinds {
+        let Some(&idx) = self.summary.function_by_name.get(qual) else {
+            return ArgKinds::default();
+        };
+        match &*self.summary.functions[idx as usize].decorators {
+            [] => ArgKinds::GENERATOR,
+            [Sym::Dotted(decorator)] if decorator == "contextlib.contextmanager" => {
+                ArgKinds::CONTEXT_MANAGER
+            }
+            _ => ArgKinds::default(),
+        }
+    }
+
     /// A function of this file whose own body yields (a nested function's `yield` is its own).
     fn is_generator_function(&self, qual: &str) -> bool {
         let Some(def) = self
@@ -397,12 +413,34 @@ impl<'a> SemanticModel<'a> {
         })
     }
 
-    /// A class of this file whose body defines `__enter__` (directly: an inherited one is not
-    /// looked up here).
+    /// A class of this file that defines `__enter__` or inherits it from a class of this file
+    /// (a base from elsewhere is not looked up: unknown, so not claimed).
     fn is_context_manager_class(&self, qual: &str) -> bool {
-        self.summary
+        self.defines_through_local_bases(qual, "__enter__", 0)
+    }
+
+    /// `qual` or one of its bases defined in this file has a method `name` in its body.
+    fn defines_through_local_bases(&self, qual: &str, name: &str, depth: u32) -> bool {
+        if depth > 8 {
+            return false;
+        }
+        if self
+            .summary
             .function_by_name
-            .contains_key(&format!("{qual}.__enter__"))
+            .contains_key(&format!("{qual}.{name}"))
+        {
+            return true;
+        }
+        let Some(&idx) = self.summary.class_by_name.get(qual) else {
+            return false;
+        };
+        self.summary.classes[idx as usize]
+            .bases
+            .iter()
+            .any(|base| match base {
+                Sym::Local(base) => self.defines_through_local_bases(base, name, depth + 1),
+                _ => false,
+            })
     }
 
     /// The module binds `name` once, to a list literal of tensors.
