@@ -150,7 +150,8 @@ struct ScanArgs {
     type_flow: bool,
     /// The Python environment the project runs in (a virtual environment or a site-packages
     /// directory; default: the active one, `$VIRTUAL_ENV`). Project classes whose bases live in
-    /// other installed distributions are classified from those bases' sources, never imported.
+    /// other installed distributions are classified from those bases' sources, never imported;
+    /// where the project declares no torch floor, its installed torch is the floor.
     #[arg(long, value_name = "DIR")]
     python_env: Option<PathBuf>,
     /// Print why the function holding FILE:LINE is traced (its call chain from a compile root),

@@ -145,6 +145,15 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
         .as_deref()
         .map(crate::semantic::environment::Environment::open)
         .transpose()?;
+    // No floor declared anywhere: the torch installed where the project runs is the oldest it
+    // runs on, so a claim that holds from that version on holds for this project.
+    let installed_torch = environment
+        .as_ref()
+        .and_then(|environment| environment.installed_torch())
+        .map(|(version, site)| {
+            let origin = format!("torch {version} installed in {}", site.display());
+            (version, origin)
+        });
     let rule_url_base = files
         .iter()
         .find_map(|file| file.settings.rule_url_base.clone());
@@ -159,17 +168,24 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
         let summaries: Vec<FileSummary> = files
             .par_iter()
             .map(|file| {
-                let floor_origin = file.settings.torch_floor_origin.as_str();
+                let (torch_floor, torch_floor_origin) = match (
+                    options.torch_version,
+                    file.settings.torch_floor,
+                    &installed_torch,
+                ) {
+                    (Some(version), _, _) => (Some(version), "--torch-version"),
+                    (None, Some(version), _) => {
+                        (Some(version), file.settings.torch_floor_origin.as_str())
+                    }
+                    (None, None, Some((version, origin))) => (Some(*version), origin.as_str()),
+                    (None, None, None) => (None, file.settings.torch_floor_origin.as_str()),
+                };
                 let ctx = FileContext {
                     module: file.module.clone(),
                     is_package_init: file.is_package_init,
                     project_roots: &project_roots,
-                    torch_floor: options.torch_version.or(file.settings.torch_floor),
-                    torch_floor_origin: if options.torch_version.is_some() {
-                        "--torch-version"
-                    } else {
-                        floor_origin
-                    },
+                    torch_floor,
+                    torch_floor_origin,
                     // The file's own configuration (or --roots) decides, never another's.
                     roots_configured: !options.roots.is_empty()
                         || roots::configured(&file.settings),

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::data::TORCH;
+use crate::config::TorchVersion;
 
 /// What the project needs of an environment class.
 #[derive(Debug, Default)]
@@ -69,6 +70,14 @@ impl Environment {
         if site_dirs.is_empty() && path.is_dir() && path.ends_with("site-packages") {
             site_dirs.push(path.to_path_buf());
         }
+        // `.pth` files put more directories on `sys.path` (an editable install, a base
+        // environment shared through a path file): searched after the site directories.
+        let listed: Vec<PathBuf> = site_dirs.iter().flat_map(|site| pth_dirs(site)).collect();
+        for dir in listed {
+            if !site_dirs.contains(&dir) {
+                site_dirs.push(dir);
+            }
+        }
         if site_dirs.is_empty() {
             return Err(format!(
                 "{} is neither a Python environment (no lib/python3*/site-packages) nor a \
@@ -79,6 +88,22 @@ impl Environment {
         Ok(Environment {
             site_dirs,
             classes: Mutex::new(FxHashMap::default()),
+        })
+    }
+
+    /// The torch installed in the environment (`torch-2.11.0.dist-info`, or `+cu130` builds),
+    /// as major.minor, with the directory it was found in.
+    pub fn installed_torch(&self) -> Option<(TorchVersion, &Path)> {
+        self.site_dirs.iter().find_map(|site| {
+            let entries = std::fs::read_dir(site).ok()?;
+            entries.flatten().find_map(|entry| {
+                let name = entry.file_name();
+                let version = name
+                    .to_str()?
+                    .strip_prefix("torch-")?
+                    .strip_suffix(".dist-info")?;
+                Some((TorchVersion::parse(version)?, site.as_path()))
+            })
         })
     }
 
@@ -179,6 +204,43 @@ impl Environment {
             file.is_file().then_some((file, false))
         })
     }
+}
+
+/// The directories a site directory's `.pth` files list, as `site.addpackage` reads them: one
+/// path per line, relative to the site directory, kept when it exists; `#` comments and `import`
+/// lines (code the interpreter runs, never run here) are skipped.
+fn pth_dirs(site: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(site) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|ext| ext == "pth"))
+        .collect();
+    // `site` reads them in name order.
+    files.sort();
+    let mut dirs = Vec::new();
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        for line in text.lines() {
+            let line = line.trim_end();
+            if line.is_empty()
+                || line.starts_with('#')
+                || line.starts_with("import ")
+                || line.starts_with("import\t")
+            {
+                continue;
+            }
+            let dir = site.join(line);
+            if dir.is_dir() && !dirs.contains(&dir) {
+                dirs.push(dir);
+            }
+        }
+    }
+    dirs
 }
 
 /// Names bound by the module's imports (also under `if`/`try`), to dotted targets.

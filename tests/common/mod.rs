@@ -110,6 +110,9 @@ pub fn graphbreak_with_env(
 ) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_graphbreak"))
         .current_dir(dir)
+        // An activated virtual environment would decide environment classes and the torch floor
+        // (`--python-env` defaults to it): a test names its environment, or has none.
+        .env_remove("VIRTUAL_ENV")
         .envs(env.iter().copied())
         .args(args)
         .output()
