@@ -1,6 +1,6 @@
 //! With no torch floor declared, the torch installed in the environment is the floor
 //! (src/scan/mod.rs; found by `Environment::installed_torch`, also through a `.pth` file):
-//! corpus/torch_versions/installed/locked.py. A declared floor and `--torch-version` win.
+//! corpus/torch_versions/installed/no_floor.py. A declared floor and `--torch-version` win.
 
 #[macro_use]
 mod common;
@@ -12,7 +12,7 @@ fn project() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/torch_versions/installed")
 }
 
-/// `(line, code)` of each finding of locked.py.
+/// `(line, code)` of each finding of no_floor.py.
 fn findings(dir: &Path, args: &[&str]) -> Vec<(u32, String)> {
     let mut all = vec!["scan", "."];
     all.extend_from_slice(args);
@@ -20,7 +20,7 @@ fn findings(dir: &Path, args: &[&str]) -> Vec<(u32, String)> {
     let text = stdout(&out);
     let mut rows: Vec<(u32, String)> = text
         .lines()
-        .filter_map(|line| line.strip_prefix("locked.py:"))
+        .filter_map(|line| line.strip_prefix("no_floor.py:"))
         .filter_map(|rest| {
             let mut parts = rest.splitn(3, ':');
             let row = parts.next()?.parse().ok()?;
@@ -58,8 +58,8 @@ fn environment(root: &Path, torch: &str, through_pth: bool) -> PathBuf {
     venv
 }
 
-/// `guard = Lock()`: skipped by Dynamo from torch 2.5 on.
-const LOCK: &str = "guard = Lock()";
+/// `torch.sparse_coo_tensor(...)`: skipped by Dynamo from torch 2.8 on.
+const SPARSE: &str = "torch.sparse_coo_tensor(";
 /// `copy.copy(...)`: skipped on every torch that compiles.
 const COPY: &str = "copy.copy(";
 
@@ -86,7 +86,7 @@ fn the_installed_torch_is_the_floor_when_none_is_declared() {
     let env = venv.to_str().unwrap();
     assert_eq!(
         findings(&project(), &["--python-env", env]),
-        rows(&[LOCK, COPY])
+        rows(&[SPARSE, COPY])
     );
     // `--torch-version` wins over the environment.
     assert_eq!(
@@ -108,10 +108,10 @@ fn an_older_installed_torch_keeps_the_claims_of_older_torches() {
 #[test]
 fn torch_shared_through_a_pth_file_is_found() {
     let tmp = tempfile::tempdir().unwrap();
-    let venv = environment(tmp.path(), "2.8.0", true);
+    let venv = environment(tmp.path(), "2.8.1", true);
     assert_eq!(
         findings(&project(), &["--python-env", venv.to_str().unwrap()]),
-        rows(&[LOCK, COPY])
+        rows(&[SPARSE, COPY])
     );
 }
 
@@ -121,11 +121,11 @@ fn a_declared_floor_wins_over_the_installed_torch() {
     let venv = environment(tmp.path(), "2.11.0", false);
     let project = tmp.path().join("project");
     std::fs::create_dir_all(&project).unwrap();
-    std::fs::copy(project_file(), project.join("locked.py")).unwrap();
+    std::fs::copy(project_file(), project.join("no_floor.py")).unwrap();
     write(
         &project,
         "pyproject.toml",
-        "[project]\nname = \"locked\"\ndependencies = [\"torch>=2.2\"]\n",
+        "[project]\nname = \"no-floor\"\ndependencies = [\"torch>=2.2\"]\n",
     );
     assert_eq!(
         findings(&project, &["--python-env", venv.to_str().unwrap()]),
@@ -134,35 +134,35 @@ fn a_declared_floor_wins_over_the_installed_torch() {
 }
 
 fn project_file() -> PathBuf {
-    project().join("locked.py")
+    project().join("no_floor.py")
 }
 
 /// The log lines of Dynamo's graph breaks, in 2.11's format and in the older one
-/// ("Graph break: ... from user code at:" then the frame), as the set of locked.py lines.
+/// ("Graph break: ... from user code at:" then the frame), as the set of no_floor.py lines.
 const BREAK_SITES: &str = r#"
 import io, logging, re, sys
 import torch
-import locked
+import no_floor
 buffer = io.StringIO()
 handler = logging.StreamHandler(buffer)
 log = logging.getLogger("torch._dynamo")
 torch._logging.set_logs(graph_breaks=True)
 log.addHandler(handler)
-locked.step(torch.randn(2), {})
+no_floor.run()
 log.removeHandler(handler)
 found = re.findall(
     r'Graph break(?: in user code at (\S+):(\d+)|[^\n]* from user code at:\s*\n[^\n]*File "([^"]+)", line (\d+))',
     buffer.getvalue(),
 )
-lines = sorted({int(a or c) for p, a, q, c in found if (p or q).endswith("locked.py")})
+lines = sorted({int(a or c) for p, a, q, c in found if (p or q).endswith("no_floor.py")})
 print(sys.prefix)
 print(".".join(torch.__version__.split(".")[:2]))
 print(*lines)
 "#;
 
 /// The real torch of the test Python: with its environment as `--python-env`, every line scan
-/// reports is one where Dynamo on that torch breaks, and `Lock()` is reported exactly when the
-/// installed torch is one the table measured it skipped on (2.5 and newer).
+/// reports is one where Dynamo on that torch breaks, and `sparse_coo_tensor` is reported exactly
+/// when the installed torch is one the table measured it skipped on (2.8 and newer).
 #[test]
 fn the_real_environment_agrees_with_dynamo() {
     let python = require_torch!();
@@ -195,8 +195,8 @@ fn the_real_environment_agrees_with_dynamo() {
         reported.iter().all(|row| broke.contains(row)),
         "scan {reported:?}, Dynamo {broke:?}"
     );
-    let expected = if installed >= (2, 5) {
-        rows(&[LOCK, COPY])
+    let expected = if installed >= (2, 8) {
+        rows(&[SPARSE, COPY])
     } else {
         rows(&[COPY])
     };

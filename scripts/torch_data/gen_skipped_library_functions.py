@@ -143,15 +143,19 @@ def names_candidate(message: str, obj) -> bool:
 # torch 2.3 -> 2.5's wording of a skipped C builtin, which torch 2.8+ reports as "Attempted to call
 # function marked as skipped" ("Dynamo does not know how to trace the builtin `...`").
 UNSUPPORTED_BUILTIN = "Graph break due to unsupported builtin"
+# torch 2.2's wording of the same decision: a C builtin it has no rule for is wrapped as an opaque
+# object, and calling it fails (`call_method UserDefinedObjectVariable(allocate_lock) __call__`).
+OPAQUE_BUILTIN_CALL = re.compile(r"call_method UserDefinedObjectVariable\(\w+\) __call__ ")
 
 
 def skipped_break(message: str) -> str | None:
     """The break type of a refused call, in torch 2.11's words (see `break_type`), counting
-    torch 2.3-2.5's "unsupported builtin" wording of the builtin skip."""
+    torch 2.3-2.5's "unsupported builtin" and torch 2.2's opaque-object call wordings of the
+    builtin skip."""
     from torch_data.gen_skipped_functions import SKIPPED, break_type
 
     first = message.strip().splitlines()[0] if message.strip() else ""
-    if first.startswith(UNSUPPORTED_BUILTIN):
+    if first.startswith(UNSUPPORTED_BUILTIN) or OPAQUE_BUILTIN_CALL.match(first):
         return SKIPPED
     return break_type(message)
 

@@ -79,22 +79,27 @@ def load_corpus(code: str, name: str, namespace: str = "corpus") -> types.Module
 
 
 def resolve(dotted: str):
-    """The object a dotted name names (`Tensor.x`: torch.Tensor's; else importing the longest importable
-    module prefix)."""
+    """The object a dotted name names (`Tensor.x`: torch.Tensor's; else the attribute of the longest
+    importable module prefix, as the tables' generators read `vars(module)[name]`: a function that
+    shadows a submodule of the same name, `networkx.algorithms.non_randomness`, is the function;
+    the name itself imported as a module only when no prefix has the attribute)."""
     if dotted.startswith("Tensor."):
         import torch  # noqa: PLC0415
 
         return getattr(torch.Tensor, dotted.split(".", 1)[1])
     parts = dotted.split(".")
-    for split in range(len(parts), 0, -1):
+    for split in range(len(parts) - 1, 0, -1):
         try:
             obj = importlib.import_module(".".join(parts[:split]))
         except ImportError:
             continue
-        for attr in parts[split:]:
-            obj = getattr(obj, attr)
+        try:
+            for attr in parts[split:]:
+                obj = getattr(obj, attr)
+        except AttributeError:
+            break
         return obj
-    raise ImportError(dotted)
+    return importlib.import_module(dotted)
 
 
 @pytest.fixture(autouse=True)
