@@ -18,6 +18,7 @@ with fullgraph=True records side effects without applying them, so nothing is wr
 from __future__ import annotations
 
 import logging
+import re
 import warnings
 
 from torch_data import public_functions
@@ -45,6 +46,40 @@ def break_type(message: str) -> str | None:
     if first.startswith(DISABLED) or first.startswith("call torch._dynamo.disable() wrapped"):
         return DISABLED
     return None
+
+
+# The wordings older torches give Dynamo's decision not to trace a C builtin it has no rule for,
+# which torch 2.8+ reports as "Attempted to call function marked as skipped" ("Dynamo does not know
+# how to trace the builtin `...`"): torch 2.3-2.5's "Graph break due to unsupported builtin f", and
+# torch 2.2's opaque-object call (`call_method UserDefinedObjectVariable(allocate_lock) __call__`).
+UNSUPPORTED_BUILTIN = "Graph break due to unsupported builtin"
+OPAQUE_BUILTIN_CALL = re.compile(r"call_method UserDefinedObjectVariable\(\w+\) __call__ ")
+
+
+def builtin_skip_wording(message: str) -> bool:
+    first = message.strip().splitlines()[0] if message.strip() else ""
+    return first.startswith(UNSUPPORTED_BUILTIN) or OPAQUE_BUILTIN_CALL.match(first) is not None
+
+
+def names_candidate(message: str, obj) -> bool:
+    """Whether the break message names the candidate itself (its `__name__` as a whole word:
+    `copy`, `_thread.allocate_lock.`, `tqdm.__new__`), not a function it calls."""
+    name = getattr(obj, "__name__", None)
+    if not name:
+        return False
+    head = "\n".join(message.strip().splitlines()[:3])
+    return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", head) is not None
+
+
+def refused_type(message: str | None, obj) -> str | None:
+    """The break type of a no-argument call of `obj`: `break_type`'s, or the skipped-function
+    type for an older torch's builtin-skip wording that names `obj` itself (a wording naming
+    another builtin is a break inside `obj`, which the no-argument call cannot vouch for)."""
+    if message is None:
+        return None
+    if builtin_skip_wording(message):
+        return SKIPPED if names_candidate(message, obj) else None
+    return break_type(message)
 
 
 def is_skip_break(message: str) -> bool:
@@ -141,8 +176,7 @@ def generate() -> dict[str, dict]:
     warnings.simplefilter("ignore")
     entries: dict[str, dict] = {}
     for name, obj in candidates():
-        message = measure(obj)
-        gb_type = break_type(message) if message is not None else None
+        gb_type = refused_type(measure(obj), obj)
         if gb_type is not None:
             entries[name] = {"gb_type": gb_type}
     for name, statement in STDLIB_PROBES.items():

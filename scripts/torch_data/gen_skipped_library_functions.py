@@ -30,10 +30,11 @@ import importlib
 import inspect
 import logging
 import pkgutil
-import re
 import sys
 import types
 import warnings
+
+from torch_data.gen_skipped_functions import names_candidate
 
 TABLE = "skipped_library_functions"
 HEADER = """# Standard-library and skip-listed third-party functions Dynamo refuses to trace: calling one in
@@ -130,32 +131,13 @@ def candidates():
             yield f"{module_name}.{name}", obj
 
 
-def names_candidate(message: str, obj) -> bool:
-    """Whether the break message names the candidate itself (its `__name__` as a whole word:
-    `copy`, `_thread.allocate_lock.`, `tqdm.__new__`), not a function it calls."""
-    name = getattr(obj, "__name__", None)
-    if not name:
-        return False
-    head = "\n".join(message.strip().splitlines()[:3])
-    return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", head) is not None
-
-
-# torch 2.3 -> 2.5's wording of a skipped C builtin, which torch 2.8+ reports as "Attempted to call
-# function marked as skipped" ("Dynamo does not know how to trace the builtin `...`").
-UNSUPPORTED_BUILTIN = "Graph break due to unsupported builtin"
-# torch 2.2's wording of the same decision: a C builtin it has no rule for is wrapped as an opaque
-# object, and calling it fails (`call_method UserDefinedObjectVariable(allocate_lock) __call__`).
-OPAQUE_BUILTIN_CALL = re.compile(r"call_method UserDefinedObjectVariable\(\w+\) __call__ ")
-
-
 def skipped_break(message: str) -> str | None:
     """The break type of a refused call, in torch 2.11's words (see `break_type`), counting
     torch 2.3-2.5's "unsupported builtin" and torch 2.2's opaque-object call wordings of the
-    builtin skip."""
-    from torch_data.gen_skipped_functions import SKIPPED, break_type
+    builtin skip (`gen_skipped_functions.BUILTIN_SKIP_WORDINGS`)."""
+    from torch_data.gen_skipped_functions import SKIPPED, break_type, builtin_skip_wording
 
-    first = message.strip().splitlines()[0] if message.strip() else ""
-    if first.startswith(UNSUPPORTED_BUILTIN) or OPAQUE_BUILTIN_CALL.match(first):
+    if builtin_skip_wording(message):
         return SKIPPED
     return break_type(message)
 

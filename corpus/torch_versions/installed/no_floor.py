@@ -1,10 +1,10 @@
 """A project that declares no torch floor (tests/installed_torch_floor.rs).
 
-Dynamo marks `torch.sparse_coo_tensor` as skipped from torch 2.8 on (rules/data/skipped_functions.toml,
-measured on 2.2, 2.5, 2.8 and 2.11; 2.2 traces it, 2.5 breaks on it in other words the table does
-not record). With no floor declared, the torch installed in the environment scan is given
-(`--python-env`, or the active `$VIRTUAL_ENV`) is the oldest this project runs on: the break is
-reported when that torch is 2.8 or newer, and not without an environment or with an older one.
+Dynamo refuses `torch.sparse_coo_tensor` from torch 2.5 on (rules/data/skipped_functions.toml,
+measured on 2.2, 2.5, 2.8 and 2.11; torch 2.2 traces it). With no floor declared, the torch
+installed in the environment scan is given (`--python-env`, or the active `$VIRTUAL_ENV`) is the
+oldest this project runs on: the break is reported when that torch is 2.5 or newer, and not
+without an environment or with an older one.
 `copy.copy` is skipped on every torch and always reported.
 """
 
