@@ -78,3 +78,19 @@ def test_dynamo_traces_the_overrides_torchs_forward_calls(case):
     model = _fixture_module(TORCH_HOOKS, "pkg.model")
     net, args = getattr(model, case)()
     assert _logged_breaks(TORCH_HOOKS, net, args) == TORCH_HOOK_BREAKS[case], case
+
+
+CHAINS = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "collaborator_chains"
+
+# tests/collaborator_chains.rs: the getter and the method two hops from `self`.
+CHAIN_BREAKS = {
+    "case_read": {("cache.py", 15)},
+    "case_call": {("cache.py", 18)},
+}
+
+
+@pytest.mark.parametrize("case", sorted(CHAIN_BREAKS))
+def test_dynamo_traces_through_chains_of_stored_collaborators(case):
+    model = _fixture_module(CHAINS, "pkg.model")
+    net, args = getattr(model, case)()
+    assert _logged_breaks(CHAINS, net, args) == CHAIN_BREAKS[case], case

@@ -20,6 +20,12 @@ use super::*;
 /// How deep a chain of project factories (`make` returning `build()`'s class) is followed.
 const MAX_FACTORY_DEPTH: u32 = 4;
 
+/// How many attribute hops `self.a.b.c` a chain of stored collaborators is followed through, and
+/// how many classes each hop may hold: chains in models are short (`self.attn.cache`), and a
+/// bound keeps a pathological tree linear.
+const MAX_CHAIN_HOPS: usize = 4;
+const MAX_CHAIN_CLASSES: usize = 16;
+
 impl<'a> Project<'a> {
     /// The getters `self.<stored>.<name>` (`attr` = `"stored.name"`) may run in a method of
     /// `class` (local qualified name in `file`).
@@ -29,19 +35,46 @@ impl<'a> Project<'a> {
         class: &str,
         attr: &str,
     ) -> Vec<FuncRef> {
-        let Some((stored, name)) = attr.split_once('.') else {
+        let Some((path, name)) = attr.rsplit_once('.') else {
             return Vec::new();
         };
-        if name.contains('.') || !self.property_names.contains(name) {
+        if !self.property_names.contains(name) {
             return Vec::new();
         }
         let Some(&idx) = self.files[file as usize].class_by_name.get(class) else {
             return Vec::new();
         };
-        let Some((owner_file, typed)) = self.stored_type((file, idx), stored, 0) else {
-            return Vec::new();
-        };
-        self.instance_property_getters(owner_file, &typed, name)
+        // `self.kernel.width`, and through collaborators' collaborators, `self.attn.cache.size`.
+        let mut found = Vec::new();
+        for holder in self.stored_chain_classes((file, idx), path) {
+            for getter in self.property_overrides(holder, name) {
+                if !found.contains(&getter) {
+                    found.push(getter);
+                }
+            }
+        }
+        found
+    }
+
+    /// The classes the object `self.<path>` (`"attn"`, `"attn.cache"`) may be an instance of in a
+    /// method of `class`: each hop's class is the one stored on that attribute by the class
+    /// holding it (or a project base), or the classes a project factory stored there returns.
+    pub(super) fn stored_chain_classes(&self, class: ClassRef, path: &str) -> Vec<ClassRef> {
+        let mut holders = vec![class];
+        for (hop, stored) in path.split('.').enumerate() {
+            if hop >= MAX_CHAIN_HOPS || holders.is_empty() {
+                return Vec::new();
+            }
+            let mut next = Vec::new();
+            for holder in holders {
+                if let Some((owner_file, typed)) = self.stored_type(holder, stored, 0) {
+                    self.instance_classes(owner_file, &typed, 0, &mut next);
+                }
+            }
+            next.truncate(MAX_CHAIN_CLASSES);
+            holders = next;
+        }
+        holders
     }
 
     /// The getters `<instance>.<name>` may run, `class_sym` naming the instance's class (or a
@@ -157,7 +190,7 @@ impl<'a> Project<'a> {
         match sym {
             Sym::FunctionRef(inner) => match &**inner {
                 Sym::SelfAttr { attr, .. } => attr
-                    .split_once('.')
+                    .rsplit_once('.')
                     .is_some_and(|(_, name)| !self.property_names.contains(name)),
                 Sym::Instance { method, .. } => !self.property_names.contains(method.as_str()),
                 _ => false,

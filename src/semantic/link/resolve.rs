@@ -347,8 +347,8 @@ impl<'a> Project<'a> {
         attr: &str,
     ) -> Vec<Target> {
         let (stored, method) = attr.split_once('.').unwrap_or((attr, "__call__"));
-        if method.contains('.') {
-            return Vec::new();
+        if let Some((path, last)) = method.rsplit_once('.') {
+            return self.chained_attribute_call(file, class, stored, path, last);
         }
         // Only a class named by an import or a local definition: `self.a = self.make(...)` is a
         // method call, not a class, and must not send resolution round in circles.
@@ -364,6 +364,43 @@ impl<'a> Project<'a> {
             method: method.to_owned(),
         };
         self.resolve_sym(&instance, file)
+    }
+
+    /// `self.<stored>.<path>.<last>(...)` (`self.backbone.body.stem(x)`, `self.attn.cache.reset()`):
+    /// the classes stored along the chain (`stored_chain_classes`), then `last` as a method of the
+    /// final holder or, where it has none, as a collaborator stored there and called.
+    fn chained_attribute_call(
+        &self,
+        file: FileId,
+        class: &str,
+        stored: &str,
+        path: &str,
+        last: &str,
+    ) -> Vec<Target> {
+        let Some(&idx) = self.files[file as usize].class_by_name.get(class) else {
+            return Vec::new();
+        };
+        let chain = format!("{stored}.{path}");
+        let mut found: Vec<FuncRef> = Vec::new();
+        for holder in self.stored_chain_classes((file, idx), &chain) {
+            match self
+                .lookup_method(holder, last, 0)
+                .filter(|&f| !self.untraced_cached_getter(f))
+            {
+                Some(method) => found.push(method),
+                None => {
+                    for called in self.stored_chain_classes(holder, last) {
+                        match self.instance_method(called, "__call__") {
+                            Some(f) => found.push(f),
+                            None => found.extend(self.torch_hook_overrides(called)),
+                        }
+                    }
+                }
+            }
+        }
+        found.sort_unstable();
+        found.dedup();
+        found.into_iter().map(Target::Function).collect()
     }
 
     /// The function that runs for `instance.method(...)` on an instance of `class`; calling the

@@ -30,16 +30,18 @@ impl<'a> SemanticModel<'a> {
         let target = match &*attribute.value {
             // Only where this file has typed `self.<stored>` (usually in `__init__`, walked
             // first): an untyped attribute's reads would be edges resolving to nothing.
-            value @ Expr::Attribute(_) => match self.self_attribute(value) {
-                Some((class, stored))
+            // `self.attn.cache.size`: a chain whose first hop this file typed; linking follows
+            // the later hops through the classes stored along it (`stored_chain_classes`).
+            value @ Expr::Attribute(_) => match self.self_attr_chain(value) {
+                Some((class, chain))
                     if matches!(
-                        self.self_attribute_type(&class, &stored),
+                        self.self_attribute_type(&class, chain.split('.').next().unwrap_or("")),
                         Some(Sym::Local(_) | Sym::Dotted(_))
                     ) =>
                 {
                     Sym::SelfAttr {
                         class,
-                        attr: format!("{stored}.{name}"),
+                        attr: format!("{chain}.{name}"),
                     }
                 }
                 _ => return,
@@ -91,5 +93,28 @@ impl<'a> SemanticModel<'a> {
             Sym::Dotted(dotted) if self.is_project_dotted(&dotted) => Some(Sym::Dotted(dotted)),
             _ => None,
         }
+    }
+
+    /// `self.a` or `self.a.b.c` in a method: the class and the dotted attribute path (at most
+    /// four hops: longer chains are not followed by linking either).
+    fn self_attr_chain(&self, value: &Expr) -> Option<(String, String)> {
+        let mut segments = Vec::new();
+        let mut current = value;
+        while let Expr::Attribute(attribute) = current {
+            if segments.len() == 4 {
+                return None;
+            }
+            segments.push(attribute.attr.id.as_str());
+            current = &attribute.value;
+        }
+        let Expr::Name(base) = current else {
+            return None;
+        };
+        let (self_name, class) = self.method_context()?;
+        if base.id.as_str() != self_name {
+            return None;
+        }
+        segments.reverse();
+        Some((class.to_owned(), segments.join(".")))
     }
 }

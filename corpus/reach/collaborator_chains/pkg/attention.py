@@ -1,0 +1,26 @@
+"""A collaborator holding the cache: built in `__init__`, or given to the constructor
+(annotated `Optional[Cache]`, as a library documents an injected part)."""
+
+from typing import Optional
+
+import torch
+
+from pkg.cache import Cache
+
+
+class Attention(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cache = Cache()
+
+    def forward(self, x):
+        return x
+
+
+class InjectedAttention(torch.nn.Module):
+    def __init__(self, cache: Optional[Cache] = None):
+        super().__init__()
+        self.cache = cache
+
+    def forward(self, x):
+        return x
