@@ -1,7 +1,8 @@
 //! Chains of stored collaborators (src/semantic/link/property_reads.rs `stored_chain_classes`,
 //! src/semantic/link/resolve.rs `chained_attribute_call`): `self.attn.cache.size` and
 //! `self.attn.cache.positions()` reach the cache's getter and method, each hop's class the one
-//! the holder stored (built in `__init__`, or an annotated constructor parameter).
+//! the holder stored (built in `__init__`, an annotated constructor parameter, or stored by a
+//! project base in another method).
 //! corpus/reach/collaborator_chains; tests/python/test_collaborator_reach_proofs.py shows
 //! Dynamo (torch 2.11, backend="eager") breaks at exactly these lines.
 
@@ -37,6 +38,14 @@ fn a_property_read_two_hops_from_self_reaches_the_getter() {
 #[test]
 fn a_method_call_two_hops_from_self_reaches_the_method() {
     assert_eq!(reported("pkg.model.CallsThroughChain"), ["pkg/cache.py:18"]);
+}
+
+#[test]
+fn an_attribute_a_project_base_stored_outside_init_is_typed() {
+    assert_eq!(
+        reported("pkg.model.ReadsWhatABaseStored"),
+        ["pkg/cache.py:15"]
+    );
 }
 
 #[test]

@@ -86,6 +86,7 @@ CHAINS = Path(__file__).resolve().parents[2] / "corpus" / "reach" / "collaborato
 CHAIN_BREAKS = {
     "case_read": {("cache.py", 15)},
     "case_call": {("cache.py", 18)},
+    "case_base": {("cache.py", 15)},
 }
 
 

@@ -352,18 +352,32 @@ impl<'a> Project<'a> {
         }
         // Only a class named by an import or a local definition: `self.a = self.make(...)` is a
         // method call, not a class, and must not send resolution round in circles.
-        let Some(typed @ (Sym::Dotted(_) | Sym::Local(_))) = self.files[file as usize]
+        if let Some(typed @ (Sym::Dotted(_) | Sym::Local(_))) = self.files[file as usize]
             .self_attr_types
             .get(class)
             .and_then(|attrs| attrs.get(stored))
-        else {
+        {
+            let instance = Sym::Instance {
+                class: Box::new(typed.clone()),
+                method: method.to_owned(),
+            };
+            return self.resolve_sym(&instance, file);
+        }
+        // Stored by a project base (`self.cache = Cache()` in the base's `setup()`).
+        let Some(&idx) = self.files[file as usize].class_by_name.get(class) else {
             return Vec::new();
         };
-        let instance = Sym::Instance {
-            class: Box::new(typed.clone()),
-            method: method.to_owned(),
-        };
-        self.resolve_sym(&instance, file)
+        let mut found: Vec<FuncRef> = Vec::new();
+        for holder in self.stored_chain_classes((file, idx), stored) {
+            match self.instance_method(holder, method) {
+                Some(f) => found.push(f),
+                None if method == "__call__" => found.extend(self.torch_hook_overrides(holder)),
+                None => {}
+            }
+        }
+        found.sort_unstable();
+        found.dedup();
+        found.into_iter().map(Target::Function).collect()
     }
 
     /// `self.<stored>.<path>.<last>(...)` (`self.backbone.body.stem(x)`, `self.attn.cache.reset()`):

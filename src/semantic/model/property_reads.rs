@@ -32,12 +32,14 @@ impl<'a> SemanticModel<'a> {
             // first): an untyped attribute's reads would be edges resolving to nothing.
             // `self.attn.cache.size`: a chain whose first hop this file typed; linking follows
             // the later hops through the classes stored along it (`stored_chain_classes`).
+            // A first hop stored by a project base (`self.cache = Cache()` in the base's
+            // `setup()`) is typed in the base's file: linking looks there.
             value @ Expr::Attribute(_) => match self.self_attr_chain(value) {
                 Some((class, chain))
                     if matches!(
                         self.self_attribute_type(&class, chain.split('.').next().unwrap_or("")),
                         Some(Sym::Local(_) | Sym::Dotted(_))
-                    ) =>
+                    ) || self.has_project_base(&class) =>
                 {
                     Sym::SelfAttr {
                         class,
@@ -116,5 +118,20 @@ impl<'a> SemanticModel<'a> {
         }
         segments.reverse();
         Some((class.to_owned(), segments.join(".")))
+    }
+
+    /// A class of this file deriving from a project class (of this file or another module).
+    fn has_project_base(&self, class: &str) -> bool {
+        let Some(&idx) = self.summary.class_by_name.get(class) else {
+            return false;
+        };
+        self.summary.classes[idx as usize]
+            .bases
+            .iter()
+            .any(|base| match base {
+                Sym::Local(_) => true,
+                Sym::Dotted(dotted) => self.is_project_dotted(dotted),
+                _ => false,
+            })
     }
 }

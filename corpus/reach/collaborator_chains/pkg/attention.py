@@ -24,3 +24,14 @@ class InjectedAttention(torch.nn.Module):
 
     def forward(self, x):
         return x
+
+
+class LazyAttention(torch.nn.Module):
+    """Stores its cache outside `__init__` (`None` until `setup_cache()` runs)."""
+
+    def __init__(self):
+        super().__init__()
+        self.cache = None
+
+    def setup_cache(self):
+        self.cache = Cache()
