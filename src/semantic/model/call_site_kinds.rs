@@ -431,16 +431,10 @@ impl<'a> SemanticModel<'a> {
         {
             return true;
         }
-        let Some(&idx) = self.summary.class_by_name.get(qual) else {
-            return false;
-        };
-        self.summary.classes[idx as usize]
-            .bases
-            .iter()
-            .any(|base| match base {
-                Sym::Local(base) => self.defines_through_local_bases(base, name, depth + 1),
-                _ => false,
-            })
+        self.class_bases(qual).iter().any(|base| match base {
+            Sym::Local(base) => self.defines_through_local_bases(base, name, depth + 1),
+            _ => false,
+        })
     }
 
     /// The module binds `name` once, to a list literal of tensors.

@@ -169,16 +169,22 @@ impl<'a> SemanticModel<'a> {
         if depth > 8 {
             return false;
         }
-        let Some(&idx) = self.summary.class_by_name.get(qual) else {
+        if !self.summary.class_by_name.contains_key(qual) {
             return false;
-        };
-        self.summary.classes[idx as usize]
-            .bases
-            .iter()
-            .all(|base| match base {
-                crate::semantic::Sym::Local(base) => self.is_plain_class(base, depth + 1),
-                _ => false,
-            })
+        }
+        self.class_bases(qual).iter().all(|base| match base {
+            crate::semantic::Sym::Local(base) => self.is_plain_class(base, depth + 1),
+            _ => false,
+        })
+    }
+
+    /// The bases of the class statement `qual` of this file as written (resolved names); empty
+    /// when `qual` is no class of this file (walked so far).
+    pub(super) fn class_bases(&self, qual: &str) -> &[crate::semantic::Sym] {
+        match self.summary.class_by_name.get(qual) {
+            Some(&idx) => &self.summary.classes[idx as usize].bases,
+            None => &[],
+        }
     }
 
     /// A method receiver that could be a tensor: not a host value, not `self`, not a module.

@@ -122,16 +122,10 @@ impl<'a> SemanticModel<'a> {
 
     /// A class of this file deriving from a project class (of this file or another module).
     fn has_project_base(&self, class: &str) -> bool {
-        let Some(&idx) = self.summary.class_by_name.get(class) else {
-            return false;
-        };
-        self.summary.classes[idx as usize]
-            .bases
-            .iter()
-            .any(|base| match base {
-                Sym::Local(_) => true,
-                Sym::Dotted(dotted) => self.is_project_dotted(dotted),
-                _ => false,
-            })
+        self.class_bases(class).iter().any(|base| match base {
+            Sym::Local(_) => true,
+            Sym::Dotted(dotted) => self.is_project_dotted(dotted),
+            _ => false,
+        })
     }
 }
