@@ -19,7 +19,9 @@ declare_rule! {
     /// third-party skip list). Also a torch function the file takes out of the graph with
     /// `torch._dynamo.disallow_in_graph(torch.fn)` (anywhere in the file: the marker changes
     /// Dynamo's trace rules for the whole process; `rules/data/dynamo_markers.toml`, GB0007 on
-    /// torch 2.8 and 2.11).
+    /// torch 2.8 and 2.11). A skipped function wrapped by a grad-mode context manager used as a
+    /// decorator and called at once (`torch.no_grad()(torch.manual_seed)(0)`) breaks at that call:
+    /// the wrapper runs the function (`rules/data/decorator_context_managers.toml`, measured).
     ///
     /// The list is `rules/data/skipped_functions.toml`, generated from each installed torch by
     /// `scripts/gen_torch_data.py`: every public function that Dynamo's trace rules map to a
@@ -117,12 +119,13 @@ fn skipped(checker: &Checker<'_>, name: &str) -> Option<String> {
 }
 
 fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option<&str>) {
-    let Some(name) = qualified else {
-        return;
-    };
     if !checker.semantic().in_function() {
         return;
     }
+    let Some(name) = qualified else {
+        check_decorated_call(checker, call);
+        return;
+    };
     let Some(label) = skipped(checker, name) else {
         check_marked_torch_function(checker, call, name);
         return;
@@ -139,6 +142,50 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
     checker.report(
         &SkippedFunctionCall::META,
         Finding::new(call.range(), message).with_hazard(Hazard::GraphBreak),
+    );
+}
+
+/// `torch.no_grad()(fn)(x)`: a torch context manager used as a decorator and called at once runs
+/// `fn(x)` under the mode (`rules/data/decorator_context_managers.toml`, measured tracing into the
+/// wrapped function), so a skipped `fn` breaks at this call as if called directly.
+fn check_decorated_call(checker: &mut Checker<'_>, call: &ast::ExprCall) {
+    let Expr::Call(decorated) = &*call.func else {
+        return;
+    };
+    let (Expr::Call(context), [wrapped]) = (&*decorated.func, &*decorated.arguments.args) else {
+        return;
+    };
+    if !decorated.arguments.keywords.is_empty() {
+        return;
+    }
+    let semantic = checker.semantic();
+    let floor = semantic.torch_floor();
+    let Some(context_name) = semantic.qualified(&context.func) else {
+        return;
+    };
+    if TORCH
+        .generated
+        .decorator_context_managers
+        .on_every_from(&context_name, floor)
+        .is_none()
+    {
+        return;
+    }
+    let Some(name) = semantic.qualified(wrapped) else {
+        return;
+    };
+    let Some(label) = skipped(checker, &name) else {
+        return;
+    };
+    checker.report(
+        &SkippedFunctionCall::META,
+        Finding::new(
+            call.range(),
+            format!(
+                "`{context_name}(...)({name})` calls `{name}`, which is marked as skipped by Dynamo's trace rules: calling it in compiled code is a graph break ({label})"
+            ),
+        )
+        .with_hazard(Hazard::GraphBreak),
     );
 }
 

@@ -20,6 +20,7 @@ const UNWRAPPED_MODULES: &str = rules_table!("unwrapped_modules");
 const TENSOR_METHOD_BREAKS: &str = rules_table!("tensor_method_breaks");
 const BUILTIN_BREAKS: &str = rules_table!("builtin_breaks");
 const INPUT_CONTEXT_MANAGERS: &str = rules_table!("input_context_managers");
+const DECORATOR_CONTEXT_MANAGERS: &str = rules_table!("decorator_context_managers");
 const INT_PARAMETERS: &str = rules_table!("int_parameters");
 const GRAPH_BREAKS: &str = rules_table!("graph_breaks");
 const TENSOR_MEMBERS: &str = rules_table!("tensor_members");
@@ -316,6 +317,9 @@ pub struct Generated {
     /// Torch context-manager classes Dynamo refuses to enter when the instance is a frame input
     /// (`torch.no_grad()` built by the caller): measured passing each in.
     pub input_context_managers: Versioned<Refusal>,
+    /// Torch context-manager classes whose instance, used as a decorator, calls the function it
+    /// wraps (`torch.no_grad()(fn)(x)` runs `fn(x)`): measured tracing into the wrapped function.
+    pub decorator_context_managers: Versioned<Refusal>,
     /// Where torch's public ops take Python ints (`torch.zeros(size)`, `Tensor.topk(k)`).
     pub int_parameters: Versioned<IntParameters>,
     /// Tensor methods whose annotation on the newest torch is a host value (`is_contiguous`).
@@ -407,6 +411,10 @@ impl Generated {
             input_context_managers: Versioned::parse(
                 INPUT_CONTEXT_MANAGERS,
                 "input_context_managers",
+            ),
+            decorator_context_managers: Versioned::parse(
+                DECORATOR_CONTEXT_MANAGERS,
+                "decorator_context_managers",
             ),
             int_parameters: Versioned::parse(INT_PARAMETERS, "int_parameters"),
             tensor_members: Versioned::<Empty>::parse(TENSOR_MEMBERS, "tensor_members")

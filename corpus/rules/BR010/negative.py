@@ -47,6 +47,16 @@ class TracedStdlibCalls(nn.Module):
         return operator.mul(x, math.sqrt(options["scale"]))
 
 
+def halve(x):
+    return x / 2
+
+
+class WrappedProjectFunction(nn.Module):
+    def forward(self, x):
+        # `torch.no_grad()(fn)(x)` runs `fn(x)`: a project function is traced through the wrapper.
+        return torch.no_grad()(halve)(x)
+
+
 def seed_everything(seed):
     # Training-script code, never compiled.
     torch.manual_seed(seed)
@@ -61,4 +71,5 @@ def cases():
         "plain_checks": (PlainChecks(), (x,)),
         "in_graph_device_query": (InGraphDeviceQuery(), (x,)),
         "traced_stdlib_calls": (TracedStdlibCalls(), (x, {"scale": 4.0})),
+        "wrapped_project_function": (WrappedProjectFunction(), (x,)),
     }

@@ -80,6 +80,14 @@ class ReexportedBuiltin(nn.Module):
         return eval_frame.unsupported(x, x)  # expect: BR010
 
 
+# A grad-mode context manager used as a decorator and called at once runs the function it wraps
+# (rules/data/decorator_context_managers.toml): the skipped function breaks at that call.
+class SeedWithoutGrad(nn.Module):
+    def forward(self, x):
+        torch.no_grad()(torch.manual_seed)(0)  # expect: BR010
+        return x * 2
+
+
 def cases():
     """name -> (callable, args, expected GB codes)."""
     x = torch.randn(2, 3, 4)
@@ -92,4 +100,5 @@ def cases():
         "stdlib_copy": (ShallowCopiedOptions(), (x, {"scale": 2.0}), {"GB0007"}),
         "disallowed_torch_function": (DisallowedOp(), (x,), {"GB0007"}),
         "reexported_builtin": (ReexportedBuiltin(), (x,), {"GB0007"}),
+        "wrapped_in_no_grad": (SeedWithoutGrad(), (x,), {"GB0007"}),
     }
