@@ -52,10 +52,19 @@ impl<'a> Project<'a> {
 
     /// The formula of the torch-version flag a project name read for truth is, if it is one.
     pub fn version_flag_formula(&self, sym: &Sym, file: FileId) -> Option<Cond> {
+        let (flag_file, flag) = self.torch_version_flag_def(sym, file)?;
+        Some(self.localize(flag, flag_file))
+    }
+
+    /// The torch-version flag `sym` (read in `file`) names, with the file that defines it.
+    fn torch_version_flag_def(&self, sym: &Sym, file: FileId) -> Option<(FileId, &Cond)> {
         match self.resolve_sym(sym, file).into_iter().next()? {
-            Target::VersionFlag(file, name) => {
-                Some(self.localize(&self.files[file as usize].torch_version_flags[&name], file))
-            }
+            Target::VersionFlag(flag_file, name) => Some((
+                flag_file,
+                self.files[flag_file as usize]
+                    .torch_version_flags
+                    .get(&name)?,
+            )),
             _ => None,
         }
     }
@@ -88,13 +97,9 @@ impl<'a> Project<'a> {
                 }
             }
             Cond::Atom(crate::semantic::cond::Atom::ProjectFlag(sym)) => {
-                match self.resolve_sym(sym, file).into_iter().next() {
-                    Some(Target::VersionFlag(f, name)) => self.localize_depth(
-                        &self.files[f as usize].torch_version_flags[&name],
-                        f,
-                        depth + 1,
-                    ),
-                    _ => Cond::Unknown,
+                match self.torch_version_flag_def(sym, file) {
+                    Some((flag_file, flag)) => self.localize_depth(flag, flag_file, depth + 1),
+                    None => Cond::Unknown,
                 }
             }
             // A flag parameter means something only inside its own function.

@@ -138,16 +138,8 @@ impl<'a> Project<'a> {
                     .into_iter()
                     .filter_map(|target| match target {
                         Target::Class(class) => {
-                            let found: Vec<FuncRef> = match self
-                                .instance_method(class, method)
-                                .filter(|&f| !self.untraced_cached_getter(f))
-                            {
-                                Some(f) => vec![f],
-                                // Calling a Module with no project `forward`: torch's calls the
-                                // project's overrides (`link/torch_hooks.rs`).
-                                None if method == "__call__" => self.torch_hook_overrides(class),
-                                None => Vec::new(),
-                            };
+                            let mut found = Vec::new();
+                            self.instance_call_targets(class, method, &mut found);
                             Some(found)
                         }
                         _ => None,
@@ -348,7 +340,7 @@ impl<'a> Project<'a> {
     ) -> Vec<Target> {
         let (stored, method) = attr.split_once('.').unwrap_or((attr, "__call__"));
         if let Some((path, last)) = method.rsplit_once('.') {
-            return self.chained_attribute_call(file, class, stored, path, last);
+            return self.chained_attribute_call(file, class, &format!("{stored}.{path}"), last);
         }
         // Only a class named by an import or a local definition: `self.a = self.make(...)` is a
         // method call, not a class, and must not send resolution round in circles.
@@ -364,15 +356,31 @@ impl<'a> Project<'a> {
             return self.resolve_sym(&instance, file);
         }
         // Stored by a project base (`self.cache = Cache()` in the base's `setup()`).
+        self.chained_attribute_call(file, class, stored, method)
+    }
+
+    /// `self.<chain>.<last>(...)` (`self.cache.reset()` with the cache stored by a base,
+    /// `self.backbone.body.stem(x)`): the classes stored along the chain
+    /// (`stored_chain_classes`), then `last` as a method of the final holder or, where it has
+    /// none, as a collaborator stored there and called.
+    fn chained_attribute_call(
+        &self,
+        file: FileId,
+        class: &str,
+        chain: &str,
+        last: &str,
+    ) -> Vec<Target> {
         let Some(&idx) = self.files[file as usize].class_by_name.get(class) else {
             return Vec::new();
         };
         let mut found: Vec<FuncRef> = Vec::new();
-        for holder in self.stored_chain_classes((file, idx), stored) {
-            match self.instance_method(holder, method) {
-                Some(f) => found.push(f),
-                None if method == "__call__" => found.extend(self.torch_hook_overrides(holder)),
-                None => {}
+        for holder in self.stored_chain_classes((file, idx), chain) {
+            let before = found.len();
+            self.instance_call_targets(holder, last, &mut found);
+            if found.len() == before {
+                for called in self.stored_chain_classes(holder, last) {
+                    self.instance_call_targets(called, "__call__", &mut found);
+                }
             }
         }
         found.sort_unstable();
@@ -380,41 +388,19 @@ impl<'a> Project<'a> {
         found.into_iter().map(Target::Function).collect()
     }
 
-    /// `self.<stored>.<path>.<last>(...)` (`self.backbone.body.stem(x)`, `self.attn.cache.reset()`):
-    /// the classes stored along the chain (`stored_chain_classes`), then `last` as a method of the
-    /// final holder or, where it has none, as a collaborator stored there and called.
-    fn chained_attribute_call(
-        &self,
-        file: FileId,
-        class: &str,
-        stored: &str,
-        path: &str,
-        last: &str,
-    ) -> Vec<Target> {
-        let Some(&idx) = self.files[file as usize].class_by_name.get(class) else {
-            return Vec::new();
-        };
-        let chain = format!("{stored}.{path}");
-        let mut found: Vec<FuncRef> = Vec::new();
-        for holder in self.stored_chain_classes((file, idx), &chain) {
-            match self
-                .lookup_method(holder, last, 0)
-                .filter(|&f| !self.untraced_cached_getter(f))
-            {
-                Some(method) => found.push(method),
-                None => {
-                    for called in self.stored_chain_classes(holder, last) {
-                        match self.instance_method(called, "__call__") {
-                            Some(f) => found.push(f),
-                            None => found.extend(self.torch_hook_overrides(called)),
-                        }
-                    }
-                }
-            }
+    /// What `<instance of class>.method(...)` runs: the method (own or inherited; `forward` for
+    /// `__call__` on a Module) unless it is a cached getter Dynamo does not trace, or, calling a
+    /// Module with no project `forward`, the project's overrides torch's `__call__` runs
+    /// (`link/torch_hooks.rs`).
+    fn instance_call_targets(&self, class: ClassRef, method: &str, out: &mut Vec<FuncRef>) {
+        match self
+            .instance_method(class, method)
+            .filter(|&f| !self.untraced_cached_getter(f))
+        {
+            Some(f) => out.push(f),
+            None if method == "__call__" => out.extend(self.torch_hook_overrides(class)),
+            None => {}
         }
-        found.sort_unstable();
-        found.dedup();
-        found.into_iter().map(Target::Function).collect()
     }
 
     /// The function that runs for `instance.method(...)` on an instance of `class`; calling the

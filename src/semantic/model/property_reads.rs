@@ -28,18 +28,18 @@ impl<'a> SemanticModel<'a> {
             return;
         }
         let target = match &*attribute.value {
-            // Only where this file has typed `self.<stored>` (usually in `__init__`, walked
-            // first): an untyped attribute's reads would be edges resolving to nothing.
-            // `self.attn.cache.size`: a chain whose first hop this file typed; linking follows
-            // the later hops through the classes stored along it (`stored_chain_classes`).
-            // A first hop stored by a project base (`self.cache = Cache()` in the base's
-            // `setup()`) is typed in the base's file: linking looks there.
-            value @ Expr::Attribute(_) => match self.self_attr_chain(value) {
-                Some((class, chain))
-                    if matches!(
-                        self.self_attribute_type(&class, chain.split('.').next().unwrap_or("")),
-                        Some(Sym::Local(_) | Sym::Dotted(_))
-                    ) || self.has_project_base(&class) =>
+            // `self.kernel.width`, `self.attn.cache.size`: only where this file typed the first
+            // hop (usually in `__init__`, walked first), or the class has a project base that may
+            // have (`self.cache = Cache()` in the base's `setup()`); an untyped attribute's reads
+            // would be edges resolving to nothing. Linking follows the later hops through the
+            // classes stored along the chain, at most four (`stored_chain_classes`).
+            value @ Expr::Attribute(_) => match self.resolve(value) {
+                Some(Sym::SelfAttr { class, attr: chain })
+                    if chain.matches('.').count() < 4
+                        && (matches!(
+                            self.self_attribute_type(&class, chain.split('.').next().unwrap_or("")),
+                            Some(Sym::Local(_) | Sym::Dotted(_))
+                        ) || self.has_project_base(&class)) =>
                 {
                     Sym::SelfAttr {
                         class,
@@ -95,29 +95,6 @@ impl<'a> SemanticModel<'a> {
             Sym::Dotted(dotted) if self.is_project_dotted(&dotted) => Some(Sym::Dotted(dotted)),
             _ => None,
         }
-    }
-
-    /// `self.a` or `self.a.b.c` in a method: the class and the dotted attribute path (at most
-    /// four hops: longer chains are not followed by linking either).
-    fn self_attr_chain(&self, value: &Expr) -> Option<(String, String)> {
-        let mut segments = Vec::new();
-        let mut current = value;
-        while let Expr::Attribute(attribute) = current {
-            if segments.len() == 4 {
-                return None;
-            }
-            segments.push(attribute.attr.id.as_str());
-            current = &attribute.value;
-        }
-        let Expr::Name(base) = current else {
-            return None;
-        };
-        let (self_name, class) = self.method_context()?;
-        if base.id.as_str() != self_name {
-            return None;
-        }
-        segments.reverse();
-        Some((class.to_owned(), segments.join(".")))
     }
 
     /// A class of this file deriving from a project class (of this file or another module).
