@@ -39,6 +39,7 @@ OLDER_REASONS = {
     "own_context_entered": ("Unsupported context manager", "BEFORE_WITH"),
     "inherited_context_entered": ("Unsupported context manager", "BEFORE_WITH"),
     "contextmanager_entered": ("Unsupported context manager", "BEFORE_WITH"),
+    "imported_contextmanager_entered": ("Unsupported context manager", "BEFORE_WITH"),
 }
 
 

@@ -12,6 +12,7 @@ torch 2.11 (older torches: the proofs' notes).
 """
 
 import contextlib
+from contextlib import contextmanager
 
 import torch
 
@@ -108,6 +109,16 @@ def phased(x, scope):
         return x * 3
 
 
+@contextmanager
+def stage():  # the decorator imported by name: the same `contextlib.contextmanager`
+    yield
+
+
+def staged(x, scope):
+    with scope:  # expect: BR030
+        return x - 1
+
+
 def cases():
     """name -> (callable, args, what Dynamo reports on torch 2.11)."""
     x = torch.randn(3)
@@ -126,6 +137,7 @@ def cases():
         "own_context_entered": (bracketed, (x, Bracket()), "Unsupported context manager"),
         "inherited_context_entered": (named_bracketed, (x, NamedBracket()), "Unsupported context manager"),
         "contextmanager_entered": (phased, (x, phase()), "Unsupported context manager"),
+        "imported_contextmanager_entered": (staged, (x, stage()), "Unsupported context manager"),
     }
 
 
@@ -150,3 +162,4 @@ if __name__ == "__main__":
     torch.compile(bracketed, backend="eager")(x, Bracket())
     torch.compile(named_bracketed, backend="eager")(x, NamedBracket())
     torch.compile(phased, backend="eager")(x, phase())
+    torch.compile(staged, backend="eager")(x, stage())
