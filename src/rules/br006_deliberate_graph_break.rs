@@ -294,6 +294,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             tensor_params: None,
             conditional_block: None,
             cites: None,
+            after_break_since: None,
         };
         if project.is_traced(file, &candidate) {
             out.push(candidate);
@@ -335,6 +336,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
                 tensor_params: None,
                 conditional_block: None,
                 cites: None,
+                after_break_since: None,
             };
             if project.is_traced(file, &candidate) {
                 seen.push(at);

@@ -82,6 +82,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
                 tensor_params: None,
                 conditional_block: None,
                 cites: None,
+                after_break_since: None,
             }
         } else {
             Candidate {
@@ -105,6 +106,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
                 tensor_params: None,
                 conditional_block: None,
                 cites: None,
+                after_break_since: None,
             }
         };
         if project.is_traced(file, &candidate) {

@@ -143,6 +143,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             tensor_params: None,
             conditional_block: None,
             cites: Some(hazard.location),
+            after_break_since: None,
         });
     }
     out

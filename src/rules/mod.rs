@@ -40,6 +40,7 @@ pub mod br037_untraceable_builtin_call;
 pub mod br038_sorted_tensors_in_region;
 pub mod br039_constant_context_manager;
 pub mod br040_tensor_tuple_comparison;
+pub mod br041_outside_context_manager;
 pub mod cf001_suppress_errors;
 pub mod cf002_dead_compile_gate;
 pub mod cr001_shape_as_tensor_stack;
@@ -249,6 +250,7 @@ pub const ALL: &[&RuleMeta] = &[
     &br038_sorted_tensors_in_region::SortedTensorsInRegion::META,
     &br039_constant_context_manager::ConstantContextManager::META,
     &br040_tensor_tuple_comparison::TensorTupleComparison::META,
+    &br041_outside_context_manager::OutsideContextManager::META,
     &meta::SyntaxError::META,
     &meta::UnreadableFile::META,
     &meta::TooDeeplyNested::META,

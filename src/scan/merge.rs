@@ -140,6 +140,38 @@ pub fn merge_per_statement(
         .collect()
 }
 
+/// Keeps a finding that holds only after a graph break (`Candidate::after_break_since`: a value
+/// built on that row crosses the break into the resumed frame) when a selected finding of the same
+/// function that breaks or skips the frame lies between: on a later statement than the value and
+/// an earlier one than the finding. Every other finding passes unchanged.
+pub fn keep_after_breaks(candidates: Vec<&Candidate>) -> Vec<&Candidate> {
+    if candidates.iter().all(|c| c.after_break_since.is_none()) {
+        return candidates;
+    }
+    let breaks: Vec<(u32, (u32, u32), Location)> = candidates
+        .iter()
+        .filter(|c| {
+            matches!(c.hazard, Hazard::GraphBreak | Hazard::FrameSkip)
+                && c.after_break_since.is_none()
+        })
+        .filter_map(|c| Some((c.func?, c.statement_rows, c.location)))
+        .collect();
+    candidates
+        .into_iter()
+        .filter(|candidate| {
+            let (Some(since), Some(func)) = (candidate.after_break_since, candidate.func) else {
+                return true;
+            };
+            breaks.iter().any(|&(break_func, rows, location)| {
+                break_func == func
+                    && rows.0 > since
+                    && location < candidate.location
+                    && rows != candidate.statement_rows
+            })
+        })
+        .collect()
+}
+
 /// A kept finding: its candidate, its message and the codes merged into it.
 pub type Kept<'c> = (&'c Candidate, String, Vec<&'static str>);
 

@@ -550,6 +550,8 @@ fn file_diagnostics(
                     .any(|s| rules::selector_matches(s, c.code))
         })
         .collect();
+    // A value that crosses a graph break matters only when a break of its function is reported.
+    let selected = merge::keep_after_breaks(selected);
     // A call in a loop or `try` body to a function that always breaks skips the frame too; asked
     // only where a later hazard of the same function could fold (rare, and cheap then).
     let callee_skips: Vec<merge::CalleeSkip<'_>> = summary

@@ -21,6 +21,7 @@ pub use slots::Slot;
 mod cached_attrs;
 mod call_site_kinds;
 pub use call_site_kinds::ArgKinds;
+pub use context_managers::OutsideBuilt;
 mod calls;
 mod class_factories;
 mod context_atoms;
@@ -218,6 +219,9 @@ pub struct SemanticModel<'a> {
     index_budget: std::cell::Cell<u32>,
     /// `(class, attr)` set from a constructor parameter (`self.matcher = matcher`).
     injected_attrs: HashSet<(String, String)>,
+    /// The functions that build what `self.<attr>` holds (`self.attr = Cls(...)`), by (class,
+    /// attr): an instance built in the frame that enters it is not one from outside.
+    self_attr_builders: FxMap<(String, String), Vec<FuncIdx>>,
     /// `(class, attr)` → what the assignments seen so far put in `self.attr` (`model/tensor_attrs.rs`).
     tensor_attrs: FxMap<(String, String), tensor_attrs::AttrHolds>,
     /// `(class, attr)` → every assignment seen so far stores a `functools` cache wrapper
@@ -325,6 +329,7 @@ impl<'a> SemanticModel<'a> {
             index_nesting: std::cell::Cell::new(0),
             index_budget: std::cell::Cell::new(0),
             injected_attrs: HashSet::default(),
+            self_attr_builders: FxMap::default(),
             tensor_attrs: FxMap::default(),
             cached_attrs: FxMap::default(),
             callee_range: None,

@@ -415,6 +415,14 @@ pub enum Requirement {
         param: String,
         kinds: crate::semantic::model::ArgKinds,
     },
+    /// Some method of `class` stores in `self.<attr>` a context manager Dynamo will not enter
+    /// from outside the frame, and `func` (the function entering it) does not build it
+    /// (`model/context_managers.rs`).
+    OutsideContextManagerAttribute {
+        class: String,
+        attr: String,
+        func: FuncIdx,
+    },
     /// A Dynamo marker of this file marks the torch function `name`
     /// (`disallow_in_graph(torch.sub)`, anywhere in the file: `model/markers.rs`).
     MarkedTorchFunction { name: String },
@@ -450,6 +458,10 @@ pub struct Candidate {
     /// Where the finding this one is about is (CR002: the traced hazard its guard lets
     /// through): when both are reported they are one finding, the cited one's (`scan/merge.rs`).
     pub cites: Option<Location>,
+    /// The finding holds only when a graph break of its own function (a kept finding that
+    /// breaks or skips the frame) lies after this row and before the finding: a value built
+    /// on this row reaches the finding's statement as an input of the frame Dynamo resumes in.
+    pub after_break_since: Option<u32>,
 }
 
 /// A torch version a finding needs to stay below, and the version flags its own function

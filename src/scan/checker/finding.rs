@@ -23,6 +23,9 @@ pub struct Finding {
     /// The break happens only when something fails at run time (a failed import probe): it is
     /// not a certain break, so it does not make a loop or `try` frame skip for certain.
     pub breaks_only_on_failure: bool,
+    /// Holds only after a graph break of its function that follows this row (see
+    /// `Candidate::after_break_since`).
+    pub after_break_since: Option<u32>,
 }
 
 impl Finding {
@@ -37,6 +40,7 @@ impl Finding {
             host_index: None,
             tensor_params: None,
             breaks_only_on_failure: false,
+            after_break_since: None,
         }
     }
 
@@ -57,6 +61,12 @@ impl Finding {
     /// tensor for one of `params` of the finding's function (`semantic/tensor_params.rs`).
     pub fn requiring_tensor_params(mut self, params: Vec<String>) -> Finding {
         self.tensor_params = Some(params.into());
+        self
+    }
+
+    /// Holds only when a graph break of the same function lies between `row` and the finding.
+    pub fn requiring_break_since(mut self, row: u32) -> Finding {
+        self.after_break_since = Some(row);
         self
     }
 

@@ -103,6 +103,7 @@ fn file_diagnostic(
         tensor_params: None,
         conditional_block: None,
         cites: None,
+        after_break_since: None,
     }
 }
 
@@ -231,6 +232,7 @@ impl<'a> Checker<'a> {
             && finding.host_index.is_none()
             && finding.tensor_params.is_none()
             && !finding.breaks_only_on_failure
+            && finding.after_break_since.is_none()
             && self.runs_on_every_call_or_iteration()
         {
             let location = self.semantic.location(finding.range.start().into());
@@ -261,6 +263,7 @@ impl<'a> Checker<'a> {
                 tensor_params: finding.tensor_params,
                 conditional_block: None,
                 cites: None,
+                after_break_since: finding.after_break_since,
             },
             range: finding.range,
             statement: self.statement,
@@ -397,6 +400,9 @@ impl<'a> Checker<'a> {
                         }
                         !classes.is_empty() && !outside
                     }
+                }
+                Requirement::OutsideContextManagerAttribute { class, attr, func } => {
+                    semantic.self_attribute_enters_refused(class, attr, *func)
                 }
                 Requirement::SlotOnHost { slot, on_host } => {
                     semantic.slot_on_host(slot) == *on_host

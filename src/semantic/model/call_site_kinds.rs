@@ -358,7 +358,7 @@ impl<'a> SemanticModel<'a> {
 
     /// The value of the module's one `name = value` statement (top level or a top-level `if`),
     /// when it has exactly one.
-    fn module_single_value(&self, name: &str) -> Option<&'a Expr> {
+    pub(super) fn module_single_value(&self, name: &str) -> Option<&'a Expr> {
         let mut bound =
             module_statements(self.call_site_kinds.module_body).filter_map(|stmt| match stmt {
                 Stmt::Assign(assign) => match assign.targets.as_slice() {
@@ -415,7 +415,7 @@ impl<'a> SemanticModel<'a> {
 
     /// A class of this file that defines `__enter__` or inherits it from a class of this file
     /// (a base from elsewhere is not looked up: unknown, so not claimed).
-    fn is_context_manager_class(&self, qual: &str) -> bool {
+    pub(super) fn is_context_manager_class(&self, qual: &str) -> bool {
         self.defines_through_local_bases(qual, "__enter__", 0)
     }
 

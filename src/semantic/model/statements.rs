@@ -472,6 +472,15 @@ impl<'a> SemanticModel<'a> {
         if let Expr::Call(call) = value
             && let Some(sym) = self.resolve(&call.func)
         {
+            if let Some(func) = self.current_function() {
+                let builders = self
+                    .self_attr_builders
+                    .entry((class.clone(), attr.clone()))
+                    .or_default();
+                if !builders.contains(&func) {
+                    builders.push(func);
+                }
+            }
             self.summary
                 .self_attr_types
                 .entry(class)
