@@ -71,6 +71,13 @@ def draw(manifest: dict, seed, k: int) -> list[str]:
 def cmd_draw(args) -> int:
     m = load_manifest(args.manifest, include_spent=args.include_spent)
     seed = parse_seed(args.seed)
+    if args.k > len(m["unspent"]):
+        # The pool runs out: say so, not a traceback (extend heldout_pool.toml with new files).
+        print(
+            f"error: {args.k} files asked, {len(m['unspent'])} unspent left in {args.manifest}",
+            file=sys.stderr,
+        )
+        return 2
     picked = draw(m, seed, args.k)
     print(f"# random.Random({seed!r}).sample(sorted(unspent), {args.k}); unspent = {len(m['unspent'])}")
     for p in picked:

@@ -110,9 +110,10 @@ def test_the_dev_draw_is_reproducible_and_spent():
     )
     drawn = [line.split("\t")[0] for line in proc.stdout.splitlines() if not line.startswith("#")]
     assert drawn == ["test/dynamo/test_reorder_logs.py", "test/dynamo/test_hooks.py"]
-    # every unspent file (the header says how many) leaves the dev files out
+    # every unspent file (the header says how many; the pool may be exhausted) leaves the dev
+    # files out
     header = subprocess.run(
-        [sys.executable, str(MEASURE), "draw", "--seed", "dev-2026-12-02", "--k", "1"],
+        [sys.executable, str(MEASURE), "draw", "--seed", "dev-2026-12-02", "--k", "0"],
         capture_output=True, text=True, check=True,
     ).stdout.splitlines()[0]
     unspent = int(header.rsplit("unspent = ", 1)[1])
@@ -123,6 +124,13 @@ def test_the_dev_draw_is_reproducible_and_spent():
     everything = {line.split("\t")[0] for line in proc.stdout.splitlines() if not line.startswith("#")}
     assert len(everything) == unspent
     assert not set(drawn) & everything
+    # asking for more than is left is a clear error (exit 2), never a traceback
+    over = subprocess.run(
+        [sys.executable, str(MEASURE), "draw", "--seed", "dev-2026-12-02", "--k", str(unspent + 1)],
+        capture_output=True, text=True,
+    )
+    assert over.returncode == 2, over
+    assert "unspent left" in over.stderr and "Traceback" not in over.stderr, over.stderr
 
 
 def test_assemble_refuses_a_text_of_the_wrong_length(tmp_path):
