@@ -117,7 +117,6 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
 /// `torch.arange(n)` with `n` a tensor (`lengths.max()`): arange takes numbers, so a tensor bound
 /// is a 0-d tensor whose value sizes the output.
 fn check_arange(checker: &mut Checker<'_>, call: &ast::ExprCall) {
-    let semantic = checker.semantic();
     let bounds = call.arguments.args.iter().chain(
         call.arguments
             .keywords
@@ -129,17 +128,14 @@ fn check_arange(checker: &mut Checker<'_>, call: &ast::ExprCall) {
             })
             .map(|k| &k.value),
     );
-    let mut bounds = bounds;
-    if !bounds.any(|bound| semantic.tensor_kind(bound) == TensorKind::Tensor) {
+    let Some(operand) = tensor_operand(checker, bounds) else {
         return;
-    }
-    checker.report(
-        &DataDependentScalarOp::META,
-        Finding::new(
-            call.range(),
-            "`torch.arange` with a tensor bound needs the tensor's value to size its output: graph break under torch.compile (GB0033 Data dependent operator), and a device sync on an accelerator",
-        )
-        .with_hazard(Hazard::GraphBreak),
+    };
+    report_scalar_read(
+        checker,
+        call.range(),
+        "`torch.arange` with a tensor bound needs the tensor's value to size its output: graph break under torch.compile (GB0033 Data dependent operator), and a device sync on an accelerator".to_owned(),
+        operand,
     );
 }
 
@@ -147,27 +143,77 @@ fn is_builtin_range(checker: &Checker<'_>, call: &ast::ExprCall) -> bool {
     checker.semantic().is_builtin(&call.func, "range")
 }
 
-/// Whether a positional argument of the call is known to be a tensor.
-fn has_tensor_argument(checker: &Checker<'_>, call: &ast::ExprCall) -> bool {
+/// Whether a value read for its number is a tensor: known from the function's own code, or a
+/// tensor where a call (of the compiled function, or from traced code) passes one for these
+/// parameters (`tensor_params`: linking decides, as for BR001's branch on a parameter).
+enum TensorOperand {
+    Tensor,
+    IfParams(Vec<String>),
+}
+
+/// The first of `operands` known to be a tensor; else the parameters that would make one a
+/// tensor, when some would.
+fn tensor_operand<'e>(
+    checker: &Checker<'_>,
+    operands: impl IntoIterator<Item = &'e Expr>,
+) -> Option<TensorOperand> {
     let semantic = checker.semantic();
-    call.arguments
-        .args
-        .iter()
-        .any(|argument| semantic.tensor_kind(argument) == TensorKind::Tensor)
+    let mut params: Vec<String> = Vec::new();
+    for operand in operands {
+        match semantic.tensor_kind(operand) {
+            TensorKind::Tensor => return Some(TensorOperand::Tensor),
+            TensorKind::NotTensor => {}
+            TensorKind::Unknown => {
+                for param in semantic.tensor_if_params_are(operand).unwrap_or_default() {
+                    if !params.contains(&param) {
+                        params.push(param);
+                    }
+                }
+            }
+        }
+    }
+    (!params.is_empty()).then_some(TensorOperand::IfParams(params))
+}
+
+/// Reports a finding on `range` whose tensor operand is `operand`: as it is when known, or
+/// holding only where a call passes a tensor for the parameters (the message names them).
+fn report_scalar_read(
+    checker: &mut Checker<'_>,
+    range: ruff_text_size::TextRange,
+    message: String,
+    operand: TensorOperand,
+) {
+    let finding = match operand {
+        TensorOperand::Tensor => Finding::new(range, message),
+        TensorOperand::IfParams(params) => {
+            let names = params
+                .iter()
+                .map(|p| format!("`{p}`"))
+                .collect::<Vec<_>>()
+                .join(" or ");
+            Finding::new(
+                range,
+                format!("{message} ({names}: a call passes a tensor)"),
+            )
+            .requiring_tensor_params(params)
+        }
+    };
+    checker.report(
+        &DataDependentScalarOp::META,
+        finding.with_hazard(Hazard::GraphBreak),
+    );
 }
 
 /// `range(n)` with `n` known to be a tensor: `range` calls `__index__`, a data-dependent int.
 fn check_range(checker: &mut Checker<'_>, call: &ast::ExprCall) {
-    if !has_tensor_argument(checker, call) {
+    let Some(operand) = tensor_operand(checker, &call.arguments.args) else {
         return;
-    }
-    checker.report(
-        &DataDependentScalarOp::META,
-        Finding::new(
-            call.range(),
-            "`range()` over a tensor bound needs the tensor's value as a Python int: graph break under torch.compile (GB0059 Failed to trace builtin operator), and a device sync on an accelerator",
-        )
-        .with_hazard(Hazard::GraphBreak),
+    };
+    report_scalar_read(
+        checker,
+        call.range(),
+        "`range()` over a tensor bound needs the tensor's value as a Python int: graph break under torch.compile (GB0059 Failed to trace builtin operator), and a device sync on an accelerator".to_owned(),
+        operand,
     );
 }
 
@@ -284,25 +330,22 @@ fn tensor_int_arguments<'e>(
 /// `math.floor(t)` with `t` known to be a tensor: the math module converts its arguments to
 /// Python numbers (`__float__` / `__index__`), reading the tensor's value.
 fn check_math(checker: &mut Checker<'_>, call: &ast::ExprCall, name: &str) {
-    if !has_tensor_argument(checker, call) {
+    let Some(operand) = tensor_operand(checker, &call.arguments.args) else {
         return;
-    }
-    checker.report(
-        &DataDependentScalarOp::META,
-        Finding::new(
-            call.range(),
-            format!(
-                "`{name}()` of a tensor reads its value as a Python number: graph break under torch.compile (GB0033 Data dependent operator), and a device sync on an accelerator; use the torch op (`torch.floor`, `torch.isnan`, ...)"
-            ),
-        )
-        .with_hazard(Hazard::GraphBreak),
+    };
+    report_scalar_read(
+        checker,
+        call.range(),
+        format!(
+            "`{name}()` of a tensor reads its value as a Python number: graph break under torch.compile (GB0033 Data dependent operator), and a device sync on an accelerator; use the torch op (`torch.floor`, `torch.isnan`, ...)"
+        ),
+        operand,
     );
 }
 
 /// `x[start:stop]` / `x[a:b, c:d]` where a bound is known to be a tensor.
 fn check_subscript(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript) {
-    let semantic = checker.semantic();
-    if !semantic.in_function() {
+    if !checker.semantic().in_function() {
         return;
     }
     let slices: Vec<&ast::ExprSlice> = match &*subscript.slice {
@@ -310,21 +353,19 @@ fn check_subscript(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript) {
         Expr::Tuple(tuple) => tuple.elts.iter().filter_map(Expr::as_slice_expr).collect(),
         _ => return,
     };
-    let tensor_bound = slices.iter().any(|slice| {
+    let bounds = slices.iter().flat_map(|slice| {
         [&slice.lower, &slice.upper, &slice.step]
             .into_iter()
             .flatten()
-            .any(|bound| semantic.tensor_kind(bound) == TensorKind::Tensor)
+            .map(|bound| &**bound)
     });
-    if !tensor_bound {
+    let Some(operand) = tensor_operand(checker, bounds) else {
         return;
-    }
-    checker.report(
-        &DataDependentScalarOp::META,
-        Finding::new(
-            subscript.range(),
-            "a tensor used as a slice bound is read as a Python int: graph break under torch.compile (GB0124 Tensor.item())",
-        )
-        .with_hazard(Hazard::GraphBreak),
+    };
+    report_scalar_read(
+        checker,
+        subscript.range(),
+        "a tensor used as a slice bound is read as a Python int: graph break under torch.compile (GB0124 Tensor.item())".to_owned(),
+        operand,
     );
 }

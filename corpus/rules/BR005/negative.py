@@ -53,6 +53,18 @@ def chunked(x: torch.Tensor):
     return x.view(half, -1).sum() + x.new_zeros(torch.tensor(x.shape[0])).sum()
 
 
+def repeat_n(x, times):
+    # The only compiled call passes an int: `range` gets a Python int, no break.
+    out = x
+    for _ in range(times):
+        out = out + x
+    return out
+
+
+def run_repeat_n():
+    return torch.compile(repeat_n)(torch.randn(4), 3)
+
+
 def cases():
     x = torch.randn(4)
     return {
@@ -61,6 +73,7 @@ def cases():
         "host_slice_bounds": (Crop(), (torch.randn(4, 4), 3)),
         "arange_to_shape_entry": (positions_over_rows, (x,)),
         "range_over_shape": (rows_over_shape, (x,)),
+        "range_over_int_param": (repeat_n, (x, 3)),
         "math_of_shape": (scaled_by_width, (x,)),
         "shape_int_tensors_as_sizes": (chunked, (x,)),
     }

@@ -72,6 +72,20 @@ def padded_to_longest(x, lengths: torch.Tensor):
     return rows.sum() + padded.sum() + torch.zeros(n).sum()  # expect: BR005
 
 
+def repeat_sum(x, times):
+    # `times` is a parameter: the compiled call in `run_repeat_sum` gives it a 0-d tensor, and
+    # `range` needs its value (GB0059 on torch 2.11).
+    out = x
+    for _ in range(times):  # expect: BR005
+        out = out + x
+    return out
+
+
+def run_repeat_sum():
+    compiled = torch.compile(repeat_sum)
+    return compiled(torch.randn(4), torch.randint(1, 4, ()))
+
+
 def cases():
     x = torch.randn(4)
     return {
@@ -81,6 +95,7 @@ def cases():
         "tensor_slice_bounds": (Paste(), (torch.randn(8, 8), torch.tensor([1, 2, 5, 6]))),
         "arange_to_tensor_bound": (positions_up_to_longest, (x, torch.tensor([3, 5]))),
         "range_over_tensor_bound": (rows_up_to_count, (x, torch.tensor([3, 2]))),
+        "range_over_tensor_param": (repeat_sum, (x, torch.tensor(3))),
         "math_of_tensor": (finite_or_zero, (x,)),
         "tensor_as_size": (padded_to_longest, (x, torch.tensor([3, 5]))),
     }
