@@ -34,6 +34,12 @@ declare_rule! {
     /// for (convolutions, accelerator-only ops) keep GB0033, which every measured one gives and
     /// which a hand-built call proves (tests/python/test_int_parameters_table.py).
     ///
+    /// For `range`, `torch.arange`, `math.*` and slice bounds, a parameter the function alone
+    /// cannot type counts as a tensor where a call Dynamo traces into it passes one (a call of
+    /// the compiled function, `opt = torch.compile(fn)` then `opt(x, torch.randint(1, 4, ()))`,
+    /// or a traced caller): the finding names the parameters and holds once linking finds such a
+    /// call, as BR001's branch on a parameter does.
+    ///
     /// ## Why is this bad?
     /// The result is a host value that depends on the data, so Dynamo cannot keep it symbolic: it
     /// ends the graph, runs the op eagerly and resumes (torch 2.11: GB0033 "Data dependent
