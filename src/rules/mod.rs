@@ -45,6 +45,7 @@ pub mod cf001_suppress_errors;
 pub mod cf002_dead_compile_gate;
 pub mod cr001_shape_as_tensor_stack;
 pub mod cr002_export_only_guard;
+pub mod cr003_context_manager_across_break;
 pub mod meta;
 pub mod rc001_python_counter_in_forward;
 pub mod sy001_blocking_host_to_device;
@@ -212,6 +213,7 @@ pub(crate) use declare_rule;
 pub const ALL: &[&RuleMeta] = &[
     &cr001_shape_as_tensor_stack::ShapeAsTensorStack::META,
     &cr002_export_only_guard::ExportOnlyGuard::META,
+    &cr003_context_manager_across_break::ContextManagerAcrossBreak::META,
     &br001_tensor_truthiness_branch::TensorTruthinessBranch::META,
     &br002_import_probe_in_region::ImportProbeInRegion::META,
     &br003_data_dependent_output_shape::DataDependentOutputShape::META,

@@ -21,6 +21,7 @@ const TENSOR_METHOD_BREAKS: &str = rules_table!("tensor_method_breaks");
 const BUILTIN_BREAKS: &str = rules_table!("builtin_breaks");
 const INPUT_CONTEXT_MANAGERS: &str = rules_table!("input_context_managers");
 const DECORATOR_CONTEXT_MANAGERS: &str = rules_table!("decorator_context_managers");
+const CROSSING_CONTEXT_MANAGERS: &str = rules_table!("crossing_context_managers");
 const INT_PARAMETERS: &str = rules_table!("int_parameters");
 const GRAPH_BREAKS: &str = rules_table!("graph_breaks");
 const TENSOR_MEMBERS: &str = rules_table!("tensor_members");
@@ -108,6 +109,26 @@ impl<T> Versioned<T> {
 
     /// The values on every generated torch at or above `floor` (every generated one without
     /// it), oldest first, when the entry holds on each of them.
+    /// Each generated torch at or above `floor` with the entry's value on it, oldest first, when
+    /// the entry holds on each of them.
+    pub fn each_version_from(
+        &self,
+        name: &str,
+        floor: Option<TorchVersion>,
+    ) -> Option<Vec<(TorchVersion, &T)>> {
+        let ranges = self.entries.get(name)?;
+        self.versions
+            .iter()
+            .filter(|version| floor.is_none_or(|floor| **version >= floor))
+            .map(|version| {
+                ranges
+                    .iter()
+                    .find(|(range, _)| range.contains(*version))
+                    .map(|(_, value)| (*version, value))
+            })
+            .collect()
+    }
+
     pub fn every_from(&self, name: &str, floor: Option<TorchVersion>) -> Option<Vec<&T>> {
         let ranges = self.entries.get(name)?;
         self.versions
@@ -289,6 +310,13 @@ impl MarkerEffects {
 #[derive(Clone, Debug, serde::Deserialize)]
 struct Empty {}
 
+/// `crossing_context_managers.toml`: what a compiled call does when the class is built before a
+/// graph break and entered after it (`raises TypeError`, `leaves grad mode changed`).
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct CrossingOutcome {
+    pub outcome: String,
+}
+
 /// `graph_breaks.toml`: one code of Dynamo's graph-break registry.
 #[derive(Clone, Debug, serde::Deserialize)]
 pub struct GraphBreak {
@@ -320,6 +348,8 @@ pub struct Generated {
     /// Torch context-manager classes whose instance, used as a decorator, calls the function it
     /// wraps (`torch.no_grad()(fn)(x)` runs `fn(x)`): measured tracing into the wrapped function.
     pub decorator_context_managers: Versioned<Refusal>,
+    /// Torch context managers that go wrong built before a graph break and entered after it.
+    pub crossing_context_managers: Versioned<CrossingOutcome>,
     /// Where torch's public ops take Python ints (`torch.zeros(size)`, `Tensor.topk(k)`).
     pub int_parameters: Versioned<IntParameters>,
     /// Tensor methods whose annotation on the newest torch is a host value (`is_contiguous`).
@@ -415,6 +445,10 @@ impl Generated {
             decorator_context_managers: Versioned::parse(
                 DECORATOR_CONTEXT_MANAGERS,
                 "decorator_context_managers",
+            ),
+            crossing_context_managers: Versioned::parse(
+                CROSSING_CONTEXT_MANAGERS,
+                "crossing_context_managers",
             ),
             int_parameters: Versioned::parse(INT_PARAMETERS, "int_parameters"),
             tensor_members: Versioned::<Empty>::parse(TENSOR_MEMBERS, "tensor_members")

@@ -91,13 +91,13 @@ class Crossing(nn.Module):
         return x
 
 
-# Contrasts: no BR041 here (the graph break is BR004's).
+# Contrasts: no BR041 here (the graph break is BR004's; the torch one crossing is CR003's).
 class TorchCrossing(nn.Module):
     def forward(self, x):
         frozen = torch.no_grad()
         x = x + 1
         print("resuming")  # expect: BR004
-        with frozen:
+        with frozen:  # expect: CR003
             x = x * 2
         return x
 

@@ -259,3 +259,25 @@ impl<'a> SemanticModel<'a> {
         }
     }
 }
+
+impl<'a> SemanticModel<'a> {
+    /// `with NAME:` where this frame bound `NAME` to a torch context manager of
+    /// `rules/data/crossing_context_managers.toml` (`ctx = torch.no_grad()`): its dotted name and
+    /// the row the call ends on. Whether a graph break comes between is decided per function once
+    /// its findings are known (`Candidate::after_break_since`).
+    pub fn torch_context_manager_local(&self, value: &Expr) -> Option<(String, u32)> {
+        let Expr::Name(name) = value else { return None };
+        let Expr::Call(call) = self.local_value(name.id.as_str())? else {
+            return None;
+        };
+        let Some(Sym::Dotted(dotted)) = self.resolve(&call.func) else {
+            return None;
+        };
+        TORCH
+            .generated
+            .crossing_context_managers
+            .each_version_from(&dotted, self.torch_floor())?;
+        let row = self.location(call.range().end().into()).row;
+        Some((dotted, row))
+    }
+}
