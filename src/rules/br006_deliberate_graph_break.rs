@@ -295,6 +295,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             conditional_block: None,
             cites: None,
             after_break_since: None,
+            dynamo_config: None,
         };
         if project.is_traced(file, &candidate) {
             out.push(candidate);
@@ -337,6 +338,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
                 conditional_block: None,
                 cites: None,
                 after_break_since: None,
+                dynamo_config: None,
             };
             if project.is_traced(file, &candidate) {
                 seen.push(at);

@@ -83,6 +83,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
                 conditional_block: None,
                 cites: None,
                 after_break_since: None,
+                dynamo_config: None,
             }
         } else {
             Candidate {
@@ -107,6 +108,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
                 conditional_block: None,
                 cites: None,
                 after_break_since: None,
+                dynamo_config: None,
             }
         };
         if project.is_traced(file, &candidate) {

@@ -107,6 +107,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             conditional_block: None,
             cites: None,
             after_break_since: None,
+            dynamo_config: None,
         });
     }
     out

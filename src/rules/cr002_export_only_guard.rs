@@ -144,6 +144,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             conditional_block: None,
             cites: Some(hazard.location),
             after_break_since: None,
+            dynamo_config: None,
         });
     }
     out

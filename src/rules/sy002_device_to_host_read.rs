@@ -16,7 +16,10 @@ declare_rule! {
     /// the value (a sync that stalls kernel launches). `.item()`, `.tolist()` and
     /// `int()`/`float()`/`bool()` also break the graph: Dynamo ends the graph, runs the read eagerly
     /// and starts a new graph (`.item()` stays in the graph only with
-    /// `torch._dynamo.config.capture_scalar_outputs = True`) — also for a tensor built on the host
+    /// `torch._dynamo.config.capture_scalar_outputs = True`: when the tree sets it — an assignment
+    /// or `setattr` anywhere, or a `torch._dynamo.config.patch(capture_scalar_outputs=True)` in the
+    /// file — `.item()` and `float(t)` keep only the sync wording, measured tracing on torch 2.2,
+    /// 2.5, 2.8 and 2.11) — also for a tensor built on the host
     /// (`torch.rand(1).item()`), a numpy value, or a `self.<attr>` / `self.<attr>["key"]` slot that
     /// every store in the file fills on the host (`self.state["offset"] = torch.tensor(0)`, then
     /// `+= n` with `n` an int), where the message drops the sync claim.
@@ -75,6 +78,7 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
                         "`torch.cuda.synchronize()` blocks the host until the whole device queue drains",
                         Hazard::NoBreak,
                         None,
+                        None,
                     );
                     return;
                 }
@@ -120,9 +124,15 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
             "{what} copies device→host when the tensor is on an accelerator: the host blocks until the device queue drains (no graph break)"
         )),
     };
+    // `.item()` and `float(t)` stay in the graph when the tree sets
+    // `capture_scalar_outputs = True` (measured on torch 2.2, 2.5, 2.8 and 2.11): the break
+    // wording holds only when nothing sets it, and then only the sync is left to say.
+    let scalar_capture = hazard == Hazard::GraphBreak
+        && matches!(what.as_str(), "`.item()`" | "`float()` of a tensor");
+    let config = scalar_capture.then_some((CAPTURE_SCALARS, false));
     if semantic.is_on_host(receiver) {
         if let Some(message) = message(true) {
-            report(checker, call, &message, hazard, None);
+            report(checker, call, &message, hazard, None, config);
         }
         return;
     }
@@ -137,10 +147,26 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
             break;
         }
         if let Some(message) = message(on_host) {
-            report(checker, call, &message, hazard, requirement);
+            report(checker, call, &message, hazard, requirement.clone(), config);
+        }
+        if scalar_capture && !on_host {
+            let message = format!(
+                "{what} reads a tensor value in Python: a device sync when the tensor is on an accelerator (no graph break: this tree sets torch._dynamo.config.capture_scalar_outputs = True)"
+            );
+            report(
+                checker,
+                call,
+                &message,
+                Hazard::NoBreak,
+                requirement,
+                Some((CAPTURE_SCALARS, true)),
+            );
         }
     }
 }
+
+/// The Dynamo config flag that keeps `.item()` in the graph.
+const CAPTURE_SCALARS: &str = "capture_scalar_outputs";
 
 fn report(
     checker: &mut Checker<'_>,
@@ -148,13 +174,14 @@ fn report(
     message: &str,
     hazard: Hazard,
     requirement: Option<Requirement>,
+    config: Option<(&'static str, bool)>,
 ) {
-    let finding = Finding::new(call.range(), message).with_hazard(hazard);
-    checker.report(
-        &DeviceToHostRead::META,
-        match requirement {
-            Some(requirement) => finding.requiring(requirement),
-            None => finding,
-        },
-    );
+    let mut finding = Finding::new(call.range(), message).with_hazard(hazard);
+    if let Some(requirement) = requirement {
+        finding = finding.requiring(requirement);
+    }
+    if let Some((flag, set)) = config {
+        finding = finding.requiring_dynamo_config(flag, set);
+    }
+    checker.report(&DeviceToHostRead::META, finding);
 }

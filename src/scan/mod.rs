@@ -550,6 +550,14 @@ fn file_diagnostics(
                     .any(|s| rules::selector_matches(s, c.code))
         })
         .collect();
+    // A wording that holds only with (or without) a Dynamo config flag the tree may set.
+    let selected: Vec<&Candidate> = selected
+        .into_iter()
+        .filter(|c| {
+            c.dynamo_config
+                .is_none_or(|(flag, set)| project.dynamo_config_set(flag, file).is_some() == set)
+        })
+        .collect();
     // A value that crosses a graph break matters only when a break of its function is reported.
     let selected = merge::keep_after_breaks(selected);
     // A call in a loop or `try` body to a function that always breaks skips the frame too; asked

@@ -28,6 +28,7 @@ mod context_atoms;
 mod context_managers;
 mod dispatch;
 mod dunder;
+mod dynamo_config;
 pub(crate) use dunder::comparison_dunders;
 pub(crate) use torch_versions::torch_at_least_holds;
 mod declared_globals;

@@ -367,6 +367,15 @@ pub enum PathStep {
     MisuseOnly,
 }
 
+/// What a Dynamo config setting covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DynamoConfigScope {
+    /// An assignment or `setattr`: the process, once its module is imported.
+    Process,
+    /// `config.patch(...)`: the code it wraps, counted for its whole file.
+    File,
+}
+
 /// Where a rule's findings count (declared once per rule in `declare_rule!`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
@@ -462,6 +471,10 @@ pub struct Candidate {
     /// breaks or skips the frame) lies after this row and before the finding: a value built
     /// on this row reaches the finding's statement as an input of the frame Dynamo resumes in.
     pub after_break_since: Option<u32>,
+    /// The finding holds only when whether some file of the tree sets this Dynamo config flag to
+    /// `True` is the given answer (`model/dynamo_config.rs`): a rule reports one wording for
+    /// each, as for `Requirement::SlotOnHost`.
+    pub dynamo_config: Option<(&'static str, bool)>,
 }
 
 /// A torch version a finding needs to stay below, and the version flags its own function
@@ -475,6 +488,8 @@ pub struct VersionBound {
 #[derive(Debug, Default)]
 pub struct FileSummary {
     pub path: PathBuf,
+    /// Dynamo config flags the file sets to `True`, where, and for what (`model/dynamo_config.rs`).
+    pub dynamo_config_true: Vec<(String, Location, DynamoConfigScope)>,
     pub module: String,
     pub functions: Vec<FunctionInfo>,
     pub classes: Vec<ClassInfo>,

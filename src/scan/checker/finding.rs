@@ -26,6 +26,8 @@ pub struct Finding {
     /// Holds only after a graph break of its function that follows this row (see
     /// `Candidate::after_break_since`).
     pub after_break_since: Option<u32>,
+    /// Holds only when the tree's setting of a Dynamo config flag is the given answer.
+    pub dynamo_config: Option<(&'static str, bool)>,
 }
 
 impl Finding {
@@ -41,6 +43,7 @@ impl Finding {
             tensor_params: None,
             breaks_only_on_failure: false,
             after_break_since: None,
+            dynamo_config: None,
         }
     }
 
@@ -67,6 +70,13 @@ impl Finding {
     /// Holds only when a graph break of the same function lies between `row` and the finding.
     pub fn requiring_break_since(mut self, row: u32) -> Finding {
         self.after_break_since = Some(row);
+        self
+    }
+
+    /// Holds only when some file of the tree sets the Dynamo config `flag` to `True` (`set`), or
+    /// when none does (`!set`).
+    pub fn requiring_dynamo_config(mut self, flag: &'static str, set: bool) -> Finding {
+        self.dynamo_config = Some((flag, set));
         self
     }
 

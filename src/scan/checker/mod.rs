@@ -104,6 +104,7 @@ fn file_diagnostic(
         conditional_block: None,
         cites: None,
         after_break_since: None,
+        dynamo_config: None,
     }
 }
 
@@ -233,6 +234,7 @@ impl<'a> Checker<'a> {
             && finding.tensor_params.is_none()
             && !finding.breaks_only_on_failure
             && finding.after_break_since.is_none()
+            && finding.dynamo_config.is_none()
             && self.runs_on_every_call_or_iteration()
         {
             let location = self.semantic.location(finding.range.start().into());
@@ -264,6 +266,7 @@ impl<'a> Checker<'a> {
                 conditional_block: None,
                 cites: None,
                 after_break_since: finding.after_break_since,
+                dynamo_config: finding.dynamo_config,
             },
             range: finding.range,
             statement: self.statement,
@@ -572,6 +575,8 @@ impl<'a> Visitor<'a> for Checker<'a> {
                         .note_slot_assignment(target, &assign.value, false);
                     self.semantic.note_self_callable(target, &assign.value);
                     self.semantic.note_compiled_alias(target, &assign.value);
+                    self.semantic
+                        .note_dynamo_config_assignment(target, &assign.value);
                 }
                 visitor::walk_stmt(self, stmt);
                 self.semantic.bind_assignment(&targets, &assign.value);
@@ -636,6 +641,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 for hook in hooks::HOOKS.call.iter() {
                     hook(self, call, qualified);
                 }
+                self.semantic.note_dynamo_config_call(call, callee.as_ref());
                 let sites_before = self.semantic.project_call_sites();
                 self.semantic.record_call(call, callee.as_ref());
                 if let Some(site) = self.semantic.project_call_site_since(sites_before) {

@@ -2,8 +2,29 @@
 //! callees, findings per file, version flags.
 
 use super::*;
+use crate::semantic::summary::DynamoConfigScope;
 
 impl<'a> Project<'a> {
+    /// Where the Dynamo config flag `flag` is set to `True` for the findings of `file`: an
+    /// assignment anywhere in the tree (the first by file, then location), or a patch in `file`
+    /// itself (`model/dynamo_config.rs`). O(files) per question; asked only for findings that
+    /// depend on a flag.
+    pub fn dynamo_config_set(
+        &self,
+        flag: &str,
+        file: FileId,
+    ) -> Option<(FileId, crate::source::Location)> {
+        self.files.iter().enumerate().find_map(|(at, summary)| {
+            summary
+                .dynamo_config_true
+                .iter()
+                .find(|(set, _, scope)| {
+                    set == flag && (*scope == DynamoConfigScope::Process || at as FileId == file)
+                })
+                .map(|(_, location, _)| (at as FileId, *location))
+        })
+    }
+
     /// How many functions one root reaches (itself included), for `--show-roots`.
     pub fn reach_count(&self, root: FuncRef) -> usize {
         self.closure(std::iter::once(root), &mut CalleeCache::default(), None)
