@@ -46,6 +46,7 @@ pub mod cf002_dead_compile_gate;
 pub mod cr001_shape_as_tensor_stack;
 pub mod cr002_export_only_guard;
 pub mod cr003_context_manager_across_break;
+pub mod cr004_side_effect_in_cond_branch;
 pub mod meta;
 pub mod rc001_python_counter_in_forward;
 pub mod sy001_blocking_host_to_device;
@@ -214,6 +215,7 @@ pub const ALL: &[&RuleMeta] = &[
     &cr001_shape_as_tensor_stack::ShapeAsTensorStack::META,
     &cr002_export_only_guard::ExportOnlyGuard::META,
     &cr003_context_manager_across_break::ContextManagerAcrossBreak::META,
+    &cr004_side_effect_in_cond_branch::SideEffectInCondBranch::META,
     &br001_tensor_truthiness_branch::TensorTruthinessBranch::META,
     &br002_import_probe_in_region::ImportProbeInRegion::META,
     &br003_data_dependent_output_shape::DataDependentOutputShape::META,

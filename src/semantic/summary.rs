@@ -526,6 +526,9 @@ pub struct FileSummary {
     pub module_dispatch: HashMap<String, Vec<Sym>>,
     /// `torch.utils.checkpoint.checkpoint(fn, ...)` calls: `callee` is the checkpointed function.
     pub checkpoint_sites: Vec<CallSite>,
+    /// `torch.cond(pred, true_fn, false_fn, operands)` in a function: one site per branch that
+    /// resolves (the callee is the branch).
+    pub cond_branch_sites: Vec<CallSite>,
     /// `torch.compile(...)` calls under `if` tests over configuration fields.
     pub compile_gates: Vec<super::gates::CompileGate>,
     /// `self.<attr> = <Class>(...)` in a method: class local qualname → attr → the class called
@@ -605,6 +608,7 @@ impl FileSummary {
         self.every_call_calls.shrink_to_fit();
         self.certain_breaks.shrink_to_fit();
         self.checkpoint_sites.shrink_to_fit();
+        self.cond_branch_sites.shrink_to_fit();
         self.compile_gates.shrink_to_fit();
         self.guards.shrink_to_fit();
         self.candidates.shrink_to_fit();

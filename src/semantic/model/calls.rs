@@ -112,6 +112,15 @@ impl<'a> SemanticModel<'a> {
                     && let Some(target @ (Sym::Local(_) | Sym::SelfAttr { .. } | Sym::Dotted(_))) =
                         self.resolve(body)
                 {
+                    if qualified == "torch.cond" {
+                        self.summary.cond_branch_sites.push(CallSite {
+                            func,
+                            callee: target.clone(),
+                            location: self.location(call.start().into()),
+                            end_location: self.location(call.end().into()),
+                            path: self.path().to_vec(),
+                        });
+                    }
                     let mut edge = self.call_edge(target, call);
                     // The branch's operands come packed in a tuple, not by position.
                     edge.tensor_args = Box::default();

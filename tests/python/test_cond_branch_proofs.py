@@ -1,0 +1,44 @@
+"""Runtime proofs for CR004 (side-effect-in-cond-branch): a `torch.cond` branch that writes
+outside state makes the call raise, compiled or eager (torch.cond traces its branches itself);
+pure branches compile and match eager.
+
+Version-independent on purpose (the exception's words change, the outcome does not): run it under
+each torch of the matrix (2.2, 2.5, 2.8, 2.11 measured, without `fullgraph`, backend "eager").
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch  # noqa: F401 - without torch these proofs must fail to import, never skip
+import torch._dynamo
+from conftest import load_corpus
+
+
+def corpus(name: str):
+    return load_corpus("CR004", name, "cond_branch")
+
+
+def compiled(module, args):
+    torch._dynamo.reset()
+    try:
+        return torch.compile(module, backend="eager")(*args)
+    finally:
+        torch._dynamo.reset()
+
+
+@pytest.mark.parametrize("case", list(corpus("positive").cases()))
+def test_cr004_positive_call_raises_compiled_and_eager(case):
+    module, args = corpus("positive").cases()[case]
+    with pytest.raises(Exception, match="captured complete"):
+        compiled(module, args)
+    # Eagerly too: torch.cond compiles its branches itself.
+    torch._dynamo.reset()
+    with pytest.raises(Exception, match="captured complete"):
+        module(*args)
+    torch._dynamo.reset()
+
+
+@pytest.mark.parametrize("case", list(corpus("negative").cases()))
+def test_cr004_negative_compiles_and_matches_eager(case):
+    module, args = corpus("negative").cases()[case]
+    torch.testing.assert_close(compiled(module, args), module(*args))
