@@ -41,6 +41,7 @@ pub mod br038_sorted_tensors_in_region;
 pub mod br039_constant_context_manager;
 pub mod br040_tensor_tuple_comparison;
 pub mod br041_outside_context_manager;
+pub mod br042_tensor_attribute_store;
 pub mod cf001_suppress_errors;
 pub mod cf002_dead_compile_gate;
 pub mod cr001_shape_as_tensor_stack;
@@ -255,6 +256,7 @@ pub const ALL: &[&RuleMeta] = &[
     &br039_constant_context_manager::ConstantContextManager::META,
     &br040_tensor_tuple_comparison::TensorTupleComparison::META,
     &br041_outside_context_manager::OutsideContextManager::META,
+    &br042_tensor_attribute_store::TensorAttributeStore::META,
     &meta::SyntaxError::META,
     &meta::UnreadableFile::META,
     &meta::TooDeeplyNested::META,

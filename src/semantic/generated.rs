@@ -22,6 +22,7 @@ const BUILTIN_BREAKS: &str = rules_table!("builtin_breaks");
 const INPUT_CONTEXT_MANAGERS: &str = rules_table!("input_context_managers");
 const DECORATOR_CONTEXT_MANAGERS: &str = rules_table!("decorator_context_managers");
 const CROSSING_CONTEXT_MANAGERS: &str = rules_table!("crossing_context_managers");
+const TENSOR_ATTRIBUTE_STORES: &str = rules_table!("tensor_attribute_stores");
 const INT_PARAMETERS: &str = rules_table!("int_parameters");
 const GRAPH_BREAKS: &str = rules_table!("graph_breaks");
 const TENSOR_MEMBERS: &str = rules_table!("tensor_members");
@@ -350,6 +351,8 @@ pub struct Generated {
     pub decorator_context_managers: Versioned<Refusal>,
     /// Torch context managers that go wrong built before a graph break and entered after it.
     pub crossing_context_managers: Versioned<CrossingOutcome>,
+    /// Tensor attributes whose store Dynamo refuses (`Tensor.requires_grad`).
+    pub tensor_attribute_stores: Versioned<Refusal>,
     /// Where torch's public ops take Python ints (`torch.zeros(size)`, `Tensor.topk(k)`).
     pub int_parameters: Versioned<IntParameters>,
     /// Tensor methods whose annotation on the newest torch is a host value (`is_contiguous`).
@@ -449,6 +452,10 @@ impl Generated {
             crossing_context_managers: Versioned::parse(
                 CROSSING_CONTEXT_MANAGERS,
                 "crossing_context_managers",
+            ),
+            tensor_attribute_stores: Versioned::parse(
+                TENSOR_ATTRIBUTE_STORES,
+                "tensor_attribute_stores",
             ),
             int_parameters: Versioned::parse(INT_PARAMETERS, "int_parameters"),
             tensor_members: Versioned::<Empty>::parse(TENSOR_MEMBERS, "tensor_members")
