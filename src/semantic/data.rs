@@ -434,11 +434,21 @@ pub static TORCH: LazyLock<TorchData> = LazyLock::new(TorchData::load);
 /// `torch.utils.checkpoint.checkpoint` is modelled on its own (its sites are kept for BR008).
 pub fn hop_body_positions(qualified: &str) -> Option<&'static [usize]> {
     match qualified {
-        "torch.cond" => Some(&[1, 2]),
+        _ if COND_SPELLINGS.contains(&qualified) => Some(&[1, 2]),
         "torch.ops.higher_order.wrap" => Some(&[0]),
         _ => None,
     }
 }
+
+/// The public and private spellings of `torch.cond`: the same function object on torch 2.2,
+/// 2.5, 2.8 and 2.11 (tests/python/test_cond_branch_proofs.py checks identity on the installed
+/// torch), so a call through any of them is the same higher-order op.
+pub const COND_SPELLINGS: &[&str] = &[
+    "torch.cond",
+    "torch._higher_order_ops.cond",
+    "torch._higher_order_ops.cond.cond",
+    "functorch.experimental.control_flow.cond",
+];
 
 #[cfg(test)]
 mod tests {

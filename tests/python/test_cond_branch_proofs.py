@@ -8,10 +8,13 @@ each torch of the matrix (2.2, 2.5, 2.8, 2.11 measured, without `fullgraph`, bac
 
 from __future__ import annotations
 
+import importlib
+import re
+
 import pytest
 import torch  # noqa: F401 - without torch these proofs must fail to import, never skip
 import torch._dynamo
-from conftest import load_corpus
+from conftest import REPO, load_corpus
 
 
 def corpus(name: str):
@@ -42,3 +45,14 @@ def test_cr004_positive_call_raises_compiled_and_eager(case):
 def test_cr004_negative_compiles_and_matches_eager(case):
     module, args = corpus("negative").cases()[case]
     torch.testing.assert_close(compiled(module, args), module(*args))
+
+
+def test_every_cond_spelling_scan_knows_is_torch_cond_here():
+    """src/semantic/data.rs COND_SPELLINGS: each names the very function `torch.cond` is."""
+    source = (REPO / "src" / "semantic" / "data.rs").read_text()
+    block = re.search(r"COND_SPELLINGS: &\[&str\] = &\[(.*?)\];", source, re.S).group(1)
+    spellings = re.findall(r'"([^"]+)"', block)
+    assert "functorch.experimental.control_flow.cond" in spellings
+    for spelling in spellings:
+        module, _, name = spelling.rpartition(".")
+        assert getattr(importlib.import_module(module), name) is torch.cond, spelling

@@ -112,7 +112,7 @@ impl<'a> SemanticModel<'a> {
                     && let Some(target @ (Sym::Local(_) | Sym::SelfAttr { .. } | Sym::Dotted(_))) =
                         self.resolve(body)
                 {
-                    if qualified == "torch.cond" {
+                    if crate::semantic::data::COND_SPELLINGS.contains(&qualified.as_str()) {
                         self.summary.cond_branch_sites.push(CallSite {
                             func,
                             callee: target.clone(),
