@@ -174,9 +174,19 @@ fn check_assert(checker: &mut Checker<'_>, stmt: &Stmt) {
         return;
     }
     let semantic = checker.semantic();
-    if !semantic.in_function() || semantic.tensor_kind(&assert.test) != TensorKind::Tensor {
+    if !semantic.in_function() {
         return;
     }
+    // A test of a parameter the body alone cannot type is a tensor where a traced call passes
+    // one, as for a branch (`check_operand`).
+    let given_params = match semantic.tensor_kind(&assert.test) {
+        TensorKind::Tensor => None,
+        TensorKind::NotTensor => return,
+        TensorKind::Unknown => match semantic.tensor_if_params_are(&assert.test) {
+            Some(params) => Some(params),
+            None => return,
+        },
+    };
     let (message, hazard) = if semantic.in_loop() {
         (
             "assert on a tensor value with a computed message, inside a loop: Dynamo rewrites only asserts with no message or a constant one into torch._assert_async; this one is a data-dependent jump it cannot resume from mid-loop, so it skips the whole frame",
@@ -188,8 +198,20 @@ fn check_assert(checker: &mut Checker<'_>, stmt: &Stmt) {
             Hazard::GraphBreak,
         )
     };
-    checker.report(
-        &TensorTruthinessBranch::META,
-        Finding::new(assert.test.range(), message.to_owned()).with_hazard(hazard),
-    );
+    let finding = match given_params {
+        Some(params) => {
+            let names = params
+                .iter()
+                .map(|p| format!("`{p}`"))
+                .collect::<Vec<_>>()
+                .join(" or ");
+            Finding::new(
+                assert.test.range(),
+                format!("{message} ({names}: a call passes a tensor)"),
+            )
+            .requiring_tensor_params(params)
+        }
+        None => Finding::new(assert.test.range(), message.to_owned()),
+    };
+    checker.report(&TensorTruthinessBranch::META, finding.with_hazard(hazard));
 }

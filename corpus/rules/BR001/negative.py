@@ -196,6 +196,16 @@ def train_step(model, x, y, optimizer, best_loss):
     return loss.detach() if loss < best_loss else best_loss
 
 
+def checked_repeat(x, times):
+    # The only compiled call passes an int: the assert is on host values.
+    assert times > 0, f"times {times}"
+    return x * times
+
+
+def run_checked_repeat():
+    return torch.compile(checked_repeat)(torch.randn(4), 3)
+
+
 def cases():
     """Region code for the proofs: name -> (module, example args)."""
     x = torch.randn(2, 4, 8)
@@ -212,6 +222,7 @@ def cases():
         "torch_host_predicates": (TorchHostPredicates(), (torch.randn(4),)),
         "scalar_overrides_tensor_attribute": (ScalarOverridesTensorAttribute(), (torch.randn(4),)),
         "constant_message_asserts": (ConstantMessageAsserts(), (torch.randn(4),)),
+        "assert_on_a_parameter_given_an_int": (checked_repeat, (torch.randn(4), 3)),
         "torch_helpers_returning_host_values": (TorchHelpersReturningHostValues(), (torch.randn(4),)),
         "all_over_host_values": (AllOverHostValues(), (torch.randn(4),)),
     }

@@ -243,6 +243,17 @@ def loop_cases():
     }
 
 
+def checked_scale(x, limit):
+    # `limit` is a parameter: the compiled call below passes a 0-d tensor, and the computed
+    # message keeps Dynamo from rewriting the assert into torch._assert_async.
+    assert limit > 0, f"limit {limit}"  # expect: BR001
+    return x * 2
+
+
+def run_checked_scale():
+    return torch.compile(checked_scale)(torch.randn(4), torch.tensor(3.0))
+
+
 def cases():
     """Entry points for the proofs: name -> (callable as written, example args)."""
     x = torch.randn(4, 8)
@@ -262,5 +273,6 @@ def cases():
         "parameter_weight_in_training": (WeightedAuxLoss().train(), (x,)),
         "tensor_attribute_of_base_class": (ThresholdGate(), (x,)),
         "assert_with_formatted_message": (BalancedMask(), (x,)),
+        "assert_on_a_parameter_given_a_tensor": (checked_scale, (x, torch.tensor(3.0))),
         "all_and_any_over_a_tensor": (RandomLayerSkip(), (x,)),
     }
