@@ -43,12 +43,12 @@ DEFAULT_WORKDIR = REPO / "bench" / ".work" / "heldout" / "modules"
 # ---- manifest and draw ----
 
 
-def load_manifest(path: Path, include_spent: bool = False) -> dict:
+def load_manifest(path: Path, include_spent: bool = False, max_chars: int | None = None) -> dict:
     data = tomllib.loads(path.read_text())
     files = {f["path"]: f for f in data["file"]}
     spent = set() if include_spent else set(data.get("spent", []))
     patterns = data["exclude_name_patterns"]
-    max_chars = data["max_chars"]
+    max_chars = data["max_chars"] if max_chars is None else max_chars
     unspent = []
     for p, f in sorted(files.items()):
         name = Path(p).name
@@ -69,7 +69,7 @@ def draw(manifest: dict, seed, k: int) -> list[str]:
 
 
 def cmd_draw(args) -> int:
-    m = load_manifest(args.manifest, include_spent=args.include_spent)
+    m = load_manifest(args.manifest, include_spent=args.include_spent, max_chars=args.max_chars)
     seed = parse_seed(args.seed)
     if args.k > len(m["unspent"]):
         # The pool runs out: say so, not a traceback (extend heldout_pool.toml with new files).
@@ -363,6 +363,9 @@ def main(argv: list[str]) -> int:
     d.add_argument("--k", type=int, required=True)
     d.add_argument("--include-spent", action="store_true",
                    help="draw as if nothing were spent (reproduces the dev draw)")
+    d.add_argument("--max-chars", type=int,
+                   help="the size limit a past draw was made under (the manifest's was 150000 "
+                        "until 2026-12-04): reproduces that draw's population")
     a = sub.add_parser("assemble", help="join fetched JSON-string pages into the checkout")
     a.add_argument("--path", required=True, help="e.g. test/dynamo/test_x.py (as in the manifest)")
     a.add_argument("--root", type=Path, default=DEFAULT_ROOT)
