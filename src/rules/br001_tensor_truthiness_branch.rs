@@ -124,21 +124,7 @@ fn check_operand(checker: &mut Checker<'_>, operand: &Expr) {
             Hazard::GraphBreak,
         )
     };
-    let finding = match given_params {
-        Some(params) => {
-            let names = params
-                .iter()
-                .map(|p| format!("`{p}`"))
-                .collect::<Vec<_>>()
-                .join(" or ");
-            Finding::new(
-                operand.range(),
-                format!("{message} ({names}: a call passes a tensor)"),
-            )
-            .requiring_tensor_params(params)
-        }
-        None => Finding::new(operand.range(), message),
-    };
+    let finding = Finding::on_tensor_or_params(operand.range(), message, given_params);
     checker.report(&TensorTruthinessBranch::META, finding.with_hazard(hazard));
 }
 
@@ -198,20 +184,6 @@ fn check_assert(checker: &mut Checker<'_>, stmt: &Stmt) {
             Hazard::GraphBreak,
         )
     };
-    let finding = match given_params {
-        Some(params) => {
-            let names = params
-                .iter()
-                .map(|p| format!("`{p}`"))
-                .collect::<Vec<_>>()
-                .join(" or ");
-            Finding::new(
-                assert.test.range(),
-                format!("{message} ({names}: a call passes a tensor)"),
-            )
-            .requiring_tensor_params(params)
-        }
-        None => Finding::new(assert.test.range(), message.to_owned()),
-    };
+    let finding = Finding::on_tensor_or_params(assert.test.range(), message, given_params);
     checker.report(&TensorTruthinessBranch::META, finding.with_hazard(hazard));
 }

@@ -189,21 +189,11 @@ fn report_scalar_read(
     message: String,
     operand: TensorOperand,
 ) {
-    let finding = match operand {
-        TensorOperand::Tensor => Finding::new(range, message),
-        TensorOperand::IfParams(params) => {
-            let names = params
-                .iter()
-                .map(|p| format!("`{p}`"))
-                .collect::<Vec<_>>()
-                .join(" or ");
-            Finding::new(
-                range,
-                format!("{message} ({names}: a call passes a tensor)"),
-            )
-            .requiring_tensor_params(params)
-        }
+    let params = match operand {
+        TensorOperand::Tensor => None,
+        TensorOperand::IfParams(params) => Some(params),
     };
+    let finding = Finding::on_tensor_or_params(range, message, params);
     checker.report(
         &DataDependentScalarOp::META,
         finding.with_hazard(Hazard::GraphBreak),

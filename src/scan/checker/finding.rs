@@ -47,6 +47,32 @@ impl Finding {
         }
     }
 
+    /// A finding about a value that is a tensor outright (`params` None), or only where a call
+    /// passes a tensor for one of `params` (`tensor_params`: linking decides); then the message
+    /// names them (`` (`x` or `n`: a call passes a tensor) ``).
+    pub fn on_tensor_or_params(
+        range: TextRange,
+        message: impl Into<String>,
+        params: Option<Vec<String>>,
+    ) -> Finding {
+        let message = message.into();
+        match params {
+            None => Finding::new(range, message),
+            Some(params) => {
+                let names = params
+                    .iter()
+                    .map(|p| format!("`{p}`"))
+                    .collect::<Vec<_>>()
+                    .join(" or ");
+                Finding::new(
+                    range,
+                    format!("{message} ({names}: a call passes a tensor)"),
+                )
+                .requiring_tensor_params(params)
+            }
+        }
+    }
+
     /// The break happens only when the code fails at run time (see the field).
     pub fn breaking_only_on_failure(mut self) -> Finding {
         self.breaks_only_on_failure = true;
