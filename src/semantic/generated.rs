@@ -108,10 +108,8 @@ impl<T> Versioned<T> {
         newest
     }
 
-    /// The values on every generated torch at or above `floor` (every generated one without
-    /// it), oldest first, when the entry holds on each of them.
-    /// Each generated torch at or above `floor` with the entry's value on it, oldest first, when
-    /// the entry holds on each of them.
+    /// Each generated torch at or above `floor` (every generated one without it) with the
+    /// entry's value on it, oldest first, when the entry holds on each of them.
     pub fn each_version_from(
         &self,
         name: &str,
@@ -130,18 +128,14 @@ impl<T> Versioned<T> {
             .collect()
     }
 
+    /// The values of `each_version_from`, without the versions.
     pub fn every_from(&self, name: &str, floor: Option<TorchVersion>) -> Option<Vec<&T>> {
-        let ranges = self.entries.get(name)?;
-        self.versions
-            .iter()
-            .filter(|version| floor.is_none_or(|floor| **version >= floor))
-            .map(|version| {
-                ranges
-                    .iter()
-                    .find(|(range, _)| range.contains(*version))
-                    .map(|(_, value)| value)
-            })
-            .collect()
+        Some(
+            self.each_version_from(name, floor)?
+                .into_iter()
+                .map(|(_, value)| value)
+                .collect(),
+        )
     }
 }
 
