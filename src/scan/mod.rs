@@ -555,7 +555,7 @@ fn file_diagnostics(
         .into_iter()
         .filter(|c| {
             c.dynamo_config
-                .is_none_or(|(flag, set)| project.dynamo_config_set(flag, file).is_some() == set)
+                .is_none_or(|(flag, set)| project.dynamo_config_set(flag, file) == set)
         })
         .collect();
     // A value that crosses a graph break matters only when a break of its function is reported.

@@ -187,6 +187,9 @@ pub struct Project<'a> {
     /// Parameters some counted call passes a tensor for (`semantic/tensor_params.rs`), solved
     /// on first use (once the region is final).
     tensor_params: std::sync::OnceLock<super::tensor_params::TensorParamFacts<'a>>,
+    /// The Dynamo config flags some file sets to `True` for the whole process (assignments,
+    /// `setattr`), collected on first ask (`link/queries.rs::dynamo_config_set`).
+    process_config_flags: std::sync::OnceLock<HashSet<&'a str>>,
     /// Constructor options nothing in the tree sets (`semantic/options.rs`).
     pub(crate) options: super::options::OptionTable,
     /// The region traced when those options keep their defaults (a subset of `in_region`;
@@ -250,6 +253,7 @@ impl<'a> Project<'a> {
             reached_by: HashMap::default(),
             host_index: std::sync::OnceLock::new(),
             tensor_params: std::sync::OnceLock::new(),
+            process_config_flags: std::sync::OnceLock::new(),
             options: Default::default(),
             default_region: HashSet::default(),
             option_params: HashMap::default(),

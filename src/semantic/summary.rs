@@ -488,8 +488,8 @@ pub struct VersionBound {
 #[derive(Debug, Default)]
 pub struct FileSummary {
     pub path: PathBuf,
-    /// Dynamo config flags the file sets to `True`, where, and for what (`model/dynamo_config.rs`).
-    pub dynamo_config_true: Vec<(String, Location, DynamoConfigScope)>,
+    /// Dynamo config flags the file sets to `True`, and for what (`model/dynamo_config.rs`).
+    pub dynamo_config_true: Vec<(String, DynamoConfigScope)>,
     pub module: String,
     pub functions: Vec<FunctionInfo>,
     pub classes: Vec<ClassInfo>,

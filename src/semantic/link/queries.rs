@@ -5,24 +5,23 @@ use super::*;
 use crate::semantic::summary::DynamoConfigScope;
 
 impl<'a> Project<'a> {
-    /// Where the Dynamo config flag `flag` is set to `True` for the findings of `file`: an
-    /// assignment anywhere in the tree (the first by file, then location), or a patch in `file`
-    /// itself (`model/dynamo_config.rs`). O(files) per question; asked only for findings that
-    /// depend on a flag.
-    pub fn dynamo_config_set(
-        &self,
-        flag: &str,
-        file: FileId,
-    ) -> Option<(FileId, crate::source::Location)> {
-        self.files.iter().enumerate().find_map(|(at, summary)| {
-            summary
+    /// Is the Dynamo config flag `flag` set to `True` for the findings of `file`: by an assignment
+    /// anywhere in the tree, or by a patch in `file` itself (`model/dynamo_config.rs`)? The
+    /// tree's assignments are collected once; a question is then O(flags set).
+    pub fn dynamo_config_set(&self, flag: &str, file: FileId) -> bool {
+        let process = self.process_config_flags.get_or_init(|| {
+            self.files
+                .iter()
+                .flat_map(|summary| &summary.dynamo_config_true)
+                .filter(|(_, scope)| *scope == DynamoConfigScope::Process)
+                .map(|(set, _)| set.as_str())
+                .collect()
+        });
+        process.contains(flag)
+            || self.files[file as usize]
                 .dynamo_config_true
                 .iter()
-                .find(|(set, _, scope)| {
-                    set == flag && (*scope == DynamoConfigScope::Process || at as FileId == file)
-                })
-                .map(|(_, location, _)| (at as FileId, *location))
-        })
+                .any(|(set, scope)| set == flag && *scope == DynamoConfigScope::File)
     }
 
     /// How many functions one root reaches (itself included), for `--show-roots`.

@@ -26,18 +26,14 @@ impl<'a> SemanticModel<'a> {
                 .and_then(|rest| rest.strip_prefix('.'))
             && !flag.contains('.')
         {
-            let location = self.location(target.range().start().into());
-            self.summary.dynamo_config_true.push((
-                flag.to_owned(),
-                location,
-                DynamoConfigScope::Process,
-            ));
+            self.summary
+                .dynamo_config_true
+                .push((flag.to_owned(), DynamoConfigScope::Process));
         }
     }
 
     /// `setattr(torch._dynamo.config, "FLAG", True)` and `torch._dynamo.config.patch(...)`.
     pub(crate) fn note_dynamo_config_call(&mut self, call: &ast::ExprCall, callee: Option<&Sym>) {
-        let location = || self.location(call.range().start().into());
         let mut set: Vec<String> = Vec::new();
         let mut scope = DynamoConfigScope::Process;
         match callee {
@@ -79,11 +75,8 @@ impl<'a> SemanticModel<'a> {
         if set.is_empty() {
             return;
         }
-        let location = location();
         for flag in set {
-            self.summary
-                .dynamo_config_true
-                .push((flag, location, scope));
+            self.summary.dynamo_config_true.push((flag, scope));
         }
     }
 }
