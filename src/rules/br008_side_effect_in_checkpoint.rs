@@ -63,53 +63,31 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
         // line, under the checkpoint's higher-order op); report it there when the checkpointed
         // function is in this file, else at the `checkpoint(...)` call.
         let candidate = if callee_file == file {
-            Candidate {
-                code: SideEffectInCheckpoint::META.code,
-                message: format!(
+            super::project_candidate(
+                &SideEffectInCheckpoint::META,
+                format!(
                     "`{name}` {} and runs under `torch.utils.checkpoint.checkpoint` (line {}): a side effect inside the checkpoint's higher-order op, graph break under torch.compile ({label})",
                     write.what, site.location.row
                 ),
-                location: write.location,
-                end_location: write.location,
-                statement_rows: (write.location.row, write.location.row),
-                fix: None,
-                func: Some(callee),
-                path: Vec::new(),
-                scope: SideEffectInCheckpoint::META.scope,
-                hazard: Hazard::GraphBreak,
-                holds_below: None,
-                host_index: None,
-                tensor_params: None,
-                conditional_block: None,
-                cites: None,
-                after_break_since: None,
-                dynamo_config: None,
-            }
+                (write.location, write.location),
+                callee,
+                Vec::new(),
+                Hazard::GraphBreak,
+            )
         } else {
-            Candidate {
-                code: SideEffectInCheckpoint::META.code,
-                message: format!(
+            super::project_candidate(
+                &SideEffectInCheckpoint::META,
+                format!(
                     "checkpointed `{name}` {} ({}:{}): a side effect inside the checkpoint's higher-order op, graph break under torch.compile ({label})",
                     write.what,
                     super::file_name(path),
                     write.location.row
                 ),
-                location: site.location,
-                end_location: site.end_location,
-                statement_rows: (site.location.row, site.end_location.row),
-                fix: None,
-                func: Some(site.func),
-                path: site.path.clone(),
-                scope: SideEffectInCheckpoint::META.scope,
-                hazard: Hazard::GraphBreak,
-                holds_below: None,
-                host_index: None,
-                tensor_params: None,
-                conditional_block: None,
-                cites: None,
-                after_break_since: None,
-                dynamo_config: None,
-            }
+                (site.location, site.end_location),
+                site.func,
+                site.path.clone(),
+                Hazard::GraphBreak,
+            )
         };
         if project.is_traced(file, &candidate) {
             out.push(candidate);

@@ -82,25 +82,14 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
                 site.path.clone(),
             )
         };
-        let candidate = Candidate {
-            code: SideEffectInCondBranch::META.code,
+        let candidate = super::project_candidate(
+            &SideEffectInCondBranch::META,
             message,
-            location,
-            end_location,
-            statement_rows: (location.row, end_location.row),
-            fix: None,
-            func: Some(func),
-            path: at_path,
-            scope: SideEffectInCondBranch::META.scope,
-            hazard: Hazard::Crash,
-            holds_below: None,
-            host_index: None,
-            tensor_params: None,
-            conditional_block: None,
-            cites: None,
-            after_break_since: None,
-            dynamo_config: None,
-        };
+            (location, end_location),
+            func,
+            at_path,
+            Hazard::Crash,
+        );
         if project.is_traced(file, &candidate) {
             out.push(candidate);
         }

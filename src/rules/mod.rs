@@ -318,3 +318,34 @@ pub(crate) fn graph_break_label(gb_type: &str) -> String {
         None => gb_type.to_owned(),
     }
 }
+
+/// A finding a project hook (`Hooks::project`) reports at a place it computed itself: no fix, no
+/// version bound, no link-time condition — the fields a checker-built finding fills are empty.
+pub(crate) fn project_candidate(
+    meta: &RuleMeta,
+    message: String,
+    (location, end_location): (crate::source::Location, crate::source::Location),
+    func: crate::semantic::summary::FuncIdx,
+    path: Vec<crate::semantic::summary::PathStep>,
+    hazard: crate::semantic::summary::Hazard,
+) -> Candidate {
+    Candidate {
+        code: meta.code,
+        message,
+        location,
+        end_location,
+        statement_rows: (location.row, end_location.row),
+        fix: None,
+        func: Some(func),
+        path,
+        scope: meta.scope,
+        hazard,
+        holds_below: None,
+        host_index: None,
+        tensor_params: None,
+        conditional_block: None,
+        cites: None,
+        after_break_since: None,
+        dynamo_config: None,
+    }
+}
