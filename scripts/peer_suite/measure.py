@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib
 import json
 import os
 import re
@@ -158,10 +159,18 @@ def header_for(tree: ast.Module, lines: list[str]) -> list[str]:
     return out
 
 
+CONFIG_PATCH_RE = re.compile(r"(^|\.)config\.patch\(")
+
+
 class TestMethod:
     def __init__(self, qualname: str, node: ast.FunctionDef, lines: list[str]):
         self.qualname = qualname
         self.node = node
+        # `@torch._dynamo.config.patch(...)` on the test: the test runs under that config, so
+        # the restated module enters it first (the worker restores the configs after each module)
+        self.config_patches = [
+            ast.unparse(d) for d in node.decorator_list if CONFIG_PATCH_RE.search(ast.unparse(d))
+        ]
         first = node.body[0]
         # a decorated first statement starts at its decorator (`@torch.compile(...)`)
         decorators = getattr(first, "decorator_list", [])
@@ -230,8 +239,11 @@ def restate(workdir: Path, sources, torch_tests: Path, wanted, all_tests: bool =
             if wanted is not None and (source, qualname) not in wanted:
                 continue
             mod = workdir / f"{slug(source, qualname)}.py"
-            mod.write_text("\n".join(header + tm.body) + "\n")
-            modules[str(mod)] = (source, tm, len(header))
+            # Before the body, after the imports: the mapping to the source counts these lines as
+            # header (header_len), so body lines keep their offsets.
+            patches = [f"{patch}.__enter__()" for patch in tm.config_patches]
+            mod.write_text("\n".join(header + patches + tm.body) + "\n")
+            modules[str(mod)] = (source, tm, len(header) + len(patches))
     return modules
 
 
@@ -288,8 +300,18 @@ def worker(workdir: Path, modules: list[str]) -> None:
         import signal
 
         signal.signal(signal.SIGALRM, on_alarm)
+    # a module may patch a config (a test's `@config.patch` decorator, restated): restored after
+    configs = []
+    for name in ("torch._dynamo.config", "torch._inductor.config", "torch._functorch.config"):
+        try:
+            module = importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - absent on this torch
+            continue
+        if hasattr(module, "save_config") and hasattr(module, "load_config"):
+            configs.append(module)
     for mod in modules:
         torch._dynamo.reset()
+        saved = [(config, config.save_config()) for config in configs]
         # a test may reconfigure torch's logs itself: ask for the two artifacts again
         listen()
         current.clear()
@@ -306,6 +328,8 @@ def worker(workdir: Path, modules: list[str]) -> None:
         finally:
             if timeout:
                 signal.alarm(0)
+            for config, state in saved:
+                config.load_config(state)
         reports = list(current)
         for exc in _peer_harness.RAISED:
             reports.append(("exc", f"{type(exc).__name__}: {exc}"))

@@ -36,6 +36,23 @@ class T(torch._dynamo.test_case.TestCase):
 
         torch.compile(g, backend="eager")(torch.ones(2))
 
+    @torch._dynamo.config.patch(capture_scalar_outputs=True)
+    def test_item_under_decorator(self):
+        def k(x):
+            z = x.max().item()
+            return x + z
+
+        # no graph_break expected: the decorator captures the scalar
+        torch.compile(k, backend="eager")(torch.ones(2))
+
+    def test_later_item_breaks(self):
+        def m(x):
+            w = x.min().item()
+            return x + w
+
+        # a graph_break: the decorator of the test before does not leak into this one
+        torch.compile(m, backend="eager")(torch.ones(2))
+
     def test_print(self):
         def h(x):
             print("graph_break here")
@@ -88,18 +105,20 @@ def result(tmp_path_factory):
 
 def test_breaks_come_from_dynamo(result):
     texts = sorted(c["text"] for c in result["cases"])
-    assert texts == ['print("graph_break here")', "torch._dynamo.graph_break()"]
+    assert texts == ['print("graph_break here")', "torch._dynamo.graph_break()", "w = x.min().item()"]
 
 
 def test_a_claim_on_a_line_dynamo_traced_without_breaking_is_a_false_positive(result):
     r = result["results"]["stand-in"]
-    assert (r["claimed"], r["on_break"]) == (2, 1)
-    assert [fp["text"] for fp in r["false_positives"]] == ["y = x.sum().item()"]
+    assert (r["claimed"], r["on_break"]) == (4, 2)
+    # the decorated test's `.item()` is captured too: its `@config.patch` is restated
+    assert sorted(fp["text"] for fp in r["false_positives"]) == [
+        "y = x.sum().item()", "z = x.max().item()"]
 
 
 def test_an_unclaimed_break_is_a_miss(result):
     r = result["results"]["stand-in"]
-    assert [c["text"] for c in r["hits"]] == ["torch._dynamo.graph_break()"]
+    assert sorted(c["text"] for c in r["hits"]) == ["torch._dynamo.graph_break()", "w = x.min().item()"]
     assert [c["text"] for c in r["misses"]] == ['print("graph_break here")']
 
 
