@@ -296,6 +296,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             cites: None,
             after_break_since: None,
             dynamo_config: None,
+            fullgraph_only: None,
         };
         if project.is_traced(file, &candidate) {
             out.push(candidate);
@@ -339,6 +340,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
                 cites: None,
                 after_break_since: None,
                 dynamo_config: None,
+                fullgraph_only: None,
             };
             if project.is_traced(file, &candidate) {
                 seen.push(at);

@@ -108,6 +108,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             cites: None,
             after_break_since: None,
             dynamo_config: None,
+            fullgraph_only: None,
         });
     }
     out

@@ -145,6 +145,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             cites: Some(hazard.location),
             after_break_since: None,
             dynamo_config: None,
+            fullgraph_only: None,
         });
     }
     out

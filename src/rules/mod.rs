@@ -347,5 +347,6 @@ pub(crate) fn project_candidate(
         cites: None,
         after_break_since: None,
         dynamo_config: None,
+        fullgraph_only: None,
     }
 }

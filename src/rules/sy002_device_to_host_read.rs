@@ -1,5 +1,7 @@
 use crate::rules::declare_rule;
 use crate::scan::checker::{Checker, Finding};
+use crate::semantic::data::TORCH;
+use crate::semantic::generated::ScalarRead;
 use crate::semantic::summary::{Hazard, Requirement};
 use crate::semantic::tensor::TensorKind;
 use ruff_python_ast::{self as ast, Expr};
@@ -19,7 +21,10 @@ declare_rule! {
     /// `torch._dynamo.config.capture_scalar_outputs = True`: when the tree sets it — an assignment
     /// or `setattr` anywhere, or a `torch._dynamo.config.patch(capture_scalar_outputs=True)` in the
     /// file — `.item()` and `float(t)` keep only the sync wording, measured tracing on torch 2.2,
-    /// 2.5, 2.8 and 2.11) — also for a tensor built on the host
+    /// 2.5, 2.8 and 2.11; `int(t)` from 2.5 and `bool(t)` from 2.11). From torch 2.11 a compile
+    /// with `fullgraph=True` captures `.item()`, `int()`, `float()` and `bool()` as well, where
+    /// older torches raise: a read only `fullgraph=True` compiles reach says which torches break
+    /// (`rules/data/scalar_reads.toml`, generated from each torch) — also for a tensor built on the host
     /// (`torch.rand(1).item()`), a numpy value, or a `self.<attr>` / `self.<attr>["key"]` slot that
     /// every store in the file fills on the host (`self.state["offset"] = torch.tensor(0)`, then
     /// `+= n` with `n` an int), where the message drops the sync claim.
@@ -72,13 +77,12 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
                     if qualified != Some("torch.cuda.synchronize") {
                         return;
                     }
-                    report(
-                        checker,
-                        call,
-                        "`torch.cuda.synchronize()` blocks the host until the whole device queue drains",
-                        Hazard::NoBreak,
-                        None,
-                        None,
+                    checker.report(
+                        &DeviceToHostRead::META,
+                        Finding::new(
+                            call.range(),
+                            "`torch.cuda.synchronize()` blocks the host until the whole device queue drains",
+                        ),
                     );
                     return;
                 }
@@ -124,64 +128,161 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
             "{what} copies device→host when the tensor is on an accelerator: the host blocks until the device queue drains (no graph break)"
         )),
     };
-    // `.item()` and `float(t)` stay in the graph when the tree sets
-    // `capture_scalar_outputs = True` (measured on torch 2.2, 2.5, 2.8 and 2.11): the break
-    // wording holds only when nothing sets it, and then only the sync is left to say.
-    let scalar_capture = hazard == Hazard::GraphBreak
-        && matches!(what.as_str(), "`.item()`" | "`float()` of a tensor");
-    let config = scalar_capture.then_some((CAPTURE_SCALARS, false));
-    if semantic.is_on_host(receiver) {
-        if let Some(message) = message(true) {
-            report(checker, call, &message, hazard, None, config);
-        }
-        return;
-    }
+    // Whether a read of a tensor's value breaks depends on the tree's Dynamo config and on the
+    // compiles reaching it (`rules/data/scalar_reads.toml`): one wording per setting that matters.
+    let settings = match scalar_read_name(&what) {
+        Some(name) if hazard == Hazard::GraphBreak => read_settings(name, semantic.torch_floor()),
+        _ => vec![ReadSetting::default()],
+    };
     // A tensor kept in a `self.<attr>[...]` slot lives where the file's stores put it, known once
     // the file is walked: one wording or the other survives.
     let slot = semantic.tensor_slot(receiver);
-    for on_host in [false, true] {
-        let requirement = slot
-            .clone()
-            .map(|slot| Requirement::SlotOnHost { slot, on_host });
-        if on_host && requirement.is_none() {
-            break;
-        }
-        if let Some(message) = message(on_host) {
-            report(checker, call, &message, hazard, requirement.clone(), config);
-        }
-        if scalar_capture && !on_host {
-            let message = format!(
-                "{what} reads a tensor value in Python: a device sync when the tensor is on an accelerator (no graph break: this tree sets torch._dynamo.config.capture_scalar_outputs = True)"
-            );
-            report(
-                checker,
-                call,
-                &message,
-                Hazard::NoBreak,
-                requirement,
-                Some((CAPTURE_SCALARS, true)),
-            );
+    let host_variants: &[bool] = if semantic.is_on_host(receiver) {
+        &[true]
+    } else if slot.is_some() {
+        &[false, true]
+    } else {
+        &[false]
+    };
+    for setting in &settings {
+        for &on_host in host_variants {
+            let requirement = slot
+                .clone()
+                .filter(|_| host_variants.len() > 1)
+                .map(|slot| Requirement::SlotOnHost { slot, on_host });
+            let (message, hazard) = match &setting.traced_on {
+                None => (message(on_host), hazard),
+                Some(traced) if traced.len() == setting.versions => {
+                    // Captured in the graph on every torch from the floor: only the sync is left.
+                    let message = (!on_host).then(|| {
+                        format!(
+                            "{what} reads a tensor value in Python: a device sync when the tensor is on an accelerator (no graph break: {})",
+                            setting.reason()
+                        )
+                    });
+                    (message, Hazard::NoBreak)
+                }
+                Some(traced) => {
+                    let breaking = setting.breaks_on.join(", ");
+                    let traced = traced.join(", ");
+                    let reason = setting.reason();
+                    let tail = if on_host {
+                        "the value is built on the host, so there is no device sync"
+                    } else {
+                        "a device sync when the tensor is on an accelerator"
+                    };
+                    if setting.fullgraph == Some(true) {
+                        // Under fullgraph=True a read Dynamo refuses fails the compile.
+                        let message = format!(
+                            "{what} reads a tensor value in Python: the compile raises on torch {breaking} and captures the read on torch {traced} ({reason}); {tail}"
+                        );
+                        (Some(message), Hazard::Crash)
+                    } else {
+                        let message = format!(
+                            "{what} reads a tensor value in Python: graph break under torch.compile on torch {breaking} (captured on torch {traced}: {reason}); {tail}"
+                        );
+                        (Some(message), Hazard::GraphBreak)
+                    }
+                }
+            };
+            let Some(message) = message else { continue };
+            let mut finding = Finding::new(call.range(), message).with_hazard(hazard);
+            if let Some(requirement) = requirement {
+                finding = finding.requiring(requirement);
+            }
+            if let Some(set) = setting.config {
+                finding = finding.requiring_dynamo_config(CAPTURE_SCALARS, set);
+            }
+            if let Some(only) = setting.fullgraph {
+                finding = finding.requiring_fullgraph_only(only);
+            }
+            checker.report(&DeviceToHostRead::META, finding);
         }
     }
+}
+
+/// The `scalar_reads.toml` name of a read: `.item()` → `Tensor.item`, `int()` of a tensor → `int`.
+fn scalar_read_name(what: &str) -> Option<&'static str> {
+    Some(match what {
+        "`.item()`" => "Tensor.item",
+        "`.tolist()`" => "Tensor.tolist",
+        "`int()` of a tensor" => "int",
+        "`float()` of a tensor" => "float",
+        "`bool()` of a tensor" => "bool",
+        _ => return None,
+    })
+}
+
+/// One wording of a scalar read: the settings it needs (`None`: holds either way) and, when some
+/// torch from the floor traces the read under them, the versions that trace it and those that
+/// break.
+#[derive(Default)]
+struct ReadSetting {
+    /// The tree sets `capture_scalar_outputs = True`.
+    config: Option<bool>,
+    /// Only `fullgraph=True` compiles reach the read's function.
+    fullgraph: Option<bool>,
+    /// How many torches from the floor the table measured.
+    versions: usize,
+    traced_on: Option<Vec<String>>,
+    breaks_on: Vec<String>,
+}
+
+impl ReadSetting {
+    fn reason(&self) -> String {
+        let mut reasons = Vec::new();
+        if self.config == Some(true) {
+            reasons.push("this tree sets torch._dynamo.config.capture_scalar_outputs = True");
+        }
+        if self.fullgraph == Some(true) {
+            reasons.push(
+                "every torch.compile reaching it passes fullgraph=True, which captures scalar reads from torch 2.11",
+            );
+        }
+        reasons.join("; ")
+    }
+}
+
+/// The wordings of a read of `name` from `floor`: a setting is a dimension only when it changes
+/// what Dynamo does on some torch from the floor (`fullgraph=True` turning a break into an error
+/// changes nothing to say: it is still the break).
+fn read_settings(name: &str, floor: Option<crate::config::TorchVersion>) -> Vec<ReadSetting> {
+    let Some(outcomes) = TORCH.generated.scalar_reads.each_version_from(name, floor) else {
+        return vec![ReadSetting::default()];
+    };
+    let config_matters = outcomes
+        .iter()
+        .any(|(_, read)| read.capture_scalar_outputs == "traced");
+    let fullgraph_matters = outcomes.iter().any(|(_, read)| read.fullgraph == "traced");
+    let choices = |matters: bool| -> Vec<Option<bool>> {
+        if matters {
+            vec![Some(false), Some(true)]
+        } else {
+            vec![None]
+        }
+    };
+    let mut settings = Vec::new();
+    for config in choices(config_matters) {
+        for fullgraph in choices(fullgraph_matters) {
+            let (traced, breaks): (Vec<_>, Vec<_>) = outcomes.iter().partition(|(_, read)| {
+                read.default == "traced"
+                    || (config == Some(true) && read.capture_scalar_outputs == "traced")
+                    || (fullgraph == Some(true) && read.fullgraph == "traced")
+            });
+            let label = |list: Vec<&(crate::config::TorchVersion, &ScalarRead)>| {
+                list.iter().map(|(v, _)| v.to_string()).collect::<Vec<_>>()
+            };
+            settings.push(ReadSetting {
+                config,
+                fullgraph,
+                versions: outcomes.len(),
+                traced_on: (!traced.is_empty()).then(|| label(traced)),
+                breaks_on: label(breaks),
+            });
+        }
+    }
+    settings
 }
 
 /// The Dynamo config flag that keeps `.item()` in the graph.
 const CAPTURE_SCALARS: &str = "capture_scalar_outputs";
-
-fn report(
-    checker: &mut Checker<'_>,
-    call: &ast::ExprCall,
-    message: &str,
-    hazard: Hazard,
-    requirement: Option<Requirement>,
-    config: Option<(&'static str, bool)>,
-) {
-    let mut finding = Finding::new(call.range(), message).with_hazard(hazard);
-    if let Some(requirement) = requirement {
-        finding = finding.requiring(requirement);
-    }
-    if let Some((flag, set)) = config {
-        finding = finding.requiring_dynamo_config(flag, set);
-    }
-    checker.report(&DeviceToHostRead::META, finding);
-}

@@ -556,6 +556,11 @@ fn file_diagnostics(
         .filter(|c| {
             c.dynamo_config
                 .is_none_or(|(flag, set)| project.dynamo_config_set(flag, file) == set)
+                && c.fullgraph_only.is_none_or(|only| {
+                    c.func
+                        .is_some_and(|func| project.fullgraph_only.contains(&(file, func)))
+                        == only
+                })
         })
         .collect();
     // A value that crosses a graph break matters only when a break of its function is reported.

@@ -23,6 +23,7 @@ const INPUT_CONTEXT_MANAGERS: &str = rules_table!("input_context_managers");
 const DECORATOR_CONTEXT_MANAGERS: &str = rules_table!("decorator_context_managers");
 const CROSSING_CONTEXT_MANAGERS: &str = rules_table!("crossing_context_managers");
 const TENSOR_ATTRIBUTE_STORES: &str = rules_table!("tensor_attribute_stores");
+const SCALAR_READS: &str = rules_table!("scalar_reads");
 const INT_PARAMETERS: &str = rules_table!("int_parameters");
 const GRAPH_BREAKS: &str = rules_table!("graph_breaks");
 const TENSOR_MEMBERS: &str = rules_table!("tensor_members");
@@ -312,6 +313,18 @@ pub struct CrossingOutcome {
     pub outcome: String,
 }
 
+/// `scalar_reads.toml`: what Dynamo does with a read of a tensor's value into Python (`t.item()`,
+/// `int(t)`) by default, with `capture_scalar_outputs = True`, and in a `fullgraph=True` compile.
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct ScalarRead {
+    /// `breaks` or `traced`.
+    pub default: String,
+    /// `breaks` or `traced`.
+    pub capture_scalar_outputs: String,
+    /// `raises` or `traced`.
+    pub fullgraph: String,
+}
+
 /// `graph_breaks.toml`: one code of Dynamo's graph-break registry.
 #[derive(Clone, Debug, serde::Deserialize)]
 pub struct GraphBreak {
@@ -347,6 +360,8 @@ pub struct Generated {
     pub crossing_context_managers: Versioned<CrossingOutcome>,
     /// Tensor attributes whose store Dynamo refuses (`Tensor.requires_grad`).
     pub tensor_attribute_stores: Versioned<Refusal>,
+    /// Reads of a tensor's value into Python (`Tensor.item`, `int`) under each Dynamo setting.
+    pub scalar_reads: Versioned<ScalarRead>,
     /// Where torch's public ops take Python ints (`torch.zeros(size)`, `Tensor.topk(k)`).
     pub int_parameters: Versioned<IntParameters>,
     /// Tensor methods whose annotation on the newest torch is a host value (`is_contiguous`).
@@ -451,6 +466,7 @@ impl Generated {
                 TENSOR_ATTRIBUTE_STORES,
                 "tensor_attribute_stores",
             ),
+            scalar_reads: Versioned::parse(SCALAR_READS, "scalar_reads"),
             int_parameters: Versioned::parse(INT_PARAMETERS, "int_parameters"),
             tensor_members: Versioned::<Empty>::parse(TENSOR_MEMBERS, "tensor_members")
                 .entries

@@ -112,6 +112,8 @@ pub struct ReachedBy {
 pub struct Root {
     pub func: FuncRef,
     pub reason: String,
+    /// Every compile naming it passes `fullgraph=True`.
+    pub fullgraph: bool,
 }
 
 /// The project functions a call from a file resolves to, shared by the closure's rounds (name
@@ -148,6 +150,9 @@ pub struct Project<'a> {
     /// resolving them again each time was a large share of the scan's CPU.
     class_bases: Vec<Vec<Vec<ClassRef>>>,
     pub in_region: HashSet<FuncRef>,
+    /// The functions of the region that only `fullgraph=True` roots reach: a scalar read there
+    /// is captured from torch 2.11, or raises, instead of breaking (`rules/data/scalar_reads.toml`).
+    pub fullgraph_only: HashSet<FuncRef>,
     /// Names of the project's `compiler.disable`d functions: a call whose callee's last name is
     /// not among them cannot reach one (spares resolving every call site again).
     disabled_names: HashSet<&'a str>,
@@ -226,6 +231,7 @@ impl<'a> Project<'a> {
             subclasses: HashMap::default(),
             class_bases: Vec::new(),
             in_region: HashSet::default(),
+            fullgraph_only: HashSet::default(),
             disabled_names: files
                 .iter()
                 .flat_map(|f| f.functions.iter())
@@ -352,6 +358,24 @@ impl<'a> Project<'a> {
             );
         }
         project.reached_by = reached_by;
+        // Rare (a compile with `fullgraph=True`), so a second closure only then.
+        if project.roots.iter().any(|root| root.fullgraph) {
+            let partial = project.closure(
+                project
+                    .roots
+                    .iter()
+                    .filter(|root| !root.fullgraph)
+                    .map(|root| root.func),
+                &mut callees,
+                None,
+            );
+            project.fullgraph_only = project
+                .in_region
+                .iter()
+                .filter(|func| !partial.contains(func))
+                .copied()
+                .collect();
+        }
         // Options nothing in the tree sets, read at their defaults: the region traced then.
         project.options = project.build_option_table();
         if !project.options.is_empty() {

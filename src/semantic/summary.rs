@@ -30,6 +30,8 @@ pub struct FunctionInfo {
     /// `@torch.compile` / `@torch._dynamo.optimize(backend)` on the `def`: a compile root, and
     /// which entry point made it one (`--show-roots` names it).
     pub compile_decorator: Option<CompileForm>,
+    /// That decorator passes `fullgraph=True` (`nopython=True`).
+    pub compile_fullgraph: bool,
     /// `@functools.lru_cache` / `@functools.cache`: in eager mode its body runs once per distinct
     /// arguments, not once per call.
     pub memoized: bool,
@@ -322,6 +324,8 @@ pub enum CompileForm {
 pub struct CompileTarget {
     pub sym: Sym,
     pub form: CompileForm,
+    /// `fullgraph=True` (`nopython=True` for `torch._dynamo.optimize`) is passed.
+    pub fullgraph: bool,
 }
 
 /// A guard (`if` test) recorded because its formula mentions something we understand.
@@ -475,6 +479,9 @@ pub struct Candidate {
     /// `True` is the given answer (`model/dynamo_config.rs`): a rule reports one wording for
     /// each, as for `Requirement::SlotOnHost`.
     pub dynamo_config: Option<(&'static str, bool)>,
+    /// The finding holds only when whether only `fullgraph=True` compiles reach its function is
+    /// the given answer (`Project::fullgraph_only`): one wording for each.
+    pub fullgraph_only: Option<bool>,
 }
 
 /// A torch version a finding needs to stay below, and the version flags its own function

@@ -28,6 +28,8 @@ pub struct Finding {
     pub after_break_since: Option<u32>,
     /// Holds only when the tree's setting of a Dynamo config flag is the given answer.
     pub dynamo_config: Option<(&'static str, bool)>,
+    /// Holds only when whether only `fullgraph=True` compiles reach its function is the answer.
+    pub fullgraph_only: Option<bool>,
 }
 
 impl Finding {
@@ -44,6 +46,7 @@ impl Finding {
             breaks_only_on_failure: false,
             after_break_since: None,
             dynamo_config: None,
+            fullgraph_only: None,
         }
     }
 
@@ -103,6 +106,13 @@ impl Finding {
     /// when none does (`!set`).
     pub fn requiring_dynamo_config(mut self, flag: &'static str, set: bool) -> Finding {
         self.dynamo_config = Some((flag, set));
+        self
+    }
+
+    /// Holds only when every compile whose region holds its function passes `fullgraph=True`
+    /// (`only`), or when some compile does not (`!only`): `Project::fullgraph_only`.
+    pub fn requiring_fullgraph_only(mut self, only: bool) -> Finding {
+        self.fullgraph_only = Some(only);
         self
     }
 

@@ -105,6 +105,7 @@ fn file_diagnostic(
         cites: None,
         after_break_since: None,
         dynamo_config: None,
+        fullgraph_only: None,
     }
 }
 
@@ -235,6 +236,7 @@ impl<'a> Checker<'a> {
             && !finding.breaks_only_on_failure
             && finding.after_break_since.is_none()
             && finding.dynamo_config.is_none()
+            && finding.fullgraph_only.is_none()
             && self.runs_on_every_call_or_iteration()
         {
             let location = self.semantic.location(finding.range.start().into());
@@ -267,6 +269,7 @@ impl<'a> Checker<'a> {
                 cites: None,
                 after_break_since: finding.after_break_since,
                 dynamo_config: finding.dynamo_config,
+                fullgraph_only: finding.fullgraph_only,
             },
             range: finding.range,
             statement: self.statement,

@@ -101,12 +101,23 @@ impl<'a> Project<'a> {
 
     pub(super) fn find_roots(&mut self, spec: &RootSpec) {
         let mut roots: Vec<Root> = Vec::new();
-        let mut seen: HashSet<FuncRef> = HashSet::default();
-        let mut add = |func: FuncRef, reason: String, roots: &mut Vec<Root>| {
-            if seen.insert(func) {
-                roots.push(Root { func, reason });
-            }
-        };
+        let mut seen: HashMap<FuncRef, usize> = HashMap::default();
+        // A function compiled with `fullgraph=True` stays a fullgraph root only while no other
+        // root form (a compile without it, `--roots`, a check case) names it too.
+        let mut add =
+            |func: FuncRef, reason: String, fullgraph: bool, roots: &mut Vec<Root>| match seen
+                .get(&func)
+            {
+                Some(&index) => roots[index].fullgraph &= fullgraph,
+                None => {
+                    seen.insert(func, roots.len());
+                    roots.push(Root {
+                        func,
+                        reason,
+                        fullgraph,
+                    });
+                }
+            };
         for (file_id, file) in self.files.iter().enumerate() {
             let file_id = file_id as FileId;
             for (idx, function) in file.functions.iter().enumerate() {
@@ -115,7 +126,12 @@ impl<'a> Project<'a> {
                         CompileForm::DynamoOptimize => "@torch._dynamo.optimize(...)",
                         CompileForm::TorchCompile | CompileForm::ModuleMethod => "@torch.compile",
                     };
-                    add((file_id, idx as FuncIdx), reason.to_owned(), &mut roots);
+                    add(
+                        (file_id, idx as FuncIdx),
+                        reason.to_owned(),
+                        function.compile_fullgraph,
+                        &mut roots,
+                    );
                 }
             }
             for target in &file.compile_roots {
@@ -132,17 +148,17 @@ impl<'a> Project<'a> {
                     ) + via;
                     match target_ref {
                         Target::Function(func) if target.form != CompileForm::ModuleMethod => {
-                            add(func, reason, &mut roots)
+                            add(func, reason, target.fullgraph, &mut roots)
                         }
                         Target::Class(class) => {
                             if let Some(live) = &mut self.live_classes {
                                 live.insert(class);
                             }
                             if let Some(forward) = self.module_forward(class) {
-                                add(forward, reason.clone(), &mut roots);
+                                add(forward, reason.clone(), target.fullgraph, &mut roots);
                             }
                             if let Some(call) = self.call_override(class) {
-                                add(call, reason, &mut roots);
+                                add(call, reason, target.fullgraph, &mut roots);
                             }
                         }
                         _ => {}
@@ -162,6 +178,7 @@ impl<'a> Project<'a> {
             add(
                 root.func,
                 format!("{form} in {} (via type flow)", file.module),
+                root.fullgraph,
                 &mut roots,
             );
         }
@@ -184,15 +201,20 @@ impl<'a> Project<'a> {
                         live.insert(class_ref);
                     }
                     if matched && let Some(call) = self.call_override(class_ref) {
-                        add(call, format!("--roots {}", pattern.text), &mut roots);
+                        add(call, format!("--roots {}", pattern.text), false, &mut roots);
                     }
                     if matched {
                         for hook in self.torch_hook_overrides(class_ref) {
-                            add(hook, format!("--roots {}", pattern.text), &mut roots);
+                            add(hook, format!("--roots {}", pattern.text), false, &mut roots);
                         }
                     }
                     if matched && let Some(forward) = self.module_forward(class_ref) {
-                        add(forward, format!("--roots {}", pattern.text), &mut roots);
+                        add(
+                            forward,
+                            format!("--roots {}", pattern.text),
+                            false,
+                            &mut roots,
+                        );
                     } else if matched && self.runs_children_in_order(class_ref, 0) {
                         // No project `forward`: calling it runs `nn.Sequential.forward`, which
                         // calls each child its `__init__` built (`super().__init__(*layers)`).
@@ -209,6 +231,7 @@ impl<'a> Project<'a> {
                             add(
                                 forward,
                                 format!("--roots {} (a child of a Sequential)", pattern.text),
+                                false,
                                 &mut roots,
                             );
                         }
@@ -222,6 +245,7 @@ impl<'a> Project<'a> {
                         add(
                             (file_id, idx),
                             format!("--roots {}", pattern.text),
+                            false,
                             &mut roots,
                         );
                     }
@@ -232,7 +256,12 @@ impl<'a> Project<'a> {
                     if let Some(live) = &mut self.live_classes {
                         live.insert(class);
                     }
-                    add(method, format!("--roots {}", pattern.text), &mut roots);
+                    add(
+                        method,
+                        format!("--roots {}", pattern.text),
+                        false,
+                        &mut roots,
+                    );
                 }
             }
         }
@@ -257,9 +286,9 @@ impl<'a> Project<'a> {
                             live.insert(class);
                         }
                         if let Some(call) = self.call_override(class) {
-                            add(call, reason.clone(), &mut roots);
+                            add(call, reason.clone(), false, &mut roots);
                         }
-                        add(forward, reason.clone(), &mut roots);
+                        add(forward, reason.clone(), false, &mut roots);
                     }
                 }
             }
@@ -287,6 +316,7 @@ impl<'a> Project<'a> {
                                 "nn.Module forward (the check cases build no nn.Module of the scanned files)"
                                     .to_owned()
                             },
+                            false,
                             &mut roots,
                         );
                     }
@@ -300,6 +330,7 @@ impl<'a> Project<'a> {
                     add(
                         hook,
                         "nn.Module hook torch's forward calls (no project forward)".to_owned(),
+                        false,
                         &mut roots,
                     );
                 }

@@ -34,10 +34,15 @@ impl<'a> SemanticModel<'a> {
                 None
             }
         {
+            let fullgraph = passes_fullgraph(factory);
             if let Some(target) = call.arguments.args.first() {
-                self.note_flow_compile_target(target, false);
+                self.note_flow_compile_target(target, false, fullgraph);
                 if let Some(sym) = self.instance_sym(target) {
-                    self.summary.compile_roots.push(CompileTarget { sym, form });
+                    self.summary.compile_roots.push(CompileTarget {
+                        sym,
+                        form,
+                        fullgraph,
+                    });
                 }
             }
             return;
@@ -45,8 +50,9 @@ impl<'a> SemanticModel<'a> {
         if let Some(Sym::Dotted(qualified)) = callee
             && qualified == "torch.compile"
         {
+            let fullgraph = passes_fullgraph(call);
             if let Some(target) = call.arguments.args.first() {
-                self.note_flow_compile_target(target, false);
+                self.note_flow_compile_target(target, false, fullgraph);
             }
             if let Some(target) = call.arguments.args.first()
                 && let Some(sym) = self.instance_sym(target)
@@ -54,6 +60,7 @@ impl<'a> SemanticModel<'a> {
                 self.summary.compile_roots.push(CompileTarget {
                     sym,
                     form: CompileForm::TorchCompile,
+                    fullgraph,
                 });
             }
             return;
@@ -62,11 +69,13 @@ impl<'a> SemanticModel<'a> {
             && attribute.attr.id.as_str() == "compile"
             && call.arguments.args.is_empty()
         {
-            self.note_flow_compile_target(&attribute.value, true);
+            let fullgraph = passes_fullgraph(call);
+            self.note_flow_compile_target(&attribute.value, true, fullgraph);
             if let Some(sym) = self.instance_sym(&attribute.value) {
                 self.summary.compile_roots.push(CompileTarget {
                     sym,
                     form: CompileForm::ModuleMethod,
+                    fullgraph,
                 });
             }
         }
@@ -568,4 +577,16 @@ impl<'a> SemanticModel<'a> {
         }
         self.resolve(target)
     }
+}
+
+/// A compile call or decorator that passes `fullgraph=True` (`torch._dynamo.optimize`'s
+/// `nopython=True`): Dynamo then raises instead of breaking, and from torch 2.11 captures scalar
+/// reads (`rules/data/scalar_reads.toml`).
+pub(crate) fn passes_fullgraph(call: &ast::ExprCall) -> bool {
+    ["fullgraph", "nopython"].iter().any(|name| {
+        matches!(
+            call.arguments.find_keyword(name).map(|k| &k.value),
+            Some(Expr::BooleanLiteral(b)) if b.value
+        )
+    })
 }

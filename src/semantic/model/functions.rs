@@ -8,6 +8,7 @@ impl<'a> SemanticModel<'a> {
     /// Records a `def` (its decorators already visited) and enters its frame.
     pub(crate) fn enter_function(&mut self, def: &'a ast::StmtFunctionDef) -> FunctionScope {
         let mut compile_decorator = None;
+        let mut compile_fullgraph = false;
         let mut disabled = false;
         let mut disabled_frame_only = false;
         let mut marked_by = None;
@@ -16,13 +17,21 @@ impl<'a> SemanticModel<'a> {
                 Expr::Call(call) => &*call.func,
                 other => other,
             };
+            let fullgraph = match &decorator.expression {
+                Expr::Call(call) => super::calls::passes_fullgraph(call),
+                _ => false,
+            };
             match self.qualified(target).as_deref() {
-                Some("torch.compile") => compile_decorator = Some(CompileForm::TorchCompile),
+                Some("torch.compile") => {
+                    compile_decorator = Some(CompileForm::TorchCompile);
+                    compile_fullgraph = fullgraph;
+                }
                 Some(name)
                     if matches!(decorator.expression, Expr::Call(_))
                         && super::calls::DYNAMO_COMPILE_DECORATORS.contains(&name) =>
                 {
-                    compile_decorator = Some(CompileForm::DynamoOptimize)
+                    compile_decorator = Some(CompileForm::DynamoOptimize);
+                    compile_fullgraph = fullgraph;
                 }
                 // Another of Dynamo's markers whose marked function breaks when called
                 // (`torch._dynamo.decorators.skip`; `rules/data/dynamo_markers.toml`).
@@ -72,6 +81,7 @@ impl<'a> SemanticModel<'a> {
             name: name.clone(),
             class: class.clone(),
             compile_decorator,
+            compile_fullgraph,
             memoized: self.is_memoized(def),
             line: self.row(def.range.start().into()),
             end_line: 0,

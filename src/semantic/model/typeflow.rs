@@ -191,7 +191,12 @@ impl<'a> SemanticModel<'a> {
     }
 
     /// `torch.compile(target)` (`module_method`: `target.compile()`).
-    pub(crate) fn note_flow_compile_target(&mut self, target: &Expr, module_method: bool) {
+    pub(crate) fn note_flow_compile_target(
+        &mut self,
+        target: &Expr,
+        module_method: bool,
+        fullgraph: bool,
+    ) {
         if !self.ctx.type_flow {
             return;
         }
@@ -201,6 +206,7 @@ impl<'a> SemanticModel<'a> {
             .push(FlowCompileTarget {
                 value,
                 module_method,
+                fullgraph,
             });
     }
 

@@ -91,6 +91,8 @@ pub struct FlowCompileTarget {
     pub value: ValueExpr,
     /// `x.compile()`: only a Module instance counts.
     pub module_method: bool,
+    /// `fullgraph=True` is passed.
+    pub fullgraph: bool,
 }
 
 /// The type-flow facts of one scope.

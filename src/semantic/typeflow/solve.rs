@@ -92,6 +92,7 @@ pub struct FlowRoot {
     /// Module of the file holding the `torch.compile` call.
     pub file: FileId,
     pub module_method: bool,
+    pub fullgraph: bool,
 }
 
 #[derive(Debug, Default)]
@@ -796,6 +797,7 @@ impl<'p, 'a> Solver<'p, 'a> {
                             func,
                             file: ctx.file,
                             module_method: target.module_method,
+                            fullgraph: target.fullgraph,
                         });
                     }
                 }
