@@ -164,3 +164,18 @@ def test_assemble_refuses_a_text_of_the_wrong_length(tmp_path):
     )
     assert proc.returncode != 0 and "manifest says 28761" in proc.stderr
     assert not (tmp_path / "root" / "test" / "dynamo" / "test_hooks.py").exists()
+
+
+def test_a_message_saying_no_graph_break_is_not_a_break_claim():
+    sys.path.insert(0, str(MEASURE.parent))
+    import heldout  # noqa: PLC0415 - the instrument's own module
+
+    families = {"SY002": "sync", "BR006": "break"}
+    sync_only = {"code": "SY002", "message": "`.item()` reads a tensor value in Python: a device "
+                 "sync when the tensor is on an accelerator (no graph break: this tree sets "
+                 "torch._dynamo.config.capture_scalar_outputs = True)"}
+    breaking = {"code": "SY002", "message": "`.item()` reads a tensor value in Python: graph "
+                "break under torch.compile, and a device sync"}
+    assert not heldout.claims_break(sync_only, families)
+    assert heldout.claims_break(breaking, families)
+    assert heldout.claims_break({"code": "BR006", "message": "deliberate"}, families)
