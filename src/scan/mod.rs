@@ -593,6 +593,7 @@ fn file_diagnostics(
     let selected = merge::merge_into_cited(selected, &summary.noqa);
     let selected = selected
         .into_iter()
+        .map(|(c, message, also)| (c, in_cond_branch(project, file, c, message), also))
         .map(|(c, message, also)| Diagnostic {
             code: c.code,
             message,
@@ -627,6 +628,33 @@ fn file_diagnostics(
         .map(|d| in_cells(d, &summary.cell_starts))
         .collect();
     (diagnostics, notes)
+}
+
+/// A break in a `torch.cond` branch is no break: Dynamo traces the branch as one graph (eagerly
+/// too), so the `torch.cond` call raises there instead (measured on torch 2.2-2.11 for `print`,
+/// `graph_break()`, a skipped call, a data-dependent `if` and `.item()`;
+/// tests/python/test_cond_branch_proofs.py). The message says so.
+fn in_cond_branch(project: &Project<'_>, file: FileId, c: &Candidate, message: String) -> String {
+    let breaks = matches!(c.hazard, Hazard::GraphBreak | Hazard::FrameSkip);
+    let site = match (c.scope, c.func) {
+        (Scope::CompiledRegion, Some(func)) if breaks => project.cond_branches.get(&(file, func)),
+        _ => None,
+    };
+    // A message that already says what a break in a cond branch does (BR006's) says it once.
+    let Some(&(site_file, row)) = site.filter(|_| !message.contains("`torch.cond` branch")) else {
+        return message;
+    };
+    let at = if site_file == file {
+        format!("line {row}")
+    } else {
+        format!(
+            "{}:{row}",
+            crate::rules::file_name(&project.files[site_file as usize].path)
+        )
+    };
+    format!(
+        "{message}; this function is a `torch.cond` branch ({at}), where Dynamo cannot break: the `torch.cond` call raises UncapturedHigherOrderOpError instead, eagerly or compiled"
+    )
 }
 
 /// A notebook's finding, moved from the joined source's rows to its code cell's (ruff's

@@ -153,6 +153,10 @@ pub struct Project<'a> {
     /// The functions of the region that only `fullgraph=True` roots reach: a scalar read there
     /// is captured from torch 2.11, or raises, instead of breaking (`rules/data/scalar_reads.toml`).
     pub fullgraph_only: HashSet<FuncRef>,
+    /// The functions passed as a `torch.cond` branch: Dynamo cannot break inside one, so a break
+    /// there makes the `torch.cond` call raise (`UncapturedHigherOrderOpError`), eagerly or
+    /// compiled. Each with the row of a `torch.cond` call that passes it.
+    pub cond_branches: HashMap<FuncRef, (FileId, u32)>,
     /// Names of the project's `compiler.disable`d functions: a call whose callee's last name is
     /// not among them cannot reach one (spares resolving every call site again).
     disabled_names: HashSet<&'a str>,
@@ -232,6 +236,7 @@ impl<'a> Project<'a> {
             class_bases: Vec::new(),
             in_region: HashSet::default(),
             fullgraph_only: HashSet::default(),
+            cond_branches: HashMap::default(),
             disabled_names: files
                 .iter()
                 .flat_map(|f| f.functions.iter())
@@ -358,7 +363,17 @@ impl<'a> Project<'a> {
             );
         }
         project.reached_by = reached_by;
-        // Rare (a compile with `fullgraph=True`), so a second closure only then.
+        for (file_id, file) in files.iter().enumerate() {
+            for site in &file.cond_branch_sites {
+                for branch in project.call_targets(&site.callee, file_id as FileId) {
+                    project
+                        .cond_branches
+                        .entry(branch)
+                        .or_insert((file_id as FileId, site.location.row));
+                }
+            }
+        }
+        // Rare (a compile with `fullgraph=True`, a `torch.cond`), so a second closure only then.
         if project.roots.iter().any(|root| root.fullgraph) {
             let partial = project.closure(
                 project

@@ -56,3 +56,49 @@ def test_every_cond_spelling_scan_knows_is_torch_cond_here():
     for spelling in spellings:
         module, _, name = spelling.rpartition(".")
         assert getattr(importlib.import_module(module), name) is torch.cond, spelling
+
+
+# ---- a break inside a cond branch (corpus/reach/cond_branches): the cond call raises ----------
+
+
+def _gates():
+    # Imported as a real package (Dynamo imports the module of a global it reads by name).
+    import sys  # noqa: PLC0415
+
+    root = str(REPO / "corpus" / "reach" / "cond_branches")
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    return importlib.import_module("cond_gates.gates")
+
+
+GATES = _gates()
+
+
+@pytest.mark.parametrize("case", list(GATES.cases()))
+def test_a_break_in_a_cond_branch_makes_the_cond_raise(case):
+    fn, args, _ = GATES.cases()[case]
+    with pytest.raises(Exception) as raised:
+        compiled(fn, args)
+    _assert_cond_failed(raised.value)
+    torch._dynamo.reset()
+    # Eagerly too, except a scalar read on torch 2.11, captured as under fullgraph=True
+    # (rules/data/scalar_reads.toml): scan says so through the branch's fullgraph root.
+    captured = case == "item" and tuple(int(v) for v in torch.__version__.split(".")[:2]) >= (2, 11)
+    if captured:
+        fn(*args)
+    else:
+        with pytest.raises(Exception) as raised:
+            fn(*args)
+        _assert_cond_failed(raised.value)
+    torch._dynamo.reset()
+
+
+def _assert_cond_failed(error: BaseException):
+    # Dynamo's failure to capture the branch: UncapturedHigherOrderOpError, except that torch 2.5
+    # raises an AssertionError from inside Dynamo (its "from user code" trace) for `.item()`.
+    assert (
+        "captured complete" in str(error)
+        or "HigherOrderOp" in type(error).__name__
+        or "from user code" in str(error)
+    ), (type(error), str(error)[:300])
+

@@ -166,6 +166,26 @@ impl<'a> Project<'a> {
                 }
             }
         }
+        // `torch.cond(pred, true_fn, false_fn, ops)` traces its branches with Dynamo even when
+        // called eagerly, and as one graph each: a break there raises instead (measured on torch
+        // 2.2-2.11; tests/python/test_cond_branch_proofs.py), like under `fullgraph=True`. A branch
+        // a compiled function's cond reaches is reached through that call too (not fullgraph-only).
+        for (file_id, file) in self.files.iter().enumerate() {
+            let file_id = file_id as FileId;
+            for site in &file.cond_branch_sites {
+                for branch in self.call_targets(&site.callee, file_id) {
+                    add(
+                        branch,
+                        format!(
+                            "torch.cond branch in {} (Dynamo traces it, eagerly too)",
+                            file.module
+                        ),
+                        true,
+                        &mut roots,
+                    );
+                }
+            }
+        }
         // `torch.compile(x)` where the type flow knows what `x` holds (a model a factory built,
         // `self.f = torch.compile(self.g)`).
         for root in &self.flow.roots {
