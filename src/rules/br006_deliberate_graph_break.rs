@@ -278,26 +278,14 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             continue;
         };
         let message = disabled_call_message(info, path, &edge.sym);
-        let candidate = Candidate {
-            code: DeliberateGraphBreak::META.code,
+        let candidate = super::project_candidate(
+            &DeliberateGraphBreak::META,
             message,
-            location: site.location,
-            end_location: site.end_location,
-            statement_rows: (site.location.row, site.end_location.row),
-            fix: None,
-            func: Some(site.func),
-            path: edge.path.to_vec(),
-            scope: DeliberateGraphBreak::META.scope,
-            hazard: Hazard::GraphBreak,
-            holds_below: None,
-            host_index: None,
-            tensor_params: None,
-            conditional_block: None,
-            cites: None,
-            after_break_since: None,
-            dynamo_config: None,
-            fullgraph_only: None,
-        };
+            (site.location, site.end_location),
+            Some(site.func),
+            edge.path.to_vec(),
+            Hazard::GraphBreak,
+        );
         if project.is_traced(file, &candidate) {
             out.push(candidate);
         }
@@ -318,30 +306,18 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             if seen.contains(&at) {
                 continue;
             }
-            let candidate = Candidate {
-                code: DeliberateGraphBreak::META.code,
-                message: format!(
+            let candidate = super::project_candidate(
+                &DeliberateGraphBreak::META,
+                format!(
                     "call into `{name}` (passed in as a value), which is `@torch.compiler.disable`d ({}:{line}): Dynamo runs it eagerly, a deliberate graph break ({})",
                     super::file_name(path),
                     super::graph_break_label("Skip calling `torch.compiler.disable()`d function"),
                 ),
-                location: call.location,
-                end_location: call.end_location,
-                statement_rows: (call.location.row, call.end_location.row),
-                fix: None,
-                func: Some(func),
-                path: call.path.to_vec(),
-                scope: DeliberateGraphBreak::META.scope,
-                hazard: Hazard::GraphBreak,
-                holds_below: None,
-                host_index: None,
-                tensor_params: None,
-                conditional_block: None,
-                cites: None,
-                after_break_since: None,
-                dynamo_config: None,
-                fullgraph_only: None,
-            };
+                (call.location, call.end_location),
+                Some(func),
+                call.path.to_vec(),
+                Hazard::GraphBreak,
+            );
             if project.is_traced(file, &candidate) {
                 seen.push(at);
                 out.push(candidate);

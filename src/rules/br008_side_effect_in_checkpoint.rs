@@ -70,7 +70,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
                     write.what, site.location.row
                 ),
                 (write.location, write.location),
-                callee,
+                Some(callee),
                 Vec::new(),
                 Hazard::GraphBreak,
             )
@@ -84,7 +84,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
                     write.location.row
                 ),
                 (site.location, site.end_location),
-                site.func,
+                Some(site.func),
                 site.path.clone(),
                 Hazard::GraphBreak,
             )

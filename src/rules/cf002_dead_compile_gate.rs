@@ -87,29 +87,17 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
                 )
             })
             .collect();
-        out.push(Candidate {
-            code: DeadCompileGate::META.code,
-            message: format!(
+        out.push(super::project_candidate(
+            &DeadCompileGate::META,
+            format!(
                 "`torch.compile` is never reached with the declared defaults, even with compile switched on: {}",
                 why.join(", ")
             ),
-            location: gate.call_location,
-            end_location: gate.call_end_location,
-            statement_rows: (gate.call_location.row, gate.call_end_location.row),
-            fix: None,
-            func: None,
-            path: Vec::new(),
-            scope: DeadCompileGate::META.scope,
-            hazard: Hazard::NoBreak,
-            holds_below: None,
-            host_index: None,
-            tensor_params: None,
-            conditional_block: None,
-            cites: None,
-            after_break_since: None,
-            dynamo_config: None,
-            fullgraph_only: None,
-        });
+            (gate.call_location, gate.call_end_location),
+            None,
+            Vec::new(),
+            Hazard::NoBreak,
+        ));
     }
     out
 }

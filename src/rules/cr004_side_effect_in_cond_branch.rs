@@ -86,7 +86,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             &SideEffectInCondBranch::META,
             message,
             (location, end_location),
-            func,
+            Some(func),
             at_path,
             Hazard::Crash,
         );

@@ -321,11 +321,12 @@ pub(crate) fn graph_break_label(gb_type: &str) -> String {
 
 /// A finding a project hook (`Hooks::project`) reports at a place it computed itself: no fix, no
 /// version bound, no link-time condition — the fields a checker-built finding fills are empty.
+/// `func`: the function it is in (`None`: module level, as CF002's compile gate).
 pub(crate) fn project_candidate(
     meta: &RuleMeta,
     message: String,
     (location, end_location): (crate::source::Location, crate::source::Location),
-    func: crate::semantic::summary::FuncIdx,
+    func: Option<crate::semantic::summary::FuncIdx>,
     path: Vec<crate::semantic::summary::PathStep>,
     hazard: crate::semantic::summary::Hazard,
 ) -> Candidate {
@@ -336,7 +337,7 @@ pub(crate) fn project_candidate(
         end_location,
         statement_rows: (location.row, end_location.row),
         fix: None,
-        func: Some(func),
+        func,
         path,
         scope: meta.scope,
         hazard,
