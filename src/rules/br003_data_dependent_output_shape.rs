@@ -255,17 +255,30 @@ fn check_subscript(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript) {
     if !semantic.in_function() || subscript.ctx != ast::ExprContext::Load {
         return;
     }
-    if !is_masked_tensor_read(semantic, subscript) {
-        return;
-    }
+    // A mask made from parameters (`mask = x > 0` with `x` a parameter) is a tensor mask where
+    // a call passes a tensor for them: linking decides (`tensor_params`, as for BR001).
+    let params = if is_masked_tensor_read(semantic, subscript) {
+        None
+    } else {
+        let mask_params = semantic
+            .holds_if_params_are_tensors(|| {
+                is_bool_mask(semantic, &subscript.slice, &subscript.value, 0)
+            })
+            .filter(|_| semantic.tensor_kind(&subscript.value) != TensorKind::NotTensor);
+        match mask_params {
+            Some(params) => Some(params),
+            None => return,
+        }
+    };
     checker.report(
         &DataDependentOutputShape::META,
-        Finding::new(
+        Finding::on_tensor_or_params(
             subscript.range(),
             format!(
                 "indexing with a boolean tensor mask has a data-dependent output shape: graph break under torch.compile ({}) {FLAG_HINT}",
                 dynamic_shape_label()
             ),
+            params,
         )
         .with_hazard(Hazard::GraphBreak),
     );

@@ -817,6 +817,7 @@ EVERY_TORCH_BREAKS = [
     ("BR003", "mask_assigned_on_one_branch"),
     ("BR003", "mask_from_bool_eye_after_ellipsis"),
     ("BR003", "mask_from_bool_new_ones_after_slice"),
+    ("BR003", "mask_from_a_parameter_given_a_tensor"),
     ("BR004", "warnings_filter_change"),
 ]
 

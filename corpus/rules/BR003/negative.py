@@ -162,6 +162,18 @@ class JoinedIndex(nn.Module):
         return torch.gather(x, 0, order) + x[pick].sum()
 
 
+def pick_flagged(flags, values):
+    # `flags` is a parameter its only caller gives a list: `flags > 0` is never a tensor mask
+    # here (a list compared to an int raises in eager, so the caller passes an int instead).
+    keep = flags > 0
+    return values[keep]
+
+
+@torch.compile
+def pick_second(values):
+    return pick_flagged(1, values) * 2
+
+
 def cases():
     x = torch.randn(4, 3)
     labels = torch.tensor([0, 2, 1, 3])
@@ -180,4 +192,5 @@ def cases():
         "assignment_through_numpy_mask": (clamp_by_host_weights, (torch.randn(3), np.array([1.0, -1.0, 2.0]))),
         "integer_indices_on_both_branches": (JoinedIndex(), (x,)),
         "bool_index_into_tuple": (pick_by_count, ((torch.randn(2), torch.randn(2)), [2, 0])),
+        "bool_from_a_parameter_given_an_int": (pick_second, (torch.randn(3),)),
     }

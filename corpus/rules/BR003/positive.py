@@ -194,6 +194,18 @@ def kept_columns(x):
     return x[:, cols]  # expect: BR003
 
 
+def keep_positive(x, y):
+    # `x` is a parameter: the mask is a tensor mask where a call passes a tensor (below).
+    mask = x > 0
+    return y[mask]  # expect: BR003
+
+
+@torch.compile
+def keep_positive_scores(scores):
+    logits = torch.sigmoid(scores) - 0.5
+    return keep_positive(logits, scores)
+
+
 def cases():
     """Entry points for the proofs: name -> (callable as written, example args)."""
     boxes = torch.rand(6, 4) * 10
@@ -226,6 +238,7 @@ def cases():
         "mask_assigned_on_one_branch": (JoinedMask(), (torch.randn(4, 3),)),
         "mask_from_bool_eye_after_ellipsis": (off_diagonal, (torch.randn(2, 3, 3),)),
         "mask_from_bool_new_ones_after_slice": (kept_columns, (torch.randn(4, 3),)),
+        "mask_from_a_parameter_given_a_tensor": (keep_positive_scores, (torch.randn(6),)),
         "mask_from_bool_dtype_factory_and_to_bool": (
             select_flagged,
             (torch.randn(4, 3), torch.tensor([1, 0, 1, 0])),

@@ -71,6 +71,21 @@ impl<'a> SemanticModel<'a> {
         (kind == TensorKind::Tensor && !used.is_empty()).then_some(used)
     }
 
+    /// `test`'s answer when the function's parameters (as for `tensor_if_params_are`) are tensors,
+    /// with the parameters it needed: `Some(params)` when the test holds only under that
+    /// hypothesis (`y[x > 0]` → `["x"]`), `None` when it fails or holds without any of them.
+    pub fn holds_if_params_are_tensors(&self, test: impl FnOnce() -> bool) -> Option<Vec<String>> {
+        self.function_frame()?;
+        *self.param_hypothesis.borrow_mut() = Some(Vec::new());
+        let holds = test();
+        let used = self
+            .param_hypothesis
+            .borrow_mut()
+            .take()
+            .unwrap_or_default();
+        (holds && !used.is_empty()).then_some(used)
+    }
+
     /// Whether a call argument is a tensor (or would be, through the caller's parameters).
     fn tensor_source(&self, arg: &Expr) -> Option<TensorSource> {
         match self.tensor_kind(arg) {
