@@ -48,6 +48,7 @@ mod typeflow;
 mod value_join;
 use typeflow::dotted_text;
 mod host_index;
+mod loop_targets;
 mod names;
 mod property_reads;
 mod references;

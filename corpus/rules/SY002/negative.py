@@ -167,9 +167,21 @@ def train_step(model, x, y, optimizer, history):
     history.append(int(loss.detach() > 1.0))
 
 
+class LevelSizes(nn.Module):
+    """`shapes` is annotated a tensor, but the caller gives a list of `(h, w)` tuples: only a
+    tensor the body computes types a loop's names, so `int(h * w)` is no tensor read here."""
+
+    def forward(self, x, shapes: torch.Tensor):
+        total = 0
+        for h, w in shapes:
+            total = total + int(h * w)
+        return x * total
+
+
 def cases():
     """Region code for the proofs: name -> (module, example args)."""
     return {
+        "loop_over_an_annotated_parameter_given_tuples": (LevelSizes(), (torch.randn(4, 4), [(2, 3), (1, 1)])),
         "int_of_plain_int_and_shapes": (SliceHead(), (torch.randn(4, 4),)),
         "eager_only_reads": (LoggedBlock(), (torch.randn(4, 4),)),
         "disabled_helper": (StatsBlock(), (torch.randn(4, 4),)),

@@ -245,6 +245,21 @@ class PerClassCounts(nn.Module):
         return labels * len(counts)
 
 
+class TileCounts(nn.Module):
+    """Iterating a tensor yields tensors, and unpacking a row yields 0-d tensors: `int(h * w)`
+    reads each one's value (inside the loop, so Dynamo skips the whole frame)."""
+
+    def forward(self, x, sizes):
+        grid = torch.abs(sizes)
+        total = 0
+        for h, w in grid:
+            total = total + int(h * w)  # expect: SY002
+        return x * total
+
+
 def frame_skip_cases():
     """name -> (callable, args, whether Dynamo skips the whole frame)."""
-    return {"item_in_loop_then_branch": (PerClassCounts(), (torch.arange(6) % 3,), True)}
+    return {
+        "item_in_loop_then_branch": (PerClassCounts(), (torch.arange(6) % 3,), True),
+        "int_of_unpacked_tensor_rows": (TileCounts(), (torch.randn(3), torch.tensor([[1, 2], [2, 1]])), True),
+    }

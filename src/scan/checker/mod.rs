@@ -537,6 +537,8 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 self.semantic
                     .note_flow_loop(&stmt_for.target, &stmt_for.iter);
                 self.visit_expr(&stmt_for.iter);
+                self.semantic
+                    .bind_loop_target_kinds(&stmt_for.target, &stmt_for.iter);
                 let join = self
                     .semantic
                     .begin_loop(Some(&stmt_for.target), &stmt_for.body);

@@ -1,0 +1,98 @@
+//! What a `for` loop binds: iterating a tensor yields tensors (its rows along dim 0), and
+//! unpacking a row yields tensors too (`for h, w in sizes:` with `sizes` an `(n, 2)` tensor gives
+//! two 0-d tensors), through `enumerate(...)` (an int counter, then the elements) and `zip(...)`
+//! (each target from its own iterable). Any other iterable binds names of unknown kind, and so
+//! does a parameter the body has not rebound (its annotation may be contradicted by callers).
+//! Before the loop the names may have held something else: the old kind and value are forgotten.
+
+use super::*;
+
+impl<'a> SemanticModel<'a> {
+    /// `for target in iter:` — the kinds its names hold in the body.
+    pub(crate) fn bind_loop_target_kinds(&mut self, target: &Expr, iter: &Expr) {
+        if self.function_frame().is_none() {
+            return;
+        }
+        let mut bound: Vec<(String, TensorKind)> = Vec::new();
+        self.loop_target_kinds(target, iter, 0, &mut bound);
+        let Some(frame) = self.function_frame_mut() else {
+            return;
+        };
+        for (name, kind) in bound {
+            frame.bindings.remove(name.as_str());
+            frame.values.remove(name.as_str());
+            frame.value_joins.forget(name.as_str());
+            frame.locals.insert(name, kind);
+        }
+    }
+
+    fn loop_target_kinds(
+        &self,
+        target: &Expr,
+        iter: &Expr,
+        depth: u32,
+        out: &mut Vec<(String, TensorKind)>,
+    ) {
+        if depth > 8 {
+            return;
+        }
+        if let Expr::Call(call) = iter
+            && let Expr::Name(name) = &*call.func
+            && self.lookup(name.id.as_str()).is_none()
+            && let Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) =
+                target
+        {
+            match name.id.as_str() {
+                "zip"
+                    if call.arguments.args.len() == elts.len()
+                        && call.arguments.keywords.is_empty() =>
+                {
+                    for (element, source) in elts.iter().zip(call.arguments.args.iter()) {
+                        self.loop_target_kinds(element, source, depth + 1, out);
+                    }
+                    return;
+                }
+                "enumerate" if elts.len() == 2 => {
+                    all_names(&elts[0], TensorKind::NotTensor, out);
+                    if let Some(source) = call.arguments.args.first() {
+                        self.loop_target_kinds(&elts[1], source, depth + 1, out);
+                    }
+                    return;
+                }
+                _ => {}
+            }
+        }
+        // A parameter is a tensor by its annotation only, a claim callers may contradict (a
+        // `Tensor`-annotated parameter given a list of tuples): only a tensor the body computed
+        // types the loop's names.
+        let kind = match self.tensor_kind(iter) {
+            TensorKind::Tensor if !self.is_unrebound_param(iter) => TensorKind::Tensor,
+            _ => TensorKind::Unknown,
+        };
+        all_names(target, kind, out);
+    }
+}
+
+/// Every name a target binds, each to `kind` (a tensor's elements, unpacked, are tensors).
+fn all_names(target: &Expr, kind: TensorKind, out: &mut Vec<(String, TensorKind)>) {
+    match target {
+        Expr::Name(name) => out.push((name.id.as_str().to_owned(), kind)),
+        Expr::Tuple(tuple) => tuple.elts.iter().for_each(|e| all_names(e, kind, out)),
+        Expr::List(list) => list.elts.iter().for_each(|e| all_names(e, kind, out)),
+        Expr::Starred(starred) => all_names(&starred.value, kind, out),
+        _ => {}
+    }
+}
+
+impl SemanticModel<'_> {
+    /// `expr` names a parameter of the current function that its body has not rebound.
+    fn is_unrebound_param(&self, expr: &Expr) -> bool {
+        let Expr::Name(name) = expr else {
+            return false;
+        };
+        self.function_frame().is_some_and(|frame| {
+            frame.param_names.iter().any(|p| p == name.id.as_str())
+                && !frame.values.contains_key(name.id.as_str())
+        })
+    }
+}
