@@ -373,23 +373,40 @@ impl<'a> Project<'a> {
                 }
             }
         }
-        // Rare (a compile with `fullgraph=True`, a `torch.cond`), so a second closure only then.
+        // Which functions only `fullgraph=True` roots (and cond branches) reach: asked only by a
+        // finding with a fullgraph wording, so the closure of the other roots (the whole region,
+        // on a large tree) is computed only when such a finding lies where a fullgraph root reaches.
         if project.roots.iter().any(|root| root.fullgraph) {
-            let partial = project.closure(
+            let fullgraph_reached = project.closure(
                 project
                     .roots
                     .iter()
-                    .filter(|root| !root.fullgraph)
+                    .filter(|root| root.fullgraph)
                     .map(|root| root.func),
                 &mut callees,
                 None,
             );
-            project.fullgraph_only = project
-                .in_region
-                .iter()
-                .filter(|func| !partial.contains(func))
-                .copied()
-                .collect();
+            let asked = fullgraph_reached.iter().any(|&(file, func)| {
+                files[file as usize]
+                    .candidates
+                    .iter()
+                    .any(|c| c.fullgraph_only.is_some() && c.func == Some(func))
+            });
+            if asked {
+                let partial = project.closure(
+                    project
+                        .roots
+                        .iter()
+                        .filter(|root| !root.fullgraph)
+                        .map(|root| root.func),
+                    &mut callees,
+                    None,
+                );
+                project.fullgraph_only = fullgraph_reached
+                    .into_iter()
+                    .filter(|func| !partial.contains(func))
+                    .collect();
+            }
         }
         // Options nothing in the tree sets, read at their defaults: the region traced then.
         project.options = project.build_option_table();
