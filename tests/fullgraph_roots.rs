@@ -11,6 +11,15 @@ use common::{graphbreak, stdout, write};
 
 const STEP: &str = "import torch\n\n\ndef peak(x):\n    return x * x.max().item()\n\n\ndef step(x):\n    return peak(x) + 1\n";
 
+/// A package whose `steps.py` reads `.item()` in `peak`, compiled as `train_py` says.
+fn tree(train_py: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "pkg/__init__.py", "");
+    write(dir.path(), "pkg/steps.py", STEP);
+    write(dir.path(), "pkg/train.py", train_py);
+    dir
+}
+
 fn sy002_line(text: &str) -> &str {
     text.lines()
         .find(|line| line.contains("SY002"))
@@ -19,12 +28,7 @@ fn sy002_line(text: &str) -> &str {
 
 #[test]
 fn only_fullgraph_compiles_capture_the_read_from_torch_2_11() {
-    let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "pkg/__init__.py", "");
-    write(dir.path(), "pkg/steps.py", STEP);
-    write(
-        dir.path(),
-        "pkg/train.py",
+    let dir = tree(
         "import torch\nfrom pkg.steps import step\n\ncompiled = torch.compile(step, fullgraph=True)\n",
     );
     let at_newest = stdout(&graphbreak(
@@ -48,12 +52,7 @@ fn only_fullgraph_compiles_capture_the_read_from_torch_2_11() {
 
 #[test]
 fn a_compile_without_fullgraph_keeps_the_break() {
-    let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "pkg/__init__.py", "");
-    write(dir.path(), "pkg/steps.py", STEP);
-    write(
-        dir.path(),
-        "pkg/train.py",
+    let dir = tree(
         "import torch\nfrom pkg.steps import step, peak\n\nwhole = torch.compile(step, fullgraph=True)\nloose = torch.compile(peak)\n",
     );
     let text = stdout(&graphbreak(

@@ -304,27 +304,14 @@ impl<'a> SemanticModel<'a> {
         if depth > 8 {
             return;
         }
-        if let Expr::Call(call) = iter
-            && let Expr::Name(name) = &*call.func
-            && self.lookup(name.id.as_str()).is_none()
-            && let Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) =
-                target
-        {
-            match name.id.as_str() {
-                "zip" if call.arguments.args.len() == elts.len() => {
-                    for (element, source) in elts.iter().zip(call.arguments.args.iter()) {
-                        self.bind_target(element, source, depth + 1, out);
-                    }
-                    return;
+        if let Some(pairs) = self.zip_or_enumerate(target, iter) {
+            // The counter of `enumerate` binds no index array.
+            for (element, source) in pairs {
+                if let Some(source) = source {
+                    self.bind_target(element, source, depth + 1, out);
                 }
-                "enumerate" if elts.len() == 2 => {
-                    if let Some(source) = call.arguments.args.first() {
-                        self.bind_target(&elts[1], source, depth + 1, out);
-                    }
-                    return;
-                }
-                _ => {}
             }
+            return;
         }
         let deps = self.element_deps(iter, 0);
         bind_all(target, &deps, out);

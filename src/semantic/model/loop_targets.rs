@@ -36,31 +36,14 @@ impl<'a> SemanticModel<'a> {
         if depth > 8 {
             return;
         }
-        if let Expr::Call(call) = iter
-            && let Expr::Name(name) = &*call.func
-            && self.lookup(name.id.as_str()).is_none()
-            && let Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) =
-                target
-        {
-            match name.id.as_str() {
-                "zip"
-                    if call.arguments.args.len() == elts.len()
-                        && call.arguments.keywords.is_empty() =>
-                {
-                    for (element, source) in elts.iter().zip(call.arguments.args.iter()) {
-                        self.loop_target_kinds(element, source, depth + 1, out);
-                    }
-                    return;
+        if let Some(pairs) = self.zip_or_enumerate(target, iter) {
+            for (element, source) in pairs {
+                match source {
+                    Some(source) => self.loop_target_kinds(element, source, depth + 1, out),
+                    None => all_names(element, TensorKind::NotTensor, out),
                 }
-                "enumerate" if elts.len() == 2 => {
-                    all_names(&elts[0], TensorKind::NotTensor, out);
-                    if let Some(source) = call.arguments.args.first() {
-                        self.loop_target_kinds(&elts[1], source, depth + 1, out);
-                    }
-                    return;
-                }
-                _ => {}
             }
+            return;
         }
         // A parameter is a tensor by its annotation only, a claim callers may contradict (a
         // `Tensor`-annotated parameter given a list of tuples): only a tensor the body computed
@@ -84,7 +67,43 @@ fn all_names(target: &Expr, kind: TensorKind, out: &mut Vec<(String, TensorKind)
     }
 }
 
-impl SemanticModel<'_> {
+impl<'a> SemanticModel<'a> {
+    /// `for a, b in zip(xs, ys)` → `[(a, xs), (b, ys)]`; `for i, x in enumerate(xs)` →
+    /// `[(i, None), (x, xs)]` (`None`: the int counter). `None` for any other loop: its target
+    /// takes the iterable's elements whole.
+    pub(crate) fn zip_or_enumerate<'e>(
+        &self,
+        target: &'e Expr,
+        iter: &'e Expr,
+    ) -> Option<Vec<(&'e Expr, Option<&'e Expr>)>> {
+        let Expr::Call(call) = iter else { return None };
+        let Expr::Name(name) = &*call.func else {
+            return None;
+        };
+        let (Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. })) =
+            target
+        else {
+            return None;
+        };
+        // `zip(..., strict=True)`, `enumerate(xs, start=1)`: keywords change no pairing.
+        if self.lookup(name.id.as_str()).is_some() {
+            return None;
+        }
+        match name.id.as_str() {
+            "zip" if call.arguments.args.len() == elts.len() => Some(
+                elts.iter()
+                    .zip(call.arguments.args.iter())
+                    .map(|(element, source)| (element, Some(source)))
+                    .collect(),
+            ),
+            "enumerate" if elts.len() == 2 => {
+                let source = call.arguments.args.first()?;
+                Some(vec![(&elts[0], None), (&elts[1], Some(source))])
+            }
+            _ => None,
+        }
+    }
+
     /// `expr` names a parameter of the current function that its body has not rebound.
     fn is_unrebound_param(&self, expr: &Expr) -> bool {
         let Expr::Name(name) = expr else {
