@@ -17,17 +17,20 @@ declare_rule! {
     /// For a tensor on an accelerator, each one makes the host wait until the device has computed
     /// the value (a sync that stalls kernel launches). `.item()`, `.tolist()` and
     /// `int()`/`float()`/`bool()` also break the graph: Dynamo ends the graph, runs the read eagerly
-    /// and starts a new graph (`.item()` stays in the graph only with
-    /// `torch._dynamo.config.capture_scalar_outputs = True`: when the tree sets it — an assignment
-    /// or `setattr` anywhere, or a `torch._dynamo.config.patch(capture_scalar_outputs=True)` in the
-    /// file — `.item()` and `float(t)` keep only the sync wording, measured tracing on torch 2.2,
-    /// 2.5, 2.8 and 2.11; `int(t)` from 2.5 and `bool(t)` from 2.11). From torch 2.11 a compile
-    /// with `fullgraph=True` captures `.item()`, `int()`, `float()` and `bool()` as well, where
-    /// older torches raise: a read only `fullgraph=True` compiles reach says which torches break
-    /// (`rules/data/scalar_reads.toml`, generated from each torch) — also for a tensor built on the host
-    /// (`torch.rand(1).item()`), a numpy value, or a `self.<attr>` / `self.<attr>["key"]` slot that
-    /// every store in the file fills on the host (`self.state["offset"] = torch.tensor(0)`, then
-    /// `+= n` with `n` an int), where the message drops the sync claim.
+    /// and starts a new graph — also for a tensor built on the host (`torch.rand(1).item()`), a
+    /// numpy value, or a `self.<attr>` / `self.<attr>["key"]` slot that every store in the file
+    /// fills on the host (`self.state["offset"] = torch.tensor(0)`, then `+= n` with `n` an int),
+    /// where the message drops the sync claim.
+    ///
+    /// Where Dynamo captures the read instead, the message keeps only the sync, or names the
+    /// torches on which the read breaks, raises or is captured (`rules/data/scalar_reads.toml`,
+    /// generated from torch 2.2, 2.5, 2.8 and 2.11):
+    /// - when the tree sets `torch._dynamo.config.capture_scalar_outputs = True` (an assignment or
+    ///   `setattr` anywhere, or a `torch._dynamo.config.patch(capture_scalar_outputs=True)` in the
+    ///   file): `.item()` and `float(t)` on every torch, `int(t)` from 2.5, `bool(t)` from 2.11;
+    /// - where only `fullgraph=True` compiles (or a `torch.cond` branch) reach the read:
+    ///   `.item()`, `int()`, `float()` and `bool()` from 2.11; older torches raise.
+    ///
     /// `.cpu()` and `.numpy()` are traced without a graph break (measured on torch 2.2 and 2.11) but
     /// are still a blocking device→host copy; of a tensor built on the host they are not reported.
     /// Host indices produced by one
