@@ -395,6 +395,8 @@ def test_br001_negative_static_branches_do_not_break(code, name, case):
         # A `self.state["offset"]` slot the file only fills on the host: breaks, no sync claimed.
         ("item_of_host_state_slot", "Unsupported Tensor.item() call"),
         ("item_of_device_state_slot", "Unsupported Tensor.item() call"),
+        # A comprehension over a tensor binds 0-d tensors.
+        ("int_in_comprehension_over_tensor", "Unsupported Tensor.item() call"),
     ],
 )
 def test_sy002_host_reads_break_the_graph(case, expected_reason):

@@ -167,6 +167,16 @@ def train_step(model, x, y, optimizer, history):
     history.append(int(loss.detach() > 1.0))
 
 
+class ShadowedInComprehension(nn.Module):
+    """The comprehension's `n` is an int from `range`: it shadows the function's tensor `n` only
+    inside the comprehension (its own scope), so `bool(n)` reads no tensor."""
+
+    def forward(self, x):
+        n = x.sum()
+        flags = [bool(n) for n in range(3)]
+        return x * n, flags
+
+
 class LevelSizes(nn.Module):
     """`shapes` is annotated a tensor, but the caller gives a list of `(h, w)` tuples: only a
     tensor the body computes types a loop's names, so `int(h * w)` is no tensor read here."""
@@ -181,6 +191,7 @@ class LevelSizes(nn.Module):
 def cases():
     """Region code for the proofs: name -> (module, example args)."""
     return {
+        "comprehension_name_shadowing_a_tensor": (ShadowedInComprehension(), (torch.randn(4, 4),)),
         "loop_over_an_annotated_parameter_given_tuples": (LevelSizes(), (torch.randn(4, 4), [(2, 3), (1, 1)])),
         "int_of_plain_int_and_shapes": (SliceHead(), (torch.randn(4, 4),)),
         "eager_only_reads": (LoggedBlock(), (torch.randn(4, 4),)),

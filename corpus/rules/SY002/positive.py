@@ -213,6 +213,7 @@ def cases():
     """Entry points runnable on CPU: name -> (callable as written, example args)."""
     scores = torch.rand(6) + 0.1
     return {
+        "int_in_comprehension_over_tensor": (SplitByLengths(), (torch.randn(5), torch.tensor([[1, 1, 0], [1, 1, 1]]))),
         "item_via_helper": (ScoreGate(), (scores,)),
         "tolist_via_module_alias": (TopK(), (scores,)),
         "cpu_copy": (HostCopy(), (scores,)),
@@ -243,6 +244,15 @@ class PerClassCounts(nn.Module):
         if labels.sum() > 0:
             labels = labels + 1
         return labels * len(counts)
+
+
+class SplitByLengths(nn.Module):
+    """A comprehension over a tensor binds 0-d tensors: `int(n)` reads each one's value (a break
+    in a comprehension resumes after it on Python 3.11)."""
+
+    def forward(self, x, mask):
+        lengths = mask.sum(-1)
+        return torch.split(x, [int(n) for n in lengths])  # expect: SY002
 
 
 class TileCounts(nn.Module):

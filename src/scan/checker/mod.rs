@@ -728,9 +728,11 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 let pairs: Vec<(&Expr, &Expr)> =
                     generators.iter().map(|g| (&g.target, &g.iter)).collect();
                 let bound = self.semantic.bind_loop_targets(&pairs);
+                let shadowed = self.semantic.bind_comprehension_kinds(&pairs);
                 self.semantic.enter_comprehension();
                 visitor::walk_expr(self, expr);
                 self.semantic.leave_comprehension();
+                self.semantic.unshadow_locals(shadowed);
                 self.semantic.unbind_loop_targets(bound);
                 self.depth -= 1;
                 return;

@@ -3,7 +3,8 @@
 //! two 0-d tensors), through `enumerate(...)` (an int counter, then the elements) and `zip(...)`
 //! (each target from its own iterable). Any other iterable binds names of unknown kind, and so
 //! does a parameter the body has not rebound (its annotation may be contradicted by callers).
-//! Before the loop the names may have held something else: the old kind and value are forgotten.
+//! Before the loop the names may have held something else: the old kind and value are forgotten;
+//! a comprehension's names shadow the function's only while it is read.
 
 use super::*;
 
@@ -23,6 +24,60 @@ impl<'a> SemanticModel<'a> {
             frame.values.remove(name.as_str());
             frame.value_joins.forget(name.as_str());
             frame.locals.insert(name, kind);
+        }
+    }
+
+    /// A comprehension's generators: their names hold these kinds while the comprehension is
+    /// read (each generator's iterable may use the names of the ones before it), then what they
+    /// held in the function before comes back (a comprehension has its own scope).
+    pub(crate) fn bind_comprehension_kinds(
+        &mut self,
+        pairs: &[(&Expr, &Expr)],
+    ) -> ShadowedLocals<'a> {
+        let mut shadowed = ShadowedLocals(Vec::new());
+        if self.function_frame().is_none() {
+            return shadowed;
+        }
+        for (target, iter) in pairs {
+            let mut bound: Vec<(String, TensorKind)> = Vec::new();
+            self.loop_target_kinds(target, iter, 0, &mut bound);
+            let Some(frame) = self.function_frame_mut() else {
+                break;
+            };
+            for (name, kind) in bound {
+                shadowed.0.push(Shadowed {
+                    kind: frame.locals.insert(name.clone(), kind),
+                    value: frame.values.remove(name.as_str()),
+                    binding: frame.bindings.remove(name.as_str()),
+                    name,
+                });
+            }
+        }
+        shadowed
+    }
+
+    /// After the comprehension: the function's own names again.
+    pub(crate) fn unshadow_locals(&mut self, shadowed: ShadowedLocals<'a>) {
+        let Some(frame) = self.function_frame_mut() else {
+            return;
+        };
+        for Shadowed {
+            name,
+            kind,
+            value,
+            binding,
+        } in shadowed.0.into_iter().rev()
+        {
+            match kind {
+                Some(kind) => frame.locals.insert(name.clone(), kind),
+                None => frame.locals.remove(name.as_str()),
+            };
+            if let Some(value) = value {
+                frame.values.insert(name.clone(), value);
+            }
+            if let Some(binding) = binding {
+                frame.bindings.insert(name, binding);
+            }
         }
     }
 
@@ -54,6 +109,17 @@ impl<'a> SemanticModel<'a> {
         };
         all_names(target, kind, out);
     }
+}
+
+/// What a comprehension's names shadowed in the function.
+pub(crate) struct ShadowedLocals<'a>(Vec<Shadowed<'a>>);
+
+/// One name's kind, value and binding in the function before a comprehension rebound it.
+struct Shadowed<'a> {
+    name: String,
+    kind: Option<TensorKind>,
+    value: Option<&'a Expr>,
+    binding: Option<Binding>,
 }
 
 /// Every name a target binds, each to `kind` (a tensor's elements, unpacked, are tensors).
