@@ -319,8 +319,9 @@ pub(crate) fn graph_break_label(gb_type: &str) -> String {
     }
 }
 
-/// A finding a project hook (`Hooks::project`) reports at a place it computed itself: no fix, no
-/// version bound, no link-time condition — the fields a checker-built finding fills are empty.
+/// A finding reported at a place computed directly — by a project hook (`Hooks::project`) or as
+/// a file-level diagnostic (a syntax error) — with no fix, no version bound and no link-time
+/// condition: the fields a checker-built finding fills are empty.
 /// `func`: the function it is in (`None`: module level, as CF002's compile gate).
 pub(crate) fn project_candidate(
     meta: &RuleMeta,

@@ -87,26 +87,14 @@ fn file_diagnostic(
     location: Location,
     end_location: Location,
 ) -> Candidate {
-    Candidate {
-        code: meta.code,
+    crate::rules::project_candidate(
+        meta,
         message,
-        location,
-        end_location,
-        statement_rows: (location.row, end_location.row),
-        fix: None,
-        func: None,
-        path: Vec::new(),
-        scope: meta.scope,
-        hazard: Hazard::NoBreak,
-        holds_below: None,
-        host_index: None,
-        tensor_params: None,
-        conditional_block: None,
-        cites: None,
-        after_break_since: None,
-        dynamo_config: None,
-        fullgraph_only: None,
-    }
+        (location, end_location),
+        None,
+        Vec::new(),
+        Hazard::NoBreak,
+    )
 }
 
 pub fn analyze_source(
