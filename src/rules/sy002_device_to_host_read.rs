@@ -69,13 +69,15 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
     if !semantic.in_function() {
         return;
     }
-    let (what, hazard, receiver) = match &*call.func {
+    // `read`: the read's name in `rules/data/scalar_reads.toml`, for the reads Dynamo may capture.
+    let (what, hazard, receiver, read) = match &*call.func {
         Expr::Attribute(attribute) => {
             let method = attribute.attr.id.as_str();
-            let hazard = match method {
-                "item" | "tolist" => Hazard::GraphBreak,
+            let (hazard, read) = match method {
+                "item" => (Hazard::GraphBreak, Some("Tensor.item")),
+                "tolist" => (Hazard::GraphBreak, Some("Tensor.tolist")),
                 // Traced without a graph break (measured on torch 2.2 and 2.11).
-                "cpu" | "numpy" => Hazard::NoBreak,
+                "cpu" | "numpy" => (Hazard::NoBreak, None),
                 "synchronize" => {
                     if qualified != Some("torch.cuda.synchronize") {
                         return;
@@ -95,10 +97,16 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
                 return;
             }
             // `x.cpu().numpy()` is one finding: duplicates at the same start are merged when reporting.
-            (format!("`.{method}()`"), hazard, &*attribute.value)
+            (format!("`.{method}()`"), hazard, &*attribute.value, read)
         }
-        Expr::Name(name) if matches!(name.id.as_str(), "int" | "float" | "bool") => {
-            if !semantic.is_builtin(&call.func, name.id.as_str()) {
+        Expr::Name(name) => {
+            let read = match name.id.as_str() {
+                "int" => "int",
+                "float" => "float",
+                "bool" => "bool",
+                _ => return,
+            };
+            if !semantic.is_builtin(&call.func, read) {
                 return;
             }
             let [argument] = &*call.arguments.args else {
@@ -108,9 +116,10 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
                 return;
             }
             (
-                format!("`{}()` of a tensor", name.id),
+                format!("`{read}()` of a tensor"),
                 Hazard::GraphBreak,
                 argument,
+                Some(read),
             )
         }
         _ => return,
@@ -133,9 +142,9 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
     };
     // Whether a read of a tensor's value breaks depends on the tree's Dynamo config and on the
     // compiles reaching it (`rules/data/scalar_reads.toml`): one wording per setting that matters.
-    let settings = match scalar_read_name(&what) {
-        Some(name) if hazard == Hazard::GraphBreak => read_settings(name, semantic.torch_floor()),
-        _ => vec![ReadSetting::default()],
+    let settings = match read {
+        Some(name) => read_settings(name, semantic.torch_floor()),
+        None => vec![ReadSetting::default()],
     };
     // A tensor kept in a `self.<attr>[...]` slot lives where the file's stores put it, known once
     // the file is walked: one wording or the other survives.
@@ -155,7 +164,7 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
                 .map(|slot| Requirement::SlotOnHost { slot, on_host });
             let (message, hazard) = match &setting.traced_on {
                 None => (message(on_host), hazard),
-                Some(traced) if traced.len() == setting.versions => {
+                Some(_) if setting.breaks_on.is_empty() => {
                     // Captured in the graph on every torch from the floor: only the sync is left.
                     let message = (!on_host).then(|| {
                         format!(
@@ -204,18 +213,6 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
     }
 }
 
-/// The `scalar_reads.toml` name of a read: `.item()` → `Tensor.item`, `int()` of a tensor → `int`.
-fn scalar_read_name(what: &str) -> Option<&'static str> {
-    Some(match what {
-        "`.item()`" => "Tensor.item",
-        "`.tolist()`" => "Tensor.tolist",
-        "`int()` of a tensor" => "int",
-        "`float()` of a tensor" => "float",
-        "`bool()` of a tensor" => "bool",
-        _ => return None,
-    })
-}
-
 /// One wording of a scalar read: the settings it needs (`None`: holds either way) and, when some
 /// torch from the floor traces the read under them, the versions that trace it and those that
 /// break.
@@ -225,8 +222,6 @@ struct ReadSetting {
     config: Option<bool>,
     /// Only `fullgraph=True` compiles reach the read's function.
     fullgraph: Option<bool>,
-    /// How many torches from the floor the table measured.
-    versions: usize,
     traced_on: Option<Vec<String>>,
     breaks_on: Vec<String>,
 }
@@ -278,7 +273,6 @@ fn read_settings(name: &str, floor: Option<crate::config::TorchVersion>) -> Vec<
             settings.push(ReadSetting {
                 config,
                 fullgraph,
-                versions: outcomes.len(),
                 traced_on: (!traced.is_empty()).then(|| label(traced)),
                 breaks_on: label(breaks),
             });
