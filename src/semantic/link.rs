@@ -363,16 +363,6 @@ impl<'a> Project<'a> {
             );
         }
         project.reached_by = reached_by;
-        for (file_id, file) in files.iter().enumerate() {
-            for site in &file.cond_branch_sites {
-                for branch in project.call_targets(&site.callee, file_id as FileId) {
-                    project
-                        .cond_branches
-                        .entry(branch)
-                        .or_insert((file_id as FileId, site.location.row));
-                }
-            }
-        }
         // Which functions only `fullgraph=True` roots (and cond branches) reach: asked only by a
         // finding with a fullgraph wording, so the closure of the other roots (the whole region,
         // on a large tree) is computed only when such a finding lies where a fullgraph root reaches.

@@ -170,10 +170,15 @@ impl<'a> Project<'a> {
         // called eagerly, and as one graph each: a break there raises instead (measured on torch
         // 2.2-2.11; tests/python/test_cond_branch_proofs.py), like under `fullgraph=True`. A branch
         // a compiled function's cond reaches is reached through that call too (not fullgraph-only).
+        // Each branch with the row of a cond call passing it: `Project::cond_branches`.
+        let mut cond_branches: HashMap<FuncRef, (FileId, u32)> = HashMap::default();
         for (file_id, file) in self.files.iter().enumerate() {
             let file_id = file_id as FileId;
             for site in &file.cond_branch_sites {
                 for branch in self.call_targets(&site.callee, file_id) {
+                    cond_branches
+                        .entry(branch)
+                        .or_insert((file_id, site.location.row));
                     add(
                         branch,
                         format!(
@@ -186,6 +191,7 @@ impl<'a> Project<'a> {
                 }
             }
         }
+        self.cond_branches = cond_branches;
         // `torch.compile(x)` where the type flow knows what `x` holds (a model a factory built,
         // `self.f = torch.compile(self.g)`).
         for root in &self.flow.roots {
