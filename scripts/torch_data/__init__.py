@@ -14,11 +14,13 @@ a generator that needs a judgment (which spelling of an op is public) derives it
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
+import logging
 import types
 import warnings
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 # Public namespaces whose functions users call by their dotted name.
 PUBLIC_NAMESPACES = (
@@ -171,3 +173,26 @@ def _class_callables(path: str, cls: type) -> Iterator[tuple[str, Any]]:
         value = getattr(cls, name, None)
         if value is not None and callable(value):
             yield f"{path}.{name}", value
+
+
+@contextlib.contextmanager
+def measuring() -> Iterator[None]:
+    """Torch's logging off and warnings ignored while a generator compiles its samples (each
+    compile logs and warns); both come back afterwards."""
+    logging.disable(logging.CRITICAL)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        logging.disable(logging.NOTSET)
+
+
+def measure_each_class(candidates: dict[str, type], measure: Callable[[type], Any]) -> Iterator[tuple[str, Any]]:
+    """(name, measure(cls)) for every public spelling of every candidate class, measuring each
+    class once (`torch.no_grad` and `torch.autograd.no_grad` are one class)."""
+    measured: dict[int, Any] = {}
+    for name, cls in candidates.items():
+        if id(cls) not in measured:
+            measured[id(cls)] = measure(cls)
+        yield name, measured[id(cls)]

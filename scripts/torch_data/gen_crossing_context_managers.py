@@ -17,10 +17,9 @@ CPU autocast) other than eager's (`outcome` = "leaves <mode> changed").
 
 from __future__ import annotations
 
-import logging
 import sys
-import warnings
 
+from torch_data import measure_each_class, measuring
 from torch_data.gen_input_context_managers import build, candidates, quiet
 
 TABLE = "crossing_context_managers"
@@ -100,17 +99,12 @@ def measure(cls) -> str | None:
 
 
 def generate() -> dict[str, dict]:
-    logging.disable(logging.CRITICAL)
-    warnings.simplefilter("ignore")
-    entries: dict[str, dict] = {}
-    measured: dict[int, str | None] = {}
-    for name, cls in candidates().items():
-        if id(cls) not in measured:
-            measured[id(cls)] = measure(cls)
-        if measured[id(cls)] is not None:
-            entries[name] = {"outcome": measured[id(cls)]}
-    logging.disable(logging.NOTSET)
-    return entries
+    with measuring():
+        return {
+            name: {"outcome": outcome}
+            for name, outcome in measure_each_class(candidates(), measure)
+            if outcome is not None
+        }
 
 
 if __name__ == "__main__":

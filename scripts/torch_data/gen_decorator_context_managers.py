@@ -12,10 +12,9 @@ or of the instance itself.
 
 from __future__ import annotations
 
-import logging
 import sys
-import warnings
 
+from torch_data import measure_each_class, measuring
 from torch_data.gen_input_context_managers import build, candidates, quiet
 
 TABLE = "decorator_context_managers"
@@ -77,17 +76,8 @@ def _frames(error) -> str:
 
 
 def generate() -> dict[str, dict]:
-    logging.disable(logging.CRITICAL)
-    warnings.simplefilter("ignore")
-    entries: dict[str, dict] = {}
-    measured: dict[int, bool] = {}
-    for name, cls in candidates().items():
-        if id(cls) not in measured:
-            measured[id(cls)] = measure(cls)
-        if measured[id(cls)]:
-            entries[name] = {}
-    logging.disable(logging.NOTSET)
-    return entries
+    with measuring():
+        return {name: {} for name, calls in measure_each_class(candidates(), measure) if calls}
 
 
 if __name__ == "__main__":

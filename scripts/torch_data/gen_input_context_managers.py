@@ -20,12 +20,10 @@ from __future__ import annotations
 import contextlib
 import inspect
 import io
-import logging
 import re
 import sys
-import warnings
 
-from torch_data import public_members
+from torch_data import measure_each_class, measuring, public_members
 
 TABLE = "input_context_managers"
 HEADER = """# Torch context-manager classes Dynamo refuses to enter when the instance is a frame input: a compiled
@@ -117,16 +115,12 @@ def measure(cls) -> str | None:
 
 
 def generate() -> dict[str, dict]:
-    logging.disable(logging.CRITICAL)
-    warnings.simplefilter("ignore")
-    entries: dict[str, dict] = {}
-    measured: dict[int, str | None] = {}
-    for name, cls in candidates().items():
-        if id(cls) not in measured:
-            measured[id(cls)] = measure(cls)
-        if measured[id(cls)] is not None:
-            entries[name] = {"gb_type": measured[id(cls)]}
-    return entries
+    with measuring():
+        return {
+            name: {"gb_type": gb_type}
+            for name, gb_type in measure_each_class(candidates(), measure)
+            if gb_type is not None
+        }
 
 
 if __name__ == "__main__":

@@ -15,10 +15,9 @@ graph-counting backend: by default, with `capture_scalar_outputs` patched to Tru
 
 from __future__ import annotations
 
-import logging
 import sys
-import warnings
 
+from torch_data import measuring
 from torch_data.gen_input_context_managers import quiet
 
 TABLE = "scalar_reads"
@@ -74,11 +73,8 @@ def measure(name: str) -> dict[str, str]:
 
 
 def generate() -> dict[str, dict]:
-    logging.disable(logging.CRITICAL)
-    warnings.simplefilter("ignore")
-    entries = {name: measure(name) for name in READS}
-    logging.disable(logging.NOTSET)
-    return entries
+    with measuring():
+        return {name: measure(name) for name in READS}
 
 
 if __name__ == "__main__":

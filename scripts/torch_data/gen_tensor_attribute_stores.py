@@ -12,11 +12,10 @@ refused only on a computed tensor: BR033's.)
 from __future__ import annotations
 
 import inspect
-import logging
 import re
 import sys
-import warnings
 
+from torch_data import measuring
 from torch_data.gen_input_context_managers import quiet
 
 TABLE = "tensor_attribute_stores"
@@ -109,14 +108,12 @@ def measure(name: str) -> str | None:
 
 
 def generate() -> dict[str, dict]:
-    logging.disable(logging.CRITICAL)
-    warnings.simplefilter("ignore")
     entries: dict[str, dict] = {}
-    for name in candidates():
-        gb_type = measure(name)
-        if gb_type is not None:
-            entries[f"Tensor.{name}"] = {"gb_type": gb_type}
-    logging.disable(logging.NOTSET)
+    with measuring():
+        for name in candidates():
+            gb_type = measure(name)
+            if gb_type is not None:
+                entries[f"Tensor.{name}"] = {"gb_type": gb_type}
     return entries
 
 
