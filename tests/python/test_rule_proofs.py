@@ -820,6 +820,8 @@ EVERY_TORCH_BREAKS = [
     ("BR003", "mask_from_bool_eye_after_ellipsis"),
     ("BR003", "mask_from_bool_new_ones_after_slice"),
     ("BR003", "mask_from_a_parameter_given_a_tensor"),
+    ("BR003", "value_joined_from_a_tensor_and_a_tuple"),
+    ("BR003", "none_on_one_path_tensor_on_the_other"),
     ("BR004", "warnings_filter_change"),
 ]
 

@@ -206,6 +206,34 @@ def keep_positive_scores(scores):
     return keep_positive(logits, scores)
 
 
+@torch.compile
+def dedup_sorted_edges(edges, as_pairs: bool = False):
+    # `edges` holds a tensor after one branch and a tuple after the other: after the `if` it may
+    # be either (the tuple, assigned last in source order, is not the only value that reaches).
+    order = torch.argsort(edges[0])
+    if not as_pairs:
+        edges = edges[:, order]
+    else:
+        edges = (edges[0][order], edges[1][order])
+    keep = torch.diff(edges[0], prepend=edges[0][:1] - 1) != 0
+    if isinstance(edges, torch.Tensor):
+        return edges[:, keep]  # expect: BR003
+    return edges
+
+
+class RepeatRows(nn.Module):
+    """`counts = None` on one branch does not make `counts` a host value after it: the caller's
+    tensor reaches on the other path."""
+
+    def forward(self, x, counts: torch.Tensor):
+        x = x + 1
+        if counts is not None and counts.dim() != 1:
+            counts = None
+        if counts is None:
+            return x
+        return x.repeat_interleave(counts, dim=0)  # expect: BR003
+
+
 def cases():
     """Entry points for the proofs: name -> (callable as written, example args)."""
     boxes = torch.rand(6, 4) * 10
@@ -239,6 +267,8 @@ def cases():
         "mask_from_bool_eye_after_ellipsis": (off_diagonal, (torch.randn(2, 3, 3),)),
         "mask_from_bool_new_ones_after_slice": (kept_columns, (torch.randn(4, 3),)),
         "mask_from_a_parameter_given_a_tensor": (keep_positive_scores, (torch.randn(6),)),
+        "value_joined_from_a_tensor_and_a_tuple": (dedup_sorted_edges, (torch.tensor([[2, 0, 2, 1], [1, 3, 1, 0]]),)),
+        "none_on_one_path_tensor_on_the_other": (RepeatRows(), (torch.randn(3, 2), torch.tensor([1, 0, 2]))),
         "mask_from_bool_dtype_factory_and_to_bool": (
             select_flagged,
             (torch.randn(4, 3), torch.tensor([1, 0, 1, 0])),

@@ -7,10 +7,10 @@
 //! Most frames hold no such fact: every step below is free (no allocation, no walk) while the
 //! facts are empty.
 //!
-//! Still last-assignment, on purpose: tensor-ness (`Frame::locals`) and the value last assigned
-//! (`Frame::values`). A join of tensor-ness (`Tensor` on one branch, `None` on the other →
-//! `Unknown`) would drop true BR001/SY002 findings on the path that holds the tensor, and
-//! `values` doubles as "reassigned so far" for flag parameters; neither is a clean intersection.
+//! Not intersected: tensor-ness (`Frame::locals`) and the value last assigned (`Frame::values`).
+//! Tensor-ness joins as a may-fact in `model/value_join.rs` (`Tensor` on one branch, `None` on the
+//! other stays `Tensor`: the finding holds on the path that holds the tensor), and `values`
+//! doubles as "reassigned so far" for flag parameters.
 //! Rebinding outside assignments (`with … as m`, `(m := …)`) forgets the name's facts rather
 //! than computing them from the value.
 

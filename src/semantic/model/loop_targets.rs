@@ -10,7 +10,7 @@ use super::*;
 
 impl<'a> SemanticModel<'a> {
     /// `for target in iter:` — the kinds its names hold in the body.
-    pub(crate) fn bind_loop_target_kinds(&mut self, target: &Expr, iter: &Expr) {
+    pub(crate) fn bind_loop_target_kinds(&mut self, target: &'a Expr, iter: &Expr) {
         if self.function_frame().is_none() {
             return;
         }
@@ -22,8 +22,10 @@ impl<'a> SemanticModel<'a> {
         for (name, kind) in bound {
             frame.bindings.remove(name.as_str());
             frame.values.remove(name.as_str());
-            frame.value_joins.forget(name.as_str());
-            frame.locals.insert(name, kind);
+            let previous = frame.locals.insert(name.clone(), kind);
+            if let Some(id) = target_name(target, name.as_str()) {
+                frame.value_joins.forget(id, kind, previous);
+            }
         }
     }
 
@@ -120,6 +122,18 @@ struct Shadowed<'a> {
     kind: Option<TensorKind>,
     value: Option<&'a Expr>,
     binding: Option<Binding>,
+}
+
+/// The name `name` as the target spells it (borrowed from the syntax tree).
+fn target_name<'a>(target: &'a Expr, name: &str) -> Option<&'a str> {
+    match target {
+        Expr::Name(id) => (id.id.as_str() == name).then_some(id.id.as_str()),
+        Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
+            elts.iter().find_map(|e| target_name(e, name))
+        }
+        Expr::Starred(starred) => target_name(&starred.value, name),
+        _ => None,
+    }
 }
 
 /// Every name a target binds, each to `kind` (a tensor's elements, unpacked, are tensors).

@@ -164,10 +164,14 @@ impl<'a> SemanticModel<'a> {
                         for element in &tuple.elts {
                             if let Expr::Name(name) = element {
                                 frame.bindings.remove(name.id.as_str());
-                                frame
+                                let previous = frame
                                     .locals
                                     .insert(name.id.as_str().to_owned(), TensorKind::Unknown);
-                                frame.value_joins.forget(name.id.as_str());
+                                frame.value_joins.forget(
+                                    name.id.as_str(),
+                                    TensorKind::Unknown,
+                                    previous,
+                                );
                             }
                         }
                     }
@@ -203,21 +207,29 @@ impl<'a> SemanticModel<'a> {
                         frame.bindings.remove(&name);
                     }
                     let previous = frame.values.insert(name.clone(), value);
-                    frame.locals.insert(name, kind);
+                    let previous_kind = frame.locals.insert(name, kind);
                     if let Expr::Name(target) = *target {
-                        frame
-                            .value_joins
-                            .assigned(target.id.as_str(), value, previous);
+                        frame.value_joins.assigned(
+                            target.id.as_str(),
+                            value,
+                            previous,
+                            kind,
+                            previous_kind,
+                        );
                     }
                 }
                 Expr::Tuple(tuple) => {
                     for element in &tuple.elts {
                         if let Expr::Name(name) = element {
                             frame.bindings.remove(name.id.as_str());
-                            frame
+                            let previous = frame
                                 .locals
                                 .insert(name.id.as_str().to_owned(), TensorKind::Unknown);
-                            frame.value_joins.forget(name.id.as_str());
+                            frame.value_joins.forget(
+                                name.id.as_str(),
+                                TensorKind::Unknown,
+                                previous,
+                            );
                         }
                     }
                 }

@@ -9,8 +9,15 @@
 //! log is dropped when the outermost one ends, and most names never get an entry in `may`.
 //! `try` statements keep last-assignment (their paths interleave: a handler starts anywhere in
 //! the body).
+//!
+//! Tensor-ness joins the same way, as a may-fact: after the statement a local is a tensor when a
+//! reaching path left one there (`if isinstance(e, Tensor): e = e[:, perm] else: e = (a, b)` leaves
+//! `e` a tensor on the first path, where `e[:, mask]` breaks), not a tensor when every reaching
+//! path left a host value, unknown otherwise. An unpacking or loop target rebinds the name to
+//! something unknown on its path (`forget`).
 
 use super::SemanticModel;
+use crate::semantic::tensor::TensorKind;
 use ruff_python_ast::Expr;
 
 type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
@@ -30,10 +37,43 @@ pub(crate) struct ValueJoins<'a> {
 /// One logged assignment (or the result of an inner join, for the outer one).
 struct Assigned<'a> {
     name: &'a str,
-    /// The values the name may hold after it.
-    now: Held<'a>,
+    /// The values the name may hold after it; `None` for a rebinding the record cannot follow
+    /// (the values join skips it, as it did before the kinds were joined).
+    now: Option<Held<'a>>,
     /// The values it may have held before it (none: unbound).
     before: Held<'a>,
+    /// The tensor kinds it may hold after it, and before it.
+    now_kinds: Kinds,
+    before_kinds: Kinds,
+}
+
+/// A set of tensor kinds (a bit each); empty: unbound.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+struct Kinds(u8);
+
+impl Kinds {
+    fn of(kind: Option<TensorKind>) -> Self {
+        match kind {
+            Some(TensorKind::Tensor) => Kinds(1),
+            Some(TensorKind::NotTensor) => Kinds(2),
+            Some(TensorKind::Unknown) => Kinds(4),
+            None => Kinds(0),
+        }
+    }
+
+    fn union(self, other: Kinds) -> Kinds {
+        Kinds(self.0 | other.0)
+    }
+
+    /// May it hold a tensor: a tensor on some path; a host value on every one; else unknown.
+    fn join(self) -> Option<TensorKind> {
+        match self.0 {
+            0 => None,
+            k if k & 1 != 0 => Some(TensorKind::Tensor),
+            2 => Some(TensorKind::NotTensor),
+            _ => Some(TensorKind::Unknown),
+        }
+    }
 }
 
 /// What a name may hold: most assignments hold one value (no allocation for them).
@@ -70,8 +110,16 @@ pub(crate) struct ValueJoin {
 }
 
 impl<'a> ValueJoins<'a> {
-    /// `name = value` in this function (`previous`: the value `Frame::values` held before).
-    pub(crate) fn assigned(&mut self, name: &'a str, value: &'a Expr, previous: Option<&'a Expr>) {
+    /// `name = value` in this function (`previous`: the value `Frame::values` held before;
+    /// `kind`, `previous_kind`: its tensor kind now and in `Frame::locals` before).
+    pub(crate) fn assigned(
+        &mut self,
+        name: &'a str,
+        value: &'a Expr,
+        previous: Option<&'a Expr>,
+        kind: TensorKind,
+        previous_kind: Option<TensorKind>,
+    ) {
         let alternatives = if self.may.is_empty() {
             None
         } else {
@@ -87,16 +135,43 @@ impl<'a> ValueJoins<'a> {
         };
         self.log.push(Assigned {
             name,
-            now: Held::One(value),
+            now: Some(Held::One(value)),
             before,
+            now_kinds: Kinds::of(Some(kind)),
+            before_kinds: Kinds::of(previous_kind),
         });
     }
 
     /// A rebinding the record cannot follow (an unpacking target): the name keeps only what
-    /// `Frame::values` says.
-    pub(crate) fn forget(&mut self, name: &str) {
+    /// `Frame::values` says, and its kind on this path is `kind` (`previous_kind`: before).
+    pub(crate) fn forget(
+        &mut self,
+        name: &'a str,
+        kind: TensorKind,
+        previous_kind: Option<TensorKind>,
+    ) {
         if !self.may.is_empty() {
             self.may.remove(name);
+        }
+        self.kind_changed(name, kind, previous_kind);
+    }
+
+    /// The name's tensor kind changes on this path without an assignment (an `isinstance` test
+    /// narrows it, and the end of the narrowed branch puts the old kind back).
+    pub(crate) fn kind_changed(
+        &mut self,
+        name: &'a str,
+        kind: TensorKind,
+        previous_kind: Option<TensorKind>,
+    ) {
+        if self.depth > 0 {
+            self.log.push(Assigned {
+                name,
+                now: None,
+                before: Held::Many(Vec::new()),
+                now_kinds: Kinds::of(Some(kind)),
+                before_kinds: Kinds::of(previous_kind),
+            });
         }
     }
 }
@@ -160,6 +235,7 @@ impl<'a> SemanticModel<'a> {
             return;
         };
         let values = &frame.values;
+        let locals = &mut frame.locals;
         let joins = &mut frame.value_joins;
         joins.depth = joins.depth.saturating_sub(1);
         let start = join.log_start.min(joins.log.len());
@@ -172,38 +248,70 @@ impl<'a> SemanticModel<'a> {
             }
             let mut results = Vec::with_capacity(names.len());
             for name in names {
-                let Some(first) = joins.log[start..].iter().find(|e| e.name == name) else {
+                let entries = || joins.log[start..].iter().filter(|e| e.name == name);
+                // Kinds: every entry counts (an unpacking rebinds the kind too).
+                let Some(first_any) = entries().next() else {
                     continue;
                 };
+                let mut kinds = Kinds::default();
+                let mut before_kind_reaches = fall_through;
+                for &(from, to) in &join.reaching {
+                    match joins.log[from..to].iter().rev().find(|e| e.name == name) {
+                        Some(last) => kinds = kinds.union(last.now_kinds),
+                        None => before_kind_reaches = true,
+                    }
+                }
+                if before_kind_reaches {
+                    kinds = kinds.union(first_any.before_kinds);
+                }
+                // Values: only the assignments the record follows.
+                let first = entries().find(|e| e.now.is_some());
                 let mut reach: Vec<&'a Expr> = Vec::new();
                 let mut before_reaches = fall_through;
                 for &(from, to) in &join.reaching {
-                    match joins.log[from..to].iter().rev().find(|e| e.name == name) {
-                        Some(last) => push_distinct(&mut reach, last.now.as_slice()),
-                        None => before_reaches = true,
+                    match joins.log[from..to]
+                        .iter()
+                        .rev()
+                        .find(|e| e.name == name && e.now.is_some())
+                    {
+                        Some(Assigned { now: Some(now), .. }) => {
+                            push_distinct(&mut reach, now.as_slice())
+                        }
+                        _ => before_reaches = true,
                     }
                 }
-                if before_reaches {
+                if let Some(first) = first
+                    && before_reaches
+                {
                     push_distinct(&mut reach, first.before.as_slice());
                 }
-                results.push((name, reach, first.before.clone()));
+                let before = first.map(|first| first.before.clone());
+                results.push((name, reach, before, kinds, first_any.before_kinds));
             }
-            for (name, reach, before) in results {
+            for (name, reach, before, kinds, before_kinds) in results {
+                if let Some(kind) = kinds.join() {
+                    locals.insert(name.to_owned(), kind);
+                }
+                if joins.depth > 0 {
+                    joins.log.push(Assigned {
+                        name,
+                        now: before.is_some().then(|| Held::of(reach.clone())),
+                        before: before.clone().unwrap_or(Held::Many(Vec::new())),
+                        now_kinds: kinds,
+                        before_kinds,
+                    });
+                }
+                let Some(_) = before else {
+                    continue;
+                };
                 // Kept where it says more than `Frame::values` (the last assignment in source
                 // order, which need not be on a reaching path).
                 let last = values.get(name).copied();
                 let same_as_last = matches!((reach.as_slice(), last), ([only], Some(last)) if std::ptr::eq(*only, last));
                 if !reach.is_empty() && !same_as_last {
-                    joins.may.insert(name, reach.clone());
+                    joins.may.insert(name, reach);
                 } else {
                     joins.may.remove(name);
-                }
-                if joins.depth > 0 {
-                    joins.log.push(Assigned {
-                        name,
-                        now: Held::of(reach),
-                        before,
-                    });
                 }
             }
         }
