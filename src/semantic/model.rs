@@ -56,6 +56,7 @@ mod slots;
 mod statements;
 mod tensor_args;
 mod tensor_attrs;
+mod tensor_narrowing;
 mod torch_versions;
 mod versions;
 mod warnings;
@@ -131,6 +132,9 @@ struct Frame<'a> {
     /// The names the function's body passes first to `isinstance(...)`, read from its text on
     /// first ask (`model/tensor_args.rs`).
     isinstance_names: std::cell::OnceCell<Vec<String>>,
+    /// Parameters an enclosing `isinstance(p, torch.Tensor)` branch tests: a tensor there where a
+    /// call passes one (`model/tensor_narrowing.rs`).
+    tensor_narrowed_params: Vec<&'a str>,
 }
 
 enum FrameKind {

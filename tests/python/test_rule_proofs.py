@@ -822,6 +822,7 @@ EVERY_TORCH_BREAKS = [
     ("BR003", "mask_from_a_parameter_given_a_tensor"),
     ("BR003", "value_joined_from_a_tensor_and_a_tuple"),
     ("BR003", "none_on_one_path_tensor_on_the_other"),
+    ("BR003", "parameter_tested_as_a_tensor"),
     ("BR004", "warnings_filter_change"),
 ]
 
@@ -833,6 +834,13 @@ def test_new_mask_kinds_and_warning_filters_break_on_every_torch(code, case):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert reasons(explain(fn, *args))
+    torch._dynamo.reset()
+
+
+def test_parameter_tested_as_a_tensor_given_none_does_not_break_on_every_torch():
+    fn, args = corpus_cases("BR003", "negative")["parameter_tested_as_a_tensor_given_none"]
+    torch._dynamo.reset()
+    assert not reasons(explain(fn, *args))
     torch._dynamo.reset()
 
 

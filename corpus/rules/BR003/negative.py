@@ -174,6 +174,19 @@ def pick_second(values):
     return pick_flagged(1, values) * 2
 
 
+def drop_masked(x, mask):
+    # `mask` takes several types (the body tests it), and its only caller passes `None`: the
+    # tested branch never runs.
+    if isinstance(mask, torch.Tensor):
+        return x[mask > 0]
+    return x
+
+
+@torch.compile
+def keep_all_rows(x):
+    return drop_masked(x, None) * 2
+
+
 def cases():
     x = torch.randn(4, 3)
     labels = torch.tensor([0, 2, 1, 3])
@@ -193,4 +206,5 @@ def cases():
         "integer_indices_on_both_branches": (JoinedIndex(), (x,)),
         "bool_index_into_tuple": (pick_by_count, ((torch.randn(2), torch.randn(2)), [2, 0])),
         "bool_from_a_parameter_given_an_int": (pick_second, (torch.randn(3),)),
+        "parameter_tested_as_a_tensor_given_none": (keep_all_rows, (torch.randn(4, 3),)),
     }

@@ -234,6 +234,19 @@ class RepeatRows(nn.Module):
         return x.repeat_interleave(counts, dim=0)  # expect: BR003
 
 
+def drop_masked(x, mask):
+    # `mask` takes several types (the body tests it): inside the test it is a tensor where a
+    # call passes one (below).
+    if isinstance(mask, torch.Tensor):
+        return x[mask > 0]  # expect: BR003
+    return x
+
+
+@torch.compile
+def drop_negative_rows(x):
+    return drop_masked(x, x.sum(1))
+
+
 def cases():
     """Entry points for the proofs: name -> (callable as written, example args)."""
     boxes = torch.rand(6, 4) * 10
@@ -269,6 +282,7 @@ def cases():
         "mask_from_a_parameter_given_a_tensor": (keep_positive_scores, (torch.randn(6),)),
         "value_joined_from_a_tensor_and_a_tuple": (dedup_sorted_edges, (torch.tensor([[2, 0, 2, 1], [1, 3, 1, 0]]),)),
         "none_on_one_path_tensor_on_the_other": (RepeatRows(), (torch.randn(3, 2), torch.tensor([1, 0, 2]))),
+        "parameter_tested_as_a_tensor": (drop_negative_rows, (torch.randn(4, 3),)),
         "mask_from_bool_dtype_factory_and_to_bool": (
             select_flagged,
             (torch.randn(4, 3), torch.tensor([1, 0, 1, 0])),

@@ -50,7 +50,9 @@ impl<'a> Checker<'a> {
         let mut join = self.semantic.begin_join();
         let guard = self.semantic.enter_guard(&stmt_if.test, Branch::WhenTrue);
         let narrowing = self.semantic.enter_narrowing(&stmt_if.test);
+        let tensors = self.semantic.enter_tensor_narrowing(&stmt_if.test);
         self.visit_branch(&stmt_if.body);
+        self.semantic.leave_tensor_narrowing(tensors);
         self.semantic.leave_narrowing(narrowing);
         self.semantic.end_path(&mut join, !path_ends(&stmt_if.body));
         if let Some(g) = guard {
@@ -66,7 +68,9 @@ impl<'a> Checker<'a> {
                     self.visit_expr(test);
                     let clause_guard = self.semantic.enter_guard(test, Branch::WhenTrue);
                     let narrowing = self.semantic.enter_narrowing(test);
+                    let tensors = self.semantic.enter_tensor_narrowing(test);
                     self.visit_branch(&clause.body);
+                    self.semantic.leave_tensor_narrowing(tensors);
                     self.semantic.leave_narrowing(narrowing);
                     if let Some(g) = clause_guard {
                         self.semantic.pop_step();
@@ -83,6 +87,7 @@ impl<'a> Checker<'a> {
             .last()
             .is_some_and(|clause| clause.test.is_none());
         self.semantic.finish_join(join, !has_else);
+        self.semantic.narrow_after_exit(stmt_if);
         self.semantic.restore(mark);
         self.semantic.set_last_if_guard(guard, stmt_if);
     }

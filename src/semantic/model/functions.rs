@@ -305,6 +305,7 @@ impl<'a> SemanticModel<'a> {
                 _ => TextRange::default(),
             },
             isinstance_names: std::cell::OnceCell::new(),
+            tensor_narrowed_params: Vec::new(),
         });
         let version_asserts = self.version_asserts.len();
         let asserted = self.top_level_version_asserts(&def.body);

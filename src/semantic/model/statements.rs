@@ -76,6 +76,7 @@ impl<'a> SemanticModel<'a> {
             param_instances: FxMap::default(),
             body_range: TextRange::default(),
             isinstance_names: std::cell::OnceCell::new(),
+            tensor_narrowed_params: Vec::new(),
         });
     }
 

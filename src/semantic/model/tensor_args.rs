@@ -46,7 +46,7 @@ impl<'a> SemanticModel<'a> {
         let narrowed = frame
             .isinstance_names
             .get_or_init(|| isinstance_first_names(self.text(frame.body_range)));
-        if narrowed.iter().any(|n| n == name) {
+        if narrowed.iter().any(|n| n == name) && !frame.tensor_narrowed_params.contains(&name) {
             return TensorKind::Unknown;
         }
         if !used.iter().any(|p| p == name) {
