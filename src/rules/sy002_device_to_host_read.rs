@@ -70,6 +70,9 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
         return;
     }
     // `read`: the read's name in `rules/data/scalar_reads.toml`, for the reads Dynamo may capture.
+    // `params`: the read is of a tensor where a traced call passes one for these parameters
+    // (`int(n)` with `n` a parameter, or computed from one; linking decides, as for BR001).
+    let mut params = None;
     let (what, hazard, receiver, read) = match &*call.func {
         Expr::Attribute(attribute) => {
             let method = attribute.attr.id.as_str();
@@ -112,8 +115,17 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
             let [argument] = &*call.arguments.args else {
                 return;
             };
-            if semantic.tensor_kind(argument) != TensorKind::Tensor {
-                return;
+            match semantic.tensor_kind(argument) {
+                TensorKind::Tensor => {}
+                TensorKind::NotTensor => return,
+                TensorKind::Unknown => {
+                    params = semantic.holds_if_params_are_tensors(|| {
+                        semantic.tensor_kind(argument) == TensorKind::Tensor
+                    });
+                    if params.is_none() {
+                        return;
+                    }
+                }
             }
             (
                 format!("`{read}()` of a tensor"),
@@ -198,7 +210,8 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
                 }
             };
             let Some(message) = message else { continue };
-            let mut finding = Finding::new(call.range(), message).with_hazard(hazard);
+            let mut finding = Finding::on_tensor_or_params(call.range(), message, params.clone())
+                .with_hazard(hazard);
             if let Some(requirement) = requirement {
                 finding = finding.requiring(requirement);
             }

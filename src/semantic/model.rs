@@ -135,6 +135,9 @@ struct Frame<'a> {
     /// Parameters an enclosing `isinstance(p, torch.Tensor)` branch tests: a tensor there where a
     /// call passes one (`model/tensor_narrowing.rs`).
     tensor_narrowed_params: Vec<&'a str>,
+    /// Loop names bound to the elements of a parameter the body has not rebound (`for h, w in
+    /// sizes:`): tensors where a call passes a tensor for the parameter (`model/loop_targets.rs`).
+    param_elements: FxMap<String, String>,
 }
 
 enum FrameKind {

@@ -397,6 +397,8 @@ def test_br001_negative_static_branches_do_not_break(code, name, case):
         ("item_of_device_state_slot", "Unsupported Tensor.item() call"),
         # A comprehension over a tensor binds 0-d tensors.
         ("int_in_comprehension_over_tensor", "Unsupported Tensor.item() call"),
+        # A parameter a traced call gives a tensor.
+        ("int_of_a_parameter_given_a_tensor", "Unsupported Tensor.item() call"),
     ],
 )
 def test_sy002_host_reads_break_the_graph(case, expected_reason):

@@ -178,14 +178,25 @@ class ShadowedInComprehension(nn.Module):
 
 
 class LevelSizes(nn.Module):
-    """`shapes` is annotated a tensor, but the caller gives a list of `(h, w)` tuples: only a
-    tensor the body computes types a loop's names, so `int(h * w)` is no tensor read here."""
+    """`shapes` is annotated a tensor, but the caller gives a list of `(h, w)` tuples: a loop over
+    a parameter binds tensors only where a traced call passes a tensor for it (none does here),
+    so `int(h * w)` is no tensor read."""
 
     def forward(self, x, shapes: torch.Tensor):
         total = 0
         for h, w in shapes:
             total = total + int(h * w)
         return x * total
+
+
+def steps_for(count):
+    # `count` is a parameter its only traced caller gives an int: no tensor read.
+    return int(count) + 1
+
+
+@torch.compile
+def repeat_twice(x):
+    return x.repeat(steps_for(1), 1)
 
 
 def cases():
@@ -205,4 +216,5 @@ def cases():
         "out_of_memory_fallback": (OutOfMemoryFallback(), (torch.randn(4, 4),)),
         "dict_means_training": (DictMeansTraining(), (torch.randn(4, 4),)),
         "scale_math_on_the_host": (InferScaleOnTheHost(), (torch.randn(2, 16),)),
+        "int_of_a_parameter_given_an_int": (repeat_twice, (torch.randn(2, 3),)),
     }

@@ -209,6 +209,16 @@ class DeviceOffset(nn.Module):
         return y + start
 
 
+def steps_for(budget):
+    # `budget` is a parameter: a tensor where a traced call passes one (below).
+    return int(budget) + 1  # expect: SY002
+
+
+@torch.compile
+def repeat_by_budget(x):
+    return x.repeat(steps_for(x.abs().sum().ceil()), 1)
+
+
 def cases():
     """Entry points runnable on CPU: name -> (callable as written, example args)."""
     scores = torch.rand(6) + 0.1
@@ -230,6 +240,7 @@ def cases():
         "cpu_of_joined_offset": (JoinedOffsetCopy(), (torch.rand(3, 4),)),
         "item_of_host_state_slot": (_advanced(StreamingOffset()), (scores,)),
         "item_of_device_state_slot": (DeviceOffset(), (scores,)),
+        "int_of_a_parameter_given_a_tensor": (repeat_by_budget, (torch.rand(2, 3),)),
     }
 
 
@@ -267,9 +278,35 @@ class TileCounts(nn.Module):
         return x * total
 
 
+class TileArea(nn.Module):
+    """`sizes` is a parameter the body does not rebind, given a tensor by the traced call below:
+    unpacking its rows yields 0-d tensors, and `int(h * w)` reads each one's value (inside the
+    loop, so Dynamo skips the whole frame)."""
+
+    def forward(self, x, sizes: torch.Tensor):
+        total = 0
+        for h, w in sizes:
+            total = total + int(h * w)  # expect: SY002
+        return x * total
+
+
+class TiledEncoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.area = TileArea()
+
+    def forward(self, x, sizes):
+        return self.area(x * 2, torch.abs(sizes))
+
+
 def frame_skip_cases():
     """name -> (callable, args, whether Dynamo skips the whole frame)."""
     return {
         "item_in_loop_then_branch": (PerClassCounts(), (torch.arange(6) % 3,), True),
         "int_of_unpacked_tensor_rows": (TileCounts(), (torch.randn(3), torch.tensor([[1, 2], [2, 1]])), True),
+        "int_of_rows_of_a_parameter_given_a_tensor": (
+            TileArea(),
+            (torch.randn(3), torch.tensor([[1, 2], [2, 1]])),
+            True,
+        ),
     }

@@ -306,6 +306,7 @@ impl<'a> SemanticModel<'a> {
             },
             isinstance_names: std::cell::OnceCell::new(),
             tensor_narrowed_params: Vec::new(),
+            param_elements: FxMap::default(),
         });
         let version_asserts = self.version_asserts.len();
         let asserted = self.top_level_version_asserts(&def.body);

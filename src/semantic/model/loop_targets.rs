@@ -14,14 +14,18 @@ impl<'a> SemanticModel<'a> {
         if self.function_frame().is_none() {
             return;
         }
-        let mut bound: Vec<(String, TensorKind)> = Vec::new();
+        let mut bound: Vec<Bound> = Vec::new();
         self.loop_target_kinds(target, iter, 0, &mut bound);
         let Some(frame) = self.function_frame_mut() else {
             return;
         };
-        for (name, kind) in bound {
+        for (name, kind, element_of) in bound {
             frame.bindings.remove(name.as_str());
             frame.values.remove(name.as_str());
+            match element_of {
+                Some(param) => frame.param_elements.insert(name.clone(), param),
+                None => frame.param_elements.remove(name.as_str()),
+            };
             let previous = frame.locals.insert(name.clone(), kind);
             if let Some(id) = target_name(target, name.as_str()) {
                 frame.value_joins.forget(id, kind, previous);
@@ -41,16 +45,21 @@ impl<'a> SemanticModel<'a> {
             return shadowed;
         }
         for (target, iter) in pairs {
-            let mut bound: Vec<(String, TensorKind)> = Vec::new();
+            let mut bound: Vec<Bound> = Vec::new();
             self.loop_target_kinds(target, iter, 0, &mut bound);
             let Some(frame) = self.function_frame_mut() else {
                 break;
             };
-            for (name, kind) in bound {
+            for (name, kind, element_of) in bound {
+                let element_of = match element_of {
+                    Some(param) => frame.param_elements.insert(name.clone(), param),
+                    None => frame.param_elements.remove(name.as_str()),
+                };
                 shadowed.0.push(Shadowed {
                     kind: frame.locals.insert(name.clone(), kind),
                     value: frame.values.remove(name.as_str()),
                     binding: frame.bindings.remove(name.as_str()),
+                    element_of,
                     name,
                 });
             }
@@ -68,8 +77,13 @@ impl<'a> SemanticModel<'a> {
             kind,
             value,
             binding,
+            element_of,
         } in shadowed.0.into_iter().rev()
         {
+            match element_of {
+                Some(param) => frame.param_elements.insert(name.clone(), param),
+                None => frame.param_elements.remove(name.as_str()),
+            };
             match kind {
                 Some(kind) => frame.locals.insert(name.clone(), kind),
                 None => frame.locals.remove(name.as_str()),
@@ -83,13 +97,7 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
-    fn loop_target_kinds(
-        &self,
-        target: &Expr,
-        iter: &Expr,
-        depth: u32,
-        out: &mut Vec<(String, TensorKind)>,
-    ) {
+    fn loop_target_kinds(&self, target: &Expr, iter: &Expr, depth: u32, out: &mut Vec<Bound>) {
         if depth > 8 {
             return;
         }
@@ -103,26 +111,39 @@ impl<'a> SemanticModel<'a> {
             return;
         }
         // A parameter is a tensor by its annotation only, a claim callers may contradict (a
-        // `Tensor`-annotated parameter given a list of tuples): only a tensor the body computed
-        // types the loop's names.
-        let kind = match self.tensor_kind(iter) {
-            TensorKind::Tensor if !self.is_unrebound_param(iter) => TensorKind::Tensor,
-            _ => TensorKind::Unknown,
-        };
-        all_names(target, kind, out);
+        // `Tensor`-annotated parameter given a list of tuples): the names are elements of the
+        // parameter, tensors where a traced call passes a tensor for it (the parameter
+        // hypothesis, `model/tensor_args.rs`). A tensor the body computed types them outright.
+        match (self.tensor_kind(iter), iter) {
+            (TensorKind::Tensor, Expr::Name(param)) if self.is_unrebound_param(iter) => {
+                let start = out.len();
+                all_names(target, TensorKind::Unknown, out);
+                for bound in &mut out[start..] {
+                    bound.2 = Some(param.id.to_string());
+                }
+            }
+            (TensorKind::Tensor, _) => all_names(target, TensorKind::Tensor, out),
+            _ => all_names(target, TensorKind::Unknown, out),
+        }
     }
 }
 
 /// What a comprehension's names shadowed in the function.
 pub(crate) struct ShadowedLocals<'a>(Vec<Shadowed<'a>>);
 
-/// One name's kind, value and binding in the function before a comprehension rebound it.
+/// One name's kind, value, binding and parameter it was an element of in the function before a
+/// comprehension rebound it.
 struct Shadowed<'a> {
     name: String,
     kind: Option<TensorKind>,
     value: Option<&'a Expr>,
     binding: Option<Binding>,
+    element_of: Option<String>,
 }
+
+/// A name a loop binds, its kind, and the parameter it is an element of (when the loop iterates
+/// a parameter the body has not rebound).
+type Bound = (String, TensorKind, Option<String>);
 
 /// The name `name` as the target spells it (borrowed from the syntax tree).
 fn target_name<'a>(target: &'a Expr, name: &str) -> Option<&'a str> {
@@ -137,9 +158,9 @@ fn target_name<'a>(target: &'a Expr, name: &str) -> Option<&'a str> {
 }
 
 /// Every name a target binds, each to `kind` (a tensor's elements, unpacked, are tensors).
-fn all_names(target: &Expr, kind: TensorKind, out: &mut Vec<(String, TensorKind)>) {
+fn all_names(target: &Expr, kind: TensorKind, out: &mut Vec<Bound>) {
     match target {
-        Expr::Name(name) => out.push((name.id.as_str().to_owned(), kind)),
+        Expr::Name(name) => out.push((name.id.as_str().to_owned(), kind, None)),
         Expr::Tuple(tuple) => tuple.elts.iter().for_each(|e| all_names(e, kind, out)),
         Expr::List(list) => list.elts.iter().for_each(|e| all_names(e, kind, out)),
         Expr::Starred(starred) => all_names(&starred.value, kind, out),

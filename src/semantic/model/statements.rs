@@ -77,6 +77,7 @@ impl<'a> SemanticModel<'a> {
             body_range: TextRange::default(),
             isinstance_names: std::cell::OnceCell::new(),
             tensor_narrowed_params: Vec::new(),
+            param_elements: FxMap::default(),
         });
     }
 
@@ -165,6 +166,7 @@ impl<'a> SemanticModel<'a> {
                         for element in &tuple.elts {
                             if let Expr::Name(name) = element {
                                 frame.bindings.remove(name.id.as_str());
+                                frame.param_elements.remove(name.id.as_str());
                                 let previous = frame
                                     .locals
                                     .insert(name.id.as_str().to_owned(), TensorKind::Unknown);
@@ -207,6 +209,9 @@ impl<'a> SemanticModel<'a> {
                     if !frame.bindings.is_empty() {
                         frame.bindings.remove(&name);
                     }
+                    if !frame.param_elements.is_empty() {
+                        frame.param_elements.remove(&name);
+                    }
                     let previous = frame.values.insert(name.clone(), value);
                     let previous_kind = frame.locals.insert(name, kind);
                     if let Expr::Name(target) = *target {
@@ -223,6 +228,7 @@ impl<'a> SemanticModel<'a> {
                     for element in &tuple.elts {
                         if let Expr::Name(name) = element {
                             frame.bindings.remove(name.id.as_str());
+                            frame.param_elements.remove(name.id.as_str());
                             let previous = frame
                                 .locals
                                 .insert(name.id.as_str().to_owned(), TensorKind::Unknown);

@@ -37,6 +37,12 @@ impl<'a> SemanticModel<'a> {
         let Some(frame) = self.function_frame() else {
             return TensorKind::Unknown;
         };
+        // An element of a parameter a loop iterates (`for h, w in sizes:`): a tensor where the
+        // parameter is one.
+        let name = match frame.param_elements.get(name) {
+            Some(param) => param.as_str(),
+            None => name,
+        };
         if !frame.param_names.iter().any(|p| p == name) || frame.values.contains_key(name) {
             return TensorKind::Unknown;
         }
