@@ -140,6 +140,14 @@ struct Frame<'a> {
     param_elements: FxMap<String, String>,
 }
 
+impl Frame<'_> {
+    /// `name` is a parameter of this function that its body has not rebound (so far): it holds
+    /// what the caller passed.
+    fn is_unrebound_param(&self, name: &str) -> bool {
+        self.param_names.iter().any(|p| p == name) && !self.values.contains_key(name)
+    }
+}
+
 enum FrameKind {
     Class,
     Function {

@@ -503,7 +503,6 @@ impl<'a> SemanticModel<'a> {
             return None;
         };
         let id = name.id.as_str();
-        (frame.param_names.iter().any(|p| p == id) && !frame.values.contains_key(id))
-            .then_some((idx, id))
+        frame.is_unrebound_param(id).then_some((idx, id))
     }
 }

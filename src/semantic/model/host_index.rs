@@ -82,9 +82,10 @@ impl<'a> SemanticModel<'a> {
                     }
                     return;
                 }
-                if self.function_frame().is_some_and(|frame| {
-                    frame.param_names.iter().any(|p| p == id) && !frame.values.contains_key(id)
-                }) {
+                if self
+                    .function_frame()
+                    .is_some_and(|frame| frame.is_unrebound_param(id))
+                {
                     push(deps, IndexDep::Param(id.to_owned()));
                 } else if self.is_numpy_value(expr) || self.is_on_host(expr) {
                     push(deps, IndexDep::Host);

@@ -210,9 +210,7 @@ impl<'a> SemanticModel<'a> {
         let Expr::Name(name) = expr else {
             return false;
         };
-        self.function_frame().is_some_and(|frame| {
-            frame.param_names.iter().any(|p| p == name.id.as_str())
-                && !frame.values.contains_key(name.id.as_str())
-        })
+        self.function_frame()
+            .is_some_and(|frame| frame.is_unrebound_param(name.id.as_str()))
     }
 }

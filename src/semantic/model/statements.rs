@@ -453,10 +453,9 @@ impl<'a> SemanticModel<'a> {
         };
         // `self.matcher = matcher`: a module (or callable) the caller injects, class unseen here.
         if let Expr::Name(name) = value
-            && self.function_frame().is_some_and(|frame| {
-                frame.param_names.iter().any(|p| p == name.id.as_str())
-                    && !frame.values.contains_key(name.id.as_str())
-            })
+            && self
+                .function_frame()
+                .is_some_and(|frame| frame.is_unrebound_param(name.id.as_str()))
         {
             self.injected_attrs.insert((class.clone(), attr.clone()));
         }

@@ -43,7 +43,7 @@ impl<'a> SemanticModel<'a> {
             Some(param) => param.as_str(),
             None => name,
         };
-        if !frame.param_names.iter().any(|p| p == name) || frame.values.contains_key(name) {
+        if !frame.is_unrebound_param(name) {
             return TensorKind::Unknown;
         }
         // A parameter the body tests with `isinstance` takes several types, and a test of it

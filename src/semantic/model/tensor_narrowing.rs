@@ -94,7 +94,7 @@ impl<'a> SemanticModel<'a> {
 /// The names that are parameters the body has not rebound.
 fn narrow_params<'a>(frame: &mut Frame<'a>, names: Vec<&'a str>) {
     for name in names {
-        if frame.param_names.iter().any(|p| p == name) && !frame.values.contains_key(name) {
+        if frame.is_unrebound_param(name) {
             frame.tensor_narrowed_params.push(name);
         }
     }
