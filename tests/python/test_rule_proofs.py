@@ -355,6 +355,19 @@ def test_br001_after_a_frame_skip_later_hazards_of_the_frame_are_not_traced():
     assert explanation.graph_count == 0 and not reasons(explanation), explanation
 
 
+def test_br001_comprehension_if_clause_on_tensor_elements_breaks():
+    # `[l for l, d in zip(layers, drop) if not d]` with `drop` a computed tensor: each `d` is a
+    # 0-d tensor, and the clause branches on it. The break is at the clause on every torch
+    # (2.11 says "Data-dependent branching"; 2.2/2.5 may word it as a break from user code inside
+    # the comprehension); the same stack over Python bools compiles whole (the negative).
+    fn, args = load_corpus("BR001", "positive").comprehension_cases()["if_clause_on_tensor_elements"]
+    with graph_break_log() as log:
+        found = reasons(explain(fn, *args))
+    assert found, found
+    text = "\n".join(found + log)
+    assert "not d]" in text or "<listcomp>" in text, text
+
+
 def test_br001_outside_a_loop_body_breaks_and_resumes():
     # The contrast for the loop message: the `while` test itself and a plain `if` resume.
     for case in ("while_norm", "if_any_and_helper_ternary"):

@@ -206,11 +206,28 @@ def run_checked_repeat():
     return torch.compile(checked_repeat)(torch.randn(4), 3)
 
 
+def kept_by_flags(layers, keep: list):
+    # The `if` clause tests Python bools: no tensor, no branch for Dynamo.
+    return [layer for layer, k in zip(layers, keep) if k]
+
+
+class FlaggedLayerStack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(8, 8) for _ in range(3)])
+
+    def forward(self, x):
+        for layer in kept_by_flags(self.layers, [True, False, True]):
+            x = layer(x)
+        return x
+
+
 def cases():
     """Region code for the proofs: name -> (module, example args)."""
     x = torch.randn(2, 4, 8)
     mask = torch.zeros(8, 8, dtype=torch.bool)
     return {
+        "comprehension_if_clause_on_python_bools": (FlaggedLayerStack(), (torch.randn(4, 8),)),
         "static_branches_train": (ShapeAwareBlock().train(), (x, mask, [torch.ones(8)])),
         "static_branches_eval": (ShapeAwareBlock().eval(), (x,)),
         "eager_only_check": (EagerOnlyCheck(), (torch.randn(4),)),

@@ -254,6 +254,24 @@ def run_checked_scale():
     return torch.compile(checked_scale)(torch.randn(4), torch.tensor(3.0))
 
 
+def kept_layers(layers, p: float):
+    # A comprehension's `if` clause tests each element: here a 0-d tensor (a row of the computed
+    # `drop`), so Dynamo breaks on it.
+    drop = torch.rand(len(layers)) < p
+    return [layer for layer, d in zip(layers, drop) if not d]  # expect: BR001
+
+
+class LayerDropStack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(8, 8) for _ in range(3)])
+
+    def forward(self, x):
+        for layer in kept_layers(self.layers, 0.5):
+            x = layer(x)
+        return x
+
+
 def cases():
     """Entry points for the proofs: name -> (callable as written, example args)."""
     x = torch.randn(4, 8)
@@ -276,3 +294,9 @@ def cases():
         "assert_on_a_parameter_given_a_tensor": (checked_scale, (x, torch.tensor(3.0))),
         "all_and_any_over_a_tensor": (RandomLayerSkip(), (x,)),
     }
+
+
+def comprehension_cases():
+    """A break inside a comprehension (an inlined function on Python 3.11): torch < 2.8 words it
+    as a break "from user code" at the comprehension rather than by its type."""
+    return {"if_clause_on_tensor_elements": (LayerDropStack(), (torch.randn(4, 8),))}

@@ -718,6 +718,11 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 let bound = self.semantic.bind_loop_targets(&pairs);
                 let shadowed = self.semantic.bind_comprehension_kinds(&pairs);
                 self.semantic.enter_comprehension();
+                // An `if` clause is a truth test of each element (`[l for l, d in zip(ls, drop) if
+                // not d]` branches on every 0-d tensor `d`).
+                for condition in generators.iter().flat_map(|g| g.ifs.iter()) {
+                    self.visit_truth_test(condition);
+                }
                 visitor::walk_expr(self, expr);
                 self.semantic.leave_comprehension();
                 self.semantic.unshadow_locals(shadowed);
