@@ -1,4 +1,3 @@
-use crate::rules::br003_data_dependent_output_shape::is_bool_mask;
 use crate::rules::declare_rule;
 use crate::scan::checker::{Checker, Finding};
 use crate::semantic::model::SemanticModel;
@@ -115,7 +114,7 @@ fn check_subscript(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript) {
     let mut deps = Vec::new();
     for element in elements {
         if subscript.ctx == ast::ExprContext::Load
-            && is_bool_mask(semantic, element, base, 1)
+            && semantic.is_bool_mask_element(element, base)
             && !is_numpy_mask(semantic, element, 0)
         {
             continue;

@@ -40,6 +40,7 @@ mod functions;
 mod gates;
 mod guards;
 mod markers;
+mod masks;
 mod memo;
 mod options;
 mod param_bindings;
