@@ -31,7 +31,11 @@ declare_rule! {
     /// from one of those (through further locals: `c = c1 & c2` with `c1 = ~torch.isclose(...)`).
     /// A local assigned differently on the paths of an `if` / `match` is a mask when a mask is
     /// assigned on any path that reaches the read (`if c: m = x > 0 else: m = helper(x)`: the
-    /// path that holds the comparison breaks). A mask breaks in every index position (`x[m]`,
+    /// path that holds the comparison breaks). Across calls: a mask built from parameters
+    /// (`m = x > 0` with `x` a parameter) is one where some traced call passes tensors for them,
+    /// and a parameter used as the index (`def pick(x, m): return x[:, m]`) is one where some
+    /// traced call passes a mask for it (`pick(x, kind == i)`; the message names the parameter).
+    /// A mask breaks in every index position (`x[m]`,
     /// `x[:, m]`, `x[..., m]`; measured on torch 2.2, 2.5, 2.8 and 2.11). Also a comparison of an element of
     /// an unknown container used to index an element of another (or a tensor): `valid = labels[i]
     /// > -1; boxes[i][valid]`, where `labels` and `boxes` are lists of tensors in practice; and a
@@ -267,7 +271,7 @@ fn check_subscript(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript) {
             .filter(|_| semantic.tensor_kind(&subscript.value) != TensorKind::NotTensor);
         match mask_params {
             Some(params) => Some(params),
-            None => return,
+            None => return check_mask_parameter(checker, subscript),
         }
     };
     checker.report(
@@ -275,6 +279,36 @@ fn check_subscript(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript) {
         Finding::on_tensor_or_params(
             subscript.range(),
             format!(
+                "indexing with a boolean tensor mask has a data-dependent output shape: graph break under torch.compile ({}) {FLAG_HINT}",
+                dynamic_shape_label()
+            ),
+            params,
+        )
+        .with_hazard(Hazard::GraphBreak),
+    );
+}
+
+/// `x[mask]` (or `x[:, mask]`) with `mask` a parameter the body has not rebound: a boolean mask
+/// where some traced call passes one for it (`helper(x, kind == i)`; linking decides).
+fn check_mask_parameter(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript) {
+    let semantic = checker.semantic();
+    let indices: &[Expr] = match &*subscript.slice {
+        Expr::Tuple(tuple) => &tuple.elts,
+        index => std::slice::from_ref(index),
+    };
+    let params: Vec<String> = indices
+        .iter()
+        .filter_map(|index| semantic.unrebound_param(index))
+        .map(str::to_owned)
+        .collect();
+    if params.is_empty() || semantic.tensor_kind(&subscript.value) == TensorKind::NotTensor {
+        return;
+    }
+    checker.report(
+        &DataDependentOutputShape::META,
+        Finding::on_mask_params(
+            subscript.range(),
+            &format!(
                 "indexing with a boolean tensor mask has a data-dependent output shape: graph break under torch.compile ({}) {FLAG_HINT}",
                 dynamic_shape_label()
             ),

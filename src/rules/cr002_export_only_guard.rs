@@ -141,6 +141,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             holds_below: None,
             host_index: None,
             tensor_params: None,
+            tensor_params_masks: false,
             conditional_block: None,
             cites: Some(hazard.location),
             after_break_since: None,

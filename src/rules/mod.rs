@@ -345,6 +345,7 @@ pub(crate) fn project_candidate(
         holds_below: None,
         host_index: None,
         tensor_params: None,
+        tensor_params_masks: false,
         conditional_block: None,
         cites: None,
         after_break_since: None,

@@ -226,6 +226,8 @@ pub struct TensorArg {
     pub position: Option<u32>,
     pub keyword: Option<String>,
     pub source: TensorSource,
+    /// The tensor is a boolean mask (`x > 0`, `~keep`; `model/masks.rs`).
+    pub mask: bool,
 }
 
 /// A call of a compiled function of this file (`opt = torch.compile(fn); opt(x, flag)`,
@@ -236,7 +238,8 @@ pub struct TensorArg {
 pub struct CompiledCall {
     pub func: FuncIdx,
     pub caller: Option<FuncIdx>,
-    pub args: Box<[(String, TensorSource)]>,
+    /// Parameter, source, and whether the tensor is a boolean mask.
+    pub args: Box<[(String, TensorSource, bool)]>,
 }
 
 /// A project call placed where a graph break cannot resume (inside a `for`/`while` body or a
@@ -464,6 +467,9 @@ pub struct Candidate {
     /// function (`semantic/tensor_params.rs`): `if flag:` on a parameter the compiled call gives
     /// a tensor.
     pub tensor_params: Option<Box<[String]>>,
+    /// With `tensor_params`: the call must pass a boolean mask, not only a tensor (`x[mask]`
+    /// with `mask` the parameter).
+    pub tensor_params_masks: bool,
     /// Rows (first, last) of the innermost conditional block around the finding in its function
     /// (an `if`/`elif`/`else` body, a `match` case, a side of a conditional expression): code
     /// after that block runs without it. `None`: on every path through the function.

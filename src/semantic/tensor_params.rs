@@ -23,6 +23,8 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 #[derive(Debug, Default)]
 pub struct TensorParamFacts<'a> {
     params: HashSet<(FuncRef, &'a str)>,
+    /// The pairs some counted call passes a boolean mask for (a subset of `params`).
+    masks: HashSet<(FuncRef, &'a str)>,
 }
 
 impl TensorParamFacts<'_> {
@@ -31,6 +33,13 @@ impl TensorParamFacts<'_> {
         params
             .iter()
             .any(|param| self.params.contains(&(func, param.as_str())))
+    }
+
+    /// Does some call pass a boolean mask for one of `params` of `func`?
+    pub fn any_mask(&self, func: FuncRef, params: &[String]) -> bool {
+        params
+            .iter()
+            .any(|param| self.masks.contains(&(func, param.as_str())))
     }
 }
 
@@ -41,6 +50,8 @@ struct Binding<'a> {
     callee: FuncRef,
     param: &'a str,
     source: &'a TensorSource,
+    /// The argument is a boolean mask once it is a tensor.
+    mask: bool,
 }
 
 impl<'a> Project<'a> {
@@ -53,6 +64,9 @@ impl<'a> Project<'a> {
         for (at, binding) in bindings.iter().enumerate() {
             match (binding.source, binding.caller) {
                 (TensorSource::Tensor, _) => {
+                    if binding.mask {
+                        facts.masks.insert((binding.callee, binding.param));
+                    }
                     if facts.params.insert((binding.callee, binding.param)) {
                         queue.push((binding.callee, binding.param));
                     }
@@ -74,6 +88,9 @@ impl<'a> Project<'a> {
             };
             for at in readers {
                 let binding = &bindings[at];
+                if binding.mask {
+                    facts.masks.insert((binding.callee, binding.param));
+                }
                 if facts.params.insert((binding.callee, binding.param)) {
                     queue.push((binding.callee, binding.param));
                 }
@@ -89,12 +106,13 @@ impl<'a> Project<'a> {
         for (file, summary) in files.iter().enumerate() {
             let file = file as FileId;
             for call in &summary.compiled_calls {
-                for (param, source) in call.args.iter() {
+                for (param, source, mask) in call.args.iter() {
                     out.push(Binding {
                         caller: call.caller.map(|caller| (file, caller)),
                         callee: (file, call.func),
                         param,
                         source,
+                        mask: *mask,
                     });
                 }
             }
@@ -132,6 +150,7 @@ impl<'a> Project<'a> {
                                 callee,
                                 param,
                                 source: &arg.source,
+                                mask: arg.mask,
                             });
                         }
                     }

@@ -838,6 +838,7 @@ EVERY_TORCH_BREAKS = [
     ("BR003", "value_joined_from_a_tensor_and_a_tuple"),
     ("BR003", "none_on_one_path_tensor_on_the_other"),
     ("BR003", "parameter_tested_as_a_tensor"),
+    ("BR003", "mask_passed_as_an_argument"),
     ("BR004", "warnings_filter_change"),
 ]
 
@@ -852,8 +853,11 @@ def test_new_mask_kinds_and_warning_filters_break_on_every_torch(code, case):
     torch._dynamo.reset()
 
 
-def test_parameter_tested_as_a_tensor_given_none_does_not_break_on_every_torch():
-    fn, args = corpus_cases("BR003", "negative")["parameter_tested_as_a_tensor_given_none"]
+@pytest.mark.parametrize(
+    "case", ["parameter_tested_as_a_tensor_given_none", "integer_indices_passed_as_an_argument"]
+)
+def test_br003_parameters_given_no_mask_do_not_break_on_every_torch(case):
+    fn, args = corpus_cases("BR003", "negative")[case]
     torch._dynamo.reset()
     assert not reasons(explain(fn, *args))
     torch._dynamo.reset()

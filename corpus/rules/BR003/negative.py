@@ -187,6 +187,16 @@ def keep_all_rows(x):
     return drop_masked(x, None) * 2
 
 
+def select_columns(x, index):
+    # `index` is a parameter every traced call gives integer indices: no mask.
+    return x[:, index]
+
+
+class ColumnPick(nn.Module):
+    def forward(self, x: torch.Tensor):
+        return select_columns(x, torch.arange(2, device=x.device))
+
+
 def cases():
     x = torch.randn(4, 3)
     labels = torch.tensor([0, 2, 1, 3])
@@ -207,4 +217,5 @@ def cases():
         "bool_index_into_tuple": (pick_by_count, ((torch.randn(2), torch.randn(2)), [2, 0])),
         "bool_from_a_parameter_given_an_int": (pick_second, (torch.randn(3),)),
         "parameter_tested_as_a_tensor_given_none": (keep_all_rows, (torch.randn(4, 3),)),
+        "integer_indices_passed_as_an_argument": (ColumnPick(), (x,)),
     }

@@ -247,6 +247,16 @@ def drop_negative_rows(x):
     return drop_masked(x, x.sum(1))
 
 
+def select_edges(edge_index, edge_mask):
+    # `edge_mask` is a parameter: a boolean mask where a traced call passes one (below).
+    return edge_index[:, edge_mask]  # expect: BR003
+
+
+class RelationEdges(nn.Module):
+    def forward(self, edge_index: torch.Tensor, edge_type: torch.Tensor):
+        return select_edges(edge_index * 1, edge_type == 1)
+
+
 def cases():
     """Entry points for the proofs: name -> (callable as written, example args)."""
     boxes = torch.rand(6, 4) * 10
@@ -283,6 +293,10 @@ def cases():
         "value_joined_from_a_tensor_and_a_tuple": (dedup_sorted_edges, (torch.tensor([[2, 0, 2, 1], [1, 3, 1, 0]]),)),
         "none_on_one_path_tensor_on_the_other": (RepeatRows(), (torch.randn(3, 2), torch.tensor([1, 0, 2]))),
         "parameter_tested_as_a_tensor": (drop_negative_rows, (torch.randn(4, 3),)),
+        "mask_passed_as_an_argument": (
+            RelationEdges(),
+            (torch.tensor([[0, 1, 2], [1, 2, 0]]), torch.tensor([1, 0, 1])),
+        ),
         "mask_from_bool_dtype_factory_and_to_bool": (
             select_flagged,
             (torch.randn(4, 3), torch.tensor([1, 0, 1, 0])),

@@ -20,6 +20,8 @@ pub struct Finding {
     /// The finding holds only when some call passes a tensor for one of these parameters of
     /// its function, once the project is linked.
     pub tensor_params: Option<Box<[String]>>,
+    /// With `tensor_params`: the call must pass a boolean mask for one of them.
+    pub tensor_params_masks: bool,
     /// The break happens only when something fails at run time (a failed import probe): it is
     /// not a certain break, so it does not make a loop or `try` frame skip for certain.
     pub breaks_only_on_failure: bool,
@@ -43,6 +45,7 @@ impl Finding {
             holds_below: None,
             host_index: None,
             tensor_params: None,
+            tensor_params_masks: false,
             breaks_only_on_failure: false,
             after_break_since: None,
             dynamo_config: None,
@@ -94,6 +97,23 @@ impl Finding {
     pub fn requiring_tensor_params(mut self, params: Vec<String>) -> Finding {
         self.tensor_params = Some(params.into());
         self
+    }
+
+    /// Holds only where some traced call passes a boolean mask for one of `params` (`x[mask]`
+    /// with `mask` a parameter); the message names them.
+    pub fn on_mask_params(range: TextRange, message: &str, params: Vec<String>) -> Finding {
+        let names = params
+            .iter()
+            .map(|p| format!("`{p}`"))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        let mut finding = Finding::new(
+            range,
+            format!("{message} ({names}: a call passes a boolean mask)"),
+        )
+        .requiring_tensor_params(params);
+        finding.tensor_params_masks = true;
+        finding
     }
 
     /// Holds only when a graph break of the same function lies between `row` and the finding.

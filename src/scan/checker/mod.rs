@@ -253,6 +253,7 @@ impl<'a> Checker<'a> {
                 }),
                 host_index: finding.host_index,
                 tensor_params: finding.tensor_params,
+                tensor_params_masks: finding.tensor_params_masks,
                 conditional_block: None,
                 cites: None,
                 after_break_since: finding.after_break_since,

@@ -687,7 +687,13 @@ impl<'a> Project<'a> {
                                 let facts = self
                                     .tensor_params
                                     .get_or_init(|| self.solve_tensor_params());
-                                c.func.is_some_and(|f| facts.any((file, f), params))
+                                c.func.is_some_and(|f| {
+                                    if c.tensor_params_masks {
+                                        facts.any_mask((file, f), params)
+                                    } else {
+                                        facts.any((file, f), params)
+                                    }
+                                })
                             })
                             && !c.holds_below.as_ref().is_some_and(|bound| {
                                 // After an assertion in its own function, or called only after one.

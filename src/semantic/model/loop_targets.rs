@@ -207,10 +207,17 @@ impl<'a> SemanticModel<'a> {
 
     /// `expr` names a parameter of the current function that its body has not rebound.
     fn is_unrebound_param(&self, expr: &Expr) -> bool {
+        self.unrebound_param(expr).is_some()
+    }
+
+    /// The parameter `expr` names, when the body has not rebound it (it holds what the caller
+    /// passed).
+    pub fn unrebound_param<'e>(&self, expr: &'e Expr) -> Option<&'e str> {
         let Expr::Name(name) = expr else {
-            return false;
+            return None;
         };
         self.function_frame()
             .is_some_and(|frame| frame.is_unrebound_param(name.id.as_str()))
+            .then_some(name.id.as_str())
     }
 }

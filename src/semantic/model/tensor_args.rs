@@ -109,6 +109,17 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
+    /// A tensor argument that is a boolean mask: outright, or where the caller's parameters its
+    /// source names are tensors (`helper(x, kind == i)` with `kind` the caller's parameter).
+    fn is_mask_argument(&self, arg: &Expr, source: &TensorSource) -> bool {
+        match source {
+            TensorSource::Tensor => self.is_bool_mask_element(arg, arg),
+            TensorSource::Params(_) => self
+                .holds_if_params_are_tensors(|| self.is_bool_mask_element(arg, arg))
+                .is_some(),
+        }
+    }
+
     /// The tensor arguments of a project call, by position (up to a `*spread`) and keyword.
     pub(super) fn tensor_args(&self, arguments: &ast::Arguments) -> Box<[TensorArg]> {
         let mut out = Vec::new();
@@ -120,6 +131,7 @@ impl<'a> SemanticModel<'a> {
                 out.push(TensorArg {
                     position: Some(position as u32),
                     keyword: None,
+                    mask: self.is_mask_argument(argument, &source),
                     source,
                 });
             }
@@ -130,6 +142,7 @@ impl<'a> SemanticModel<'a> {
                 out.push(TensorArg {
                     position: None,
                     keyword: Some(name.id.as_str().to_owned()),
+                    mask: self.is_mask_argument(&keyword.value, &source),
                     source,
                 });
             }
@@ -149,7 +162,8 @@ impl<'a> SemanticModel<'a> {
                 continue;
             };
             if let Some(source) = self.tensor_source(arg) {
-                args.push((param.clone(), source));
+                let mask = self.is_mask_argument(arg, &source);
+                args.push((param.clone(), source, mask));
             }
         }
         for keyword in &call.arguments.keywords {
@@ -157,7 +171,8 @@ impl<'a> SemanticModel<'a> {
                 && let Some((param, _)) = params.iter().find(|(p, _)| p == name.id.as_str())
                 && let Some(source) = self.tensor_source(&keyword.value)
             {
-                args.push((param.clone(), source));
+                let mask = self.is_mask_argument(&keyword.value, &source);
+                args.push((param.clone(), source, mask));
             }
         }
         if !args.is_empty() {
