@@ -61,6 +61,17 @@ impl<'a> Project<'a> {
         // (caller, parameter) → the bindings that hold once that parameter is a tensor.
         let mut waiting: HashMap<(FuncRef, &'a str), Vec<usize>> = HashMap::default();
         let mut queue: Vec<(FuncRef, &'a str)> = Vec::new();
+        // A root's inputs come from its user: its parameters annotated as tensors hold tensors
+        // (scan reads such a parameter as a tensor in the body already; this carries it to what
+        // the hypothesis asks of it: the elements a loop over it binds).
+        for &(file, func) in &self.root_funcs {
+            let info = &self.files[file as usize].functions[func as usize];
+            for param in &info.tensor_annotated_params {
+                if facts.params.insert(((file, func), param.as_str())) {
+                    queue.push(((file, func), param.as_str()));
+                }
+            }
+        }
         for (at, binding) in bindings.iter().enumerate() {
             match (binding.source, binding.caller) {
                 (TensorSource::Tensor, _) => {

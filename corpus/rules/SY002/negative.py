@@ -177,16 +177,24 @@ class ShadowedInComprehension(nn.Module):
         return x * n, flags
 
 
-class LevelSizes(nn.Module):
-    """`shapes` is annotated a tensor, but the caller gives a list of `(h, w)` tuples: a loop over
-    a parameter binds tensors only where a traced call passes a tensor for it (none does here),
-    so `int(h * w)` is no tensor read."""
+def level_areas(x, shapes: torch.Tensor):
+    total = 0
+    for h, w in shapes:
+        total = total + int(h * w)
+    return x * total
 
-    def forward(self, x, shapes: torch.Tensor):
-        total = 0
-        for h, w in shapes:
-            total = total + int(h * w)
-        return x * total
+
+class LevelSizes(nn.Module):
+    """`level_areas` annotates `shapes` as a tensor, but its only traced call gives a list of
+    `(h, w)` tuples: a loop over a parameter binds tensors only where a traced call passes a
+    tensor for it (here none does), so `int(h * w)` is no tensor read."""
+
+    def __init__(self):
+        super().__init__()
+        self.shapes = [(2, 3), (1, 1)]
+
+    def forward(self, x):
+        return level_areas(x, self.shapes)
 
 
 def steps_for(count):
@@ -203,7 +211,7 @@ def cases():
     """Region code for the proofs: name -> (module, example args)."""
     return {
         "comprehension_name_shadowing_a_tensor": (ShadowedInComprehension(), (torch.randn(4, 4),)),
-        "loop_over_an_annotated_parameter_given_tuples": (LevelSizes(), (torch.randn(4, 4), [(2, 3), (1, 1)])),
+        "loop_over_an_annotated_parameter_given_tuples": (LevelSizes(), (torch.randn(4, 4),)),
         "int_of_plain_int_and_shapes": (SliceHead(), (torch.randn(4, 4),)),
         "eager_only_reads": (LoggedBlock(), (torch.randn(4, 4),)),
         "disabled_helper": (StatsBlock(), (torch.randn(4, 4),)),

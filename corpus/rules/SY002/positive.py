@@ -299,11 +299,27 @@ class TiledEncoder(nn.Module):
         return self.area(x * 2, torch.abs(sizes))
 
 
+class InputTileArea(nn.Module):
+    """A root's own input annotated as a tensor: its user passes one, and the loop over it binds
+    0-d tensors (the frame is skipped at the read)."""
+
+    def forward(self, x, sizes: torch.Tensor):
+        total = 0
+        for h, w in sizes:
+            total = total + int(h * w)  # expect: SY002
+        return x * total
+
+
 def frame_skip_cases():
     """name -> (callable, args, whether Dynamo skips the whole frame)."""
     return {
         "item_in_loop_then_branch": (PerClassCounts(), (torch.arange(6) % 3,), True),
         "int_of_unpacked_tensor_rows": (TileCounts(), (torch.randn(3), torch.tensor([[1, 2], [2, 1]])), True),
+        "int_of_rows_of_a_root_input_annotated_as_a_tensor": (
+            InputTileArea(),
+            (torch.randn(3), torch.tensor([[1, 2], [2, 1]])),
+            True,
+        ),
         "int_of_rows_of_a_parameter_given_a_tensor": (
             TileArea(),
             (torch.randn(3), torch.tensor([[1, 2], [2, 1]])),

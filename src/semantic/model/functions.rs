@@ -141,6 +141,7 @@ impl<'a> SemanticModel<'a> {
                 .filter(|_| self.ctx.roots_configured)
                 .map(|p| p.name.id.as_str().to_owned()),
             index_params: ThinVec::new(),
+            tensor_annotated_params: ThinVec::new(),
             host_index_returns: ThinVec::new(),
         });
         // `@name.setter` / `@name.deleter` reuse the property's name: `self.name` still reads
@@ -239,6 +240,11 @@ impl<'a> SemanticModel<'a> {
                 .collect()
         };
         self.summary.functions[idx as usize].none_flags = none_flags;
+        self.summary.functions[idx as usize].tensor_annotated_params = param_names
+            .iter()
+            .filter(|name| locals.get(name.as_str()) == Some(&TensorKind::Tensor))
+            .cloned()
+            .collect();
         self.summary.functions[idx as usize].fixed_positional =
             (params.posonlyargs.len() + params.args.len() - usize::from(self_name.is_some()))
                 as u32;
