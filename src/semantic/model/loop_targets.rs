@@ -1,9 +1,11 @@
 //! What a `for` loop binds: iterating a tensor yields tensors (its rows along dim 0), and
 //! unpacking a row yields tensors too (`for h, w in sizes:` with `sizes` an `(n, 2)` tensor gives
 //! two 0-d tensors), through `enumerate(...)` (an int counter, then the elements) and `zip(...)`
-//! (each target from its own iterable). Any other iterable binds names of unknown kind, and so
-//! does a parameter the body has not rebound (its annotation may be contradicted by callers).
-//! Before the loop the names may have held something else: the old kind and value are forgotten;
+//! (each target from its own iterable). Any other iterable binds names of unknown kind. A
+//! parameter the body has not rebound binds its elements (`Frame::param_elements`): tensors where
+//! a traced call passes a tensor for it, or, for a root, where its annotation tells the user to
+//! (the parameter hypothesis, `semantic/tensor_params.rs`); an annotation alone may be
+//! contradicted by the project's own callers. Before the loop the names may have held something else: the old kind and value are forgotten;
 //! a comprehension's names shadow the function's only while it is read.
 
 use super::*;
@@ -22,10 +24,7 @@ impl<'a> SemanticModel<'a> {
         for (name, kind, element_of) in bound {
             frame.bindings.remove(name.as_str());
             frame.values.remove(name.as_str());
-            match element_of {
-                Some(param) => frame.param_elements.insert(name.clone(), param),
-                None => frame.param_elements.remove(name.as_str()),
-            };
+            set_element_of(frame, &name, element_of);
             let previous = frame.locals.insert(name.clone(), kind);
             if let Some(id) = target_name(target, name.as_str()) {
                 frame.value_joins.forget(id, kind, previous);
@@ -51,10 +50,7 @@ impl<'a> SemanticModel<'a> {
                 break;
             };
             for (name, kind, element_of) in bound {
-                let element_of = match element_of {
-                    Some(param) => frame.param_elements.insert(name.clone(), param),
-                    None => frame.param_elements.remove(name.as_str()),
-                };
+                let element_of = set_element_of(frame, &name, element_of);
                 shadowed.0.push(Shadowed {
                     kind: frame.locals.insert(name.clone(), kind),
                     value: frame.values.remove(name.as_str()),
@@ -80,10 +76,7 @@ impl<'a> SemanticModel<'a> {
             element_of,
         } in shadowed.0.into_iter().rev()
         {
-            match element_of {
-                Some(param) => frame.param_elements.insert(name.clone(), param),
-                None => frame.param_elements.remove(name.as_str()),
-            };
+            set_element_of(frame, &name, element_of);
             match kind {
                 Some(kind) => frame.locals.insert(name.clone(), kind),
                 None => frame.locals.remove(name.as_str()),
@@ -112,8 +105,8 @@ impl<'a> SemanticModel<'a> {
         }
         // A parameter is a tensor by its annotation only, a claim callers may contradict (a
         // `Tensor`-annotated parameter given a list of tuples): the names are elements of the
-        // parameter, tensors where a traced call passes a tensor for it (the parameter
-        // hypothesis, `model/tensor_args.rs`). A tensor the body computed types them outright.
+        // parameter, tensors where the parameter hypothesis holds for it (module doc). A tensor
+        // the body computed types them outright.
         match (self.tensor_kind(iter), iter) {
             (TensorKind::Tensor, Expr::Name(param)) if self.is_unrebound_param(iter) => {
                 let start = out.len();
@@ -144,6 +137,14 @@ struct Shadowed<'a> {
 /// A name a loop binds, its kind, and the parameter it is an element of (when the loop iterates
 /// a parameter the body has not rebound).
 type Bound = (String, TensorKind, Option<String>);
+
+/// Records which parameter `name` is an element of (`None`: none); returns what it was before.
+fn set_element_of(frame: &mut Frame<'_>, name: &str, element_of: Option<String>) -> Option<String> {
+    match element_of {
+        Some(param) => frame.param_elements.insert(name.to_owned(), param),
+        None => frame.param_elements.remove(name),
+    }
+}
 
 /// The name `name` as the target spells it (borrowed from the syntax tree).
 fn target_name<'a>(target: &'a Expr, name: &str) -> Option<&'a str> {

@@ -11,8 +11,8 @@
 //! the body).
 //!
 //! Tensor-ness joins the same way, as a may-fact: after the statement a local is a tensor when a
-//! reaching path left one there (`if isinstance(e, Tensor): e = e[:, perm] else: e = (a, b)` leaves
-//! `e` a tensor on the first path, where `e[:, mask]` breaks), not a tensor when every reaching
+//! reaching path left one there (`if not pairs: e = e[:, perm] else: e = (a, b)` leaves `e` a
+//! tensor on the first path, where a later `e[:, mask]` breaks), not a tensor when every reaching
 //! path left a host value, unknown otherwise. An unpacking or loop target rebinds the name to
 //! something unknown on its path (`forget`).
 
@@ -153,17 +153,6 @@ impl<'a> ValueJoins<'a> {
         if !self.may.is_empty() {
             self.may.remove(name);
         }
-        self.kind_changed(name, kind, previous_kind);
-    }
-
-    /// The name's tensor kind changes on this path without an assignment (an `isinstance` test
-    /// narrows it, and the end of the narrowed branch puts the old kind back).
-    pub(crate) fn kind_changed(
-        &mut self,
-        name: &'a str,
-        kind: TensorKind,
-        previous_kind: Option<TensorKind>,
-    ) {
         if self.depth > 0 {
             self.log.push(Assigned {
                 name,
