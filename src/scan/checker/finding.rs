@@ -64,18 +64,11 @@ impl Finding {
         let message = message.into();
         match params {
             None => Finding::new(range, message),
-            Some(params) => {
-                let names = params
-                    .iter()
-                    .map(|p| format!("`{p}`"))
-                    .collect::<Vec<_>>()
-                    .join(" or ");
-                Finding::new(
-                    range,
-                    format!("{message} ({names}: a call passes a tensor)"),
-                )
-                .requiring_tensor_params(params)
-            }
+            Some(params) => Finding::new(
+                range,
+                format!("{message} ({}: a call passes a tensor)", either_of(&params)),
+            )
+            .requiring_tensor_params(params),
         }
     }
 
@@ -102,14 +95,12 @@ impl Finding {
     /// Holds only where some traced call passes a boolean mask for one of `params` (`x[mask]`
     /// with `mask` a parameter); the message names them.
     pub fn on_mask_params(range: TextRange, message: &str, params: Vec<String>) -> Finding {
-        let names = params
-            .iter()
-            .map(|p| format!("`{p}`"))
-            .collect::<Vec<_>>()
-            .join(" or ");
         let mut finding = Finding::new(
             range,
-            format!("{message} ({names}: a call passes a boolean mask)"),
+            format!(
+                "{message} ({}: a call passes a boolean mask)",
+                either_of(&params)
+            ),
         )
         .requiring_tensor_params(params);
         finding.tensor_params_masks = true;
@@ -155,4 +146,13 @@ impl Finding {
         self.requires = Some(requirement);
         self
     }
+}
+
+/// `` `x` or `n` ``: the parameters a finding's message names.
+fn either_of(params: &[String]) -> String {
+    params
+        .iter()
+        .map(|p| format!("`{p}`"))
+        .collect::<Vec<_>>()
+        .join(" or ")
 }
