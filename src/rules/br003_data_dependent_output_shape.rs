@@ -47,10 +47,10 @@ declare_rule! {
     /// (measured on torch 2.2, 2.5, 2.8 and 2.11).
     ///
     /// Not flagged either (for every rule): the `forward` of a Module whose class decorator
-    /// replaces `forward` with a dispatcher that never calls the original directly, such as
-    /// transformers' `@use_experts_implementation` on MoE experts. Calling the Module runs the
-    /// implementation the dispatcher picks (`grouped_mm` by default: 0 graph breaks measured on a
-    /// tiny Qwen3-MoE and GPT-OSS under torch 2.11, against 12 `nonzero` breaks with `"eager"`); the
+    /// replaces `forward` with a dispatcher that never calls the original directly (a kernel
+    /// dispatcher installed on mixture-of-experts blocks, say). Calling the Module runs the
+    /// implementation the dispatcher picks (a grouped matmul by default: 0 graph breaks measured on
+    /// two tiny MoE models under torch 2.11, against 12 `nonzero` breaks with the eager loop); the
     /// class's own eager loop is only the fallback a user must ask for.
     ///
     /// ## Why is this bad?
