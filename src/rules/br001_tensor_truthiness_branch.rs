@@ -2,7 +2,7 @@ use crate::rules::declare_rule;
 use crate::scan::checker::{Checker, Finding};
 use crate::semantic::summary::Hazard;
 use crate::semantic::tensor::TensorKind;
-use ruff_python_ast::{Expr, Stmt};
+use ruff_python_ast::{Expr, Stmt, UnaryOp};
 use ruff_text_size::Ranged;
 
 declare_rule! {
@@ -36,10 +36,15 @@ declare_rule! {
     /// the test breaks in that context; given a Python value instead it specializes on the
     /// constant and does not break (measured on torch 2.11). The finding names the parameter.
     ///
-    /// `assert` on a tensor value is flagged only when its message is computed (an f-string, a
-    /// `%` format): Dynamo rewrites an assert with no message or a constant string message into
-    /// `torch._assert_async` and keeps tracing, but any other message makes the test a
-    /// data-dependent jump like an `if` (measured on torch 2.2, 2.5, 2.8 and 2.11).
+    /// `assert` on a tensor value is flagged only where Dynamo cannot rewrite it. Dynamo turns
+    /// the assert's last jump into `torch._assert_async` and keeps tracing when that jump takes
+    /// the test as it is and the message is absent or a constant string
+    /// (`_detect_and_normalize_assert_statement`). Every other tensor test in an assert is a
+    /// data-dependent jump like an `if`: any test under a computed message (an f-string, a `%`
+    /// format), a negated test (`assert not torch.isnan(loss)`, which Python compiles to an
+    /// inverted jump), and a test before `and` / `or` (`assert t.all() and u.all()`: the first
+    /// jump is not the assert's last). Measured on torch 2.2, 2.5, 2.8 and 2.11 (Python 3.11):
+    /// one break each; `assert ~torch.isnan(loss)` and `assert t.all() & u.all()` compile whole.
     ///
     /// The builtins `all(t)` / `any(t)` over a tensor iterate it and read the truth of each
     /// element: the same data-dependent jump, reported at the branch that tests them (`if
@@ -145,45 +150,146 @@ fn iterated_tensor<'e>(checker: &Checker<'_>, operand: &'e Expr) -> Option<&'e E
     (semantic.tensor_kind(iterated) == TensorKind::Tensor).then_some(iterated)
 }
 
-/// `assert t.max() == t.min(), f"{t.max()}"`: Dynamo rewrites a tensor assert into
-/// `torch._assert_async` only when the message is absent or a constant string
-/// (`_detect_and_normalize_assert_statement`); with a computed message the test is an ordinary
-/// data-dependent jump.
+/// An assert whose tensor test Dynamo cannot rewrite into `torch._assert_async`
+/// (`_detect_and_normalize_assert_statement` rewrites only the assert's last jump, taken when
+/// the test is true, with no message or a constant string one): the first tensor operand that is
+/// an ordinary data-dependent jump.
 fn check_assert(checker: &mut Checker<'_>, stmt: &Stmt) {
     let Stmt::Assert(assert) = stmt else {
         return;
     };
-    let Some(message) = &assert.msg else {
-        return;
-    };
-    if matches!(&**message, Expr::StringLiteral(_)) {
-        return;
-    }
     let semantic = checker.semantic();
     if !semantic.in_function() {
         return;
     }
-    // A test of a parameter the body alone cannot type is a tensor where a traced call passes
-    // one, as for a branch (`check_operand`).
-    let given_params = match semantic.tensor_kind(&assert.test) {
-        TensorKind::Tensor => None,
-        TensorKind::NotTensor => return,
-        TensorKind::Unknown => match semantic.tensor_if_params_are(&assert.test) {
-            Some(params) => Some(params),
-            None => return,
-        },
-    };
-    let (message, hazard) = if semantic.in_loop() {
-        (
-            "assert on a tensor value with a computed message, inside a loop: Dynamo rewrites only asserts with no message or a constant one into torch._assert_async; this one is a data-dependent jump it cannot resume from mid-loop, so it skips the whole frame",
-            Hazard::FrameSkip,
-        )
+    let computed_message = assert
+        .msg
+        .as_deref()
+        .is_some_and(|message| !matches!(message, Expr::StringLiteral(_)));
+    let mut jumps = Vec::new();
+    if computed_message {
+        every_operand(&assert.test, &mut jumps);
     } else {
-        (
-            "assert on a tensor value with a computed message: Dynamo rewrites only asserts with no message or a constant one into torch._assert_async; this one is a data-dependent jump, so the graph breaks here (use a constant message, or torch._assert_async)",
-            Hazard::GraphBreak,
-        )
-    };
-    let finding = Finding::on_tensor_or_params(assert.test.range(), message, given_params);
-    checker.report(&TensorTruthinessBranch::META, finding.with_hazard(hazard));
+        unrewritten_operands(&assert.test, true, &mut jumps);
+    }
+    // Python evaluates the operands left to right: the first tensor among them is where the
+    // graph breaks (one finding per assert).
+    for (operand, jump) in jumps {
+        // A test of a parameter the body alone cannot type is a tensor where a traced call
+        // passes one, as for a branch (`check_operand`).
+        let given_params = match semantic.tensor_kind(operand) {
+            TensorKind::Tensor => None,
+            TensorKind::NotTensor => continue,
+            TensorKind::Unknown => match semantic.tensor_if_params_are(operand) {
+                Some(params) => Some(params),
+                None => continue,
+            },
+        };
+        let why = if computed_message {
+            "with a computed message: Dynamo rewrites only asserts with no message or a constant one into torch._assert_async"
+        } else {
+            jump.text()
+        };
+        let (message, hazard) = if semantic.in_loop() {
+            (
+                format!(
+                    "assert on a tensor value {why}; this one is a data-dependent jump it cannot resume from mid-loop, so it skips the whole frame"
+                ),
+                Hazard::FrameSkip,
+            )
+        } else {
+            (
+                format!(
+                    "assert on a tensor value {why}; this one is a data-dependent jump, so the graph breaks here ({})",
+                    if computed_message {
+                        "use a constant message, or torch._assert_async"
+                    } else {
+                        jump.fix()
+                    }
+                ),
+                Hazard::GraphBreak,
+            )
+        };
+        let finding = Finding::on_tensor_or_params(operand.range(), message, given_params);
+        checker.report(&TensorTruthinessBranch::META, finding.with_hazard(hazard));
+        return;
+    }
+}
+
+/// Why an operand of an assert's test is an ordinary jump rather than the rewritten one.
+#[derive(Clone, Copy)]
+enum UnrewrittenJump {
+    /// `assert not t`: Python compiles the `not` into an inverted jump, which Dynamo does not
+    /// recognize as an assert.
+    Negated,
+    /// `assert t and u` / `assert t or u`: only the assert's last jump is rewritten.
+    BeforeLastOperand,
+}
+
+impl UnrewrittenJump {
+    fn text(self) -> &'static str {
+        match self {
+            UnrewrittenJump::Negated => {
+                "under `not`: Dynamo rewrites an assert into torch._assert_async only when its last test is taken as it is, and Python compiles `not` into an inverted jump"
+            }
+            UnrewrittenJump::BeforeLastOperand => {
+                "before `and`/`or`: Dynamo rewrites only an assert's last test into torch._assert_async"
+            }
+        }
+    }
+
+    fn fix(self) -> &'static str {
+        match self {
+            UnrewrittenJump::Negated => "assert the negation as a tensor: `assert ~t`",
+            UnrewrittenJump::BeforeLastOperand => {
+                "combine tensor tests into one tensor: `assert t.all() & u.all()`, or split the assert"
+            }
+        }
+    }
+}
+
+/// Every operand of a test, `and`/`or`/`not` split (a computed message: none is rewritten).
+fn every_operand<'e>(test: &'e Expr, out: &mut Vec<(&'e Expr, UnrewrittenJump)>) {
+    unrewritten_operands_depth(test, None, out, 0);
+}
+
+/// The operands of an assert's test that Dynamo reads with an ordinary jump: every operand but the
+/// last one Python evaluates, and that one too when it is negated (`positive` false).
+fn unrewritten_operands<'e>(
+    test: &'e Expr,
+    positive: bool,
+    out: &mut Vec<(&'e Expr, UnrewrittenJump)>,
+) {
+    unrewritten_operands_depth(test, Some(positive), out, 0);
+}
+
+/// `positive`: `Some(true)` for the assert's last operand taken as it is, `Some(false)` for it
+/// negated, `None` for an operand whose jump is never the last one.
+fn unrewritten_operands_depth<'e>(
+    test: &'e Expr,
+    positive: Option<bool>,
+    out: &mut Vec<(&'e Expr, UnrewrittenJump)>,
+    depth: u32,
+) {
+    if depth > 48 {
+        return;
+    }
+    match test {
+        Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => {
+            unrewritten_operands_depth(&unary.operand, positive.map(|p| !p), out, depth + 1)
+        }
+        Expr::BoolOp(boolop) => {
+            if let Some((last, earlier)) = boolop.values.split_last() {
+                for operand in earlier {
+                    unrewritten_operands_depth(operand, None, out, depth + 1);
+                }
+                unrewritten_operands_depth(last, positive, out, depth + 1);
+            }
+        }
+        operand => match positive {
+            Some(true) => {}
+            Some(false) => out.push((operand, UnrewrittenJump::Negated)),
+            None => out.push((operand, UnrewrittenJump::BeforeLastOperand)),
+        },
+    }
 }

@@ -330,7 +330,10 @@ def test_br001_positive_breaks_on_data_dependent_branch(code, name, case):
     torch.manual_seed(0)
     with graph_break_log() as log:
         compiled_out = compile_eager(fn)(*args)
-    assert any("Data-dependent branching" in line for line in log), log
+    # The graph-break log names the registry's type from torch 2.8 on; before, explain()'s reason
+    # above ("generic_jump ...") is the only wording.
+    if TORCH_VERSION >= (2, 8):
+        assert any("Data-dependent branching" in line for line in log), log
     torch.manual_seed(0)
     torch.testing.assert_close(compiled_out, unwrap(fn)(*args))
 

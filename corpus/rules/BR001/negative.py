@@ -162,6 +162,19 @@ class ConstantMessageAsserts(nn.Module):
         return x + 1
 
 
+class RewrittenTensorAsserts(nn.Module):
+    """Tensor asserts whose last test is taken as it is: a negation written as a tensor (`~`),
+    tensor tests combined with `&`, a host test before `and`, a negated host predicate."""
+
+    def forward(self, x):
+        loss = (x * x).mean()
+        assert not torch.jit.is_scripting()
+        assert ~torch.isnan(loss), "loss is nan"
+        assert torch.isfinite(x).all() & (x.abs() < 1e6).all(), "bad input"
+        assert x.dim() == 2 and torch.isfinite(loss), "bad loss"
+        return loss * 2
+
+
 class AllOverHostValues(nn.Module):
     """`all()` / `any()` over a list of shape tests or over a shape: host values."""
 
@@ -239,6 +252,7 @@ def cases():
         "torch_host_predicates": (TorchHostPredicates(), (torch.randn(4),)),
         "scalar_overrides_tensor_attribute": (ScalarOverridesTensorAttribute(), (torch.randn(4),)),
         "constant_message_asserts": (ConstantMessageAsserts(), (torch.randn(4),)),
+        "rewritten_tensor_asserts": (RewrittenTensorAsserts(), (torch.randn(4, 8),)),
         "assert_on_a_parameter_given_an_int": (checked_repeat, (torch.randn(4), 3)),
         "torch_helpers_returning_host_values": (TorchHelpersReturningHostValues(), (torch.randn(4),)),
         "all_over_host_values": (AllOverHostValues(), (torch.randn(4),)),

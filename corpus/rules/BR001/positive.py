@@ -222,6 +222,24 @@ class BalancedMask(nn.Module):
         return x * 2
 
 
+class NanCheckedLoss(nn.Module):
+    """`assert not <tensor>`: Python compiles the `not` into an inverted jump, which Dynamo does
+    not recognize as an assert, so even a constant message leaves a data-dependent jump."""
+
+    def forward(self, x):
+        loss = (x * x).mean()
+        assert not torch.isnan(loss), "loss is nan"  # expect: BR001
+        return loss * 2
+
+
+class FiniteAndBounded(nn.Module):
+    """A tensor test before `and`: only the assert's last jump is rewritten."""
+
+    def forward(self, x):
+        assert torch.isfinite(x).all() and (x.abs() < 1e6).all(), "bad input"  # expect: BR001
+        return x * 2
+
+
 class RandomLayerSkip(nn.Module):
     """`all()` over a tensor of booleans reads each element: a data-dependent jump."""
 
@@ -292,6 +310,8 @@ def cases():
         "tensor_attribute_of_base_class": (ThresholdGate(), (x,)),
         "assert_with_formatted_message": (BalancedMask(), (x,)),
         "assert_on_a_parameter_given_a_tensor": (checked_scale, (x, torch.tensor(3.0))),
+        "assert_not_tensor_constant_message": (NanCheckedLoss(), (x,)),
+        "assert_tensor_before_and": (FiniteAndBounded(), (x,)),
         "all_and_any_over_a_tensor": (RandomLayerSkip(), (x,)),
     }
 
