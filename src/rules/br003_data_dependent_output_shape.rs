@@ -35,6 +35,11 @@ declare_rule! {
     /// (`m = x > 0` with `x` a parameter) is one where some traced call passes tensors for them,
     /// and a parameter used as the index (`def pick(x, m): return x[:, m]`) is one where some
     /// traced call passes a mask for it (`pick(x, kind == i)`; the message names the parameter).
+    /// A local bound to what a project function returns (`dense, mask = to_dense(x, lengths)`,
+    /// by tuple position) is a mask where some `return` of the callee hands one back there: built
+    /// in the callee, or from the callee's parameters where this call passes tensors; a return
+    /// only eager code reaches (behind `torch.jit.is_tracing()`) does not count. A view or a part
+    /// of a mask is one (`m.view(b, n)`, `m.reshape(-1)`, `m[0]`, `m[:, :k]`: the dtype stays).
     /// A mask breaks in every index position (`x[m]`,
     /// `x[:, m]`, `x[..., m]`; measured on torch 2.2, 2.5, 2.8 and 2.11). Also a comparison of an element of
     /// an unknown container used to index an element of another (or a tensor): `valid = labels[i]
@@ -265,7 +270,7 @@ fn check_subscript(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript) {
         None
     } else {
         let mask_params = semantic
-            .holds_if_params_are_tensors(|| {
+            .holds_if_inputs_are_tensors(|| {
                 semantic.is_bool_mask(&subscript.slice, &subscript.value)
             })
             .filter(|_| semantic.tensor_kind(&subscript.value) != TensorKind::NotTensor);
@@ -276,7 +281,7 @@ fn check_subscript(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript) {
     };
     checker.report(
         &DataDependentOutputShape::META,
-        Finding::on_tensor_or_params(
+        Finding::on_tensor_or_inputs(
             subscript.range(),
             format!(
                 "indexing with a boolean tensor mask has a data-dependent output shape: graph break under torch.compile ({}) {FLAG_HINT}",
@@ -301,8 +306,11 @@ fn check_mask_parameter(checker: &mut Checker<'_>, subscript: &ast::ExprSubscrip
         .filter_map(|index| semantic.unrebound_param(index))
         .map(str::to_owned)
         .collect();
-    if params.is_empty() || semantic.tensor_kind(&subscript.value) == TensorKind::NotTensor {
+    if semantic.tensor_kind(&subscript.value) == TensorKind::NotTensor {
         return;
+    }
+    if params.is_empty() {
+        return check_mask_return(checker, subscript, indices);
     }
     checker.report(
         &DataDependentOutputShape::META,
@@ -313,6 +321,35 @@ fn check_mask_parameter(checker: &mut Checker<'_>, subscript: &ast::ExprSubscrip
                 dynamic_shape_label()
             ),
             params,
+        )
+        .with_hazard(Hazard::GraphBreak),
+    );
+}
+
+/// `x[mask]` with `mask` a local bound to what a project call returns (`h, mask =
+/// to_dense(x, batch)`): a boolean mask where the callee returns one there (linking decides).
+fn check_mask_return(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript, indices: &[Expr]) {
+    let semantic = checker.semantic();
+    let returns: Vec<_> = indices
+        .iter()
+        .filter_map(|index| {
+            let Expr::Name(name) = index else { return None };
+            let dep = semantic.returned_origin(name.id.as_str())?;
+            Some((name.id.as_str().to_owned(), dep))
+        })
+        .collect();
+    if returns.is_empty() {
+        return;
+    }
+    checker.report(
+        &DataDependentOutputShape::META,
+        Finding::on_mask_returns(
+            subscript.range(),
+            &format!(
+                "indexing with a boolean tensor mask has a data-dependent output shape: graph break under torch.compile ({}) {FLAG_HINT}",
+                dynamic_shape_label()
+            ),
+            returns,
         )
         .with_hazard(Hazard::GraphBreak),
     );

@@ -103,6 +103,7 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
                     && c.path.contains(&step)
                     && c.host_index.is_none()
                     && c.tensor_params.is_none()
+                    && c.tensor_returns.is_none()
                     && c.holds_below.is_none()
                     && project.is_traced(file, c)
                     && project.class_checks_hold(file, index))
@@ -142,6 +143,8 @@ fn check_project(project: &Project<'_>, file: FileId) -> Vec<Candidate> {
             host_index: None,
             tensor_params: None,
             tensor_params_masks: false,
+            tensor_returns: None,
+            tensor_returns_masks: false,
             conditional_block: None,
             cites: Some(hazard.location),
             after_break_since: None,

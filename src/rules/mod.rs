@@ -346,6 +346,8 @@ pub(crate) fn project_candidate(
         host_index: None,
         tensor_params: None,
         tensor_params_masks: false,
+        tensor_returns: None,
+        tensor_returns_masks: false,
         conditional_block: None,
         cites: None,
         after_break_since: None,

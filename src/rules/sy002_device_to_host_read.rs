@@ -119,7 +119,7 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
                 TensorKind::Tensor => {}
                 TensorKind::NotTensor => return,
                 TensorKind::Unknown => {
-                    params = semantic.holds_if_params_are_tensors(|| {
+                    params = semantic.holds_if_inputs_are_tensors(|| {
                         semantic.tensor_kind(argument) == TensorKind::Tensor
                     });
                     if params.is_none() {
@@ -210,7 +210,7 @@ fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, qualified: Option
                 }
             };
             let Some(message) = message else { continue };
-            let mut finding = Finding::on_tensor_or_params(call.range(), message, params.clone())
+            let mut finding = Finding::on_tensor_or_inputs(call.range(), message, params.clone())
                 .with_hazard(hazard);
             if let Some(requirement) = requirement {
                 finding = finding.requiring(requirement);

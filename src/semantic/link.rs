@@ -195,7 +195,7 @@ pub struct Project<'a> {
     host_index: std::sync::OnceLock<super::host_index::HostIndexFacts<'a>>,
     /// Parameters some counted call passes a tensor for (`semantic/tensor_params.rs`), solved
     /// on first use (once the region is final).
-    tensor_params: std::sync::OnceLock<super::tensor_params::TensorParamFacts<'a>>,
+    pub(super) tensor_params: std::sync::OnceLock<super::tensor_params::TensorParamFacts<'a>>,
     /// The Dynamo config flags some file sets to `True` for the whole process (assignments,
     /// `setattr`), collected on first ask (`link/queries.rs::dynamo_config_set`).
     process_config_flags: std::sync::OnceLock<HashSet<&'a str>>,

@@ -26,6 +26,7 @@ pub mod star_imports;
 pub mod summary;
 pub mod tensor;
 pub mod tensor_params;
+pub mod tensor_returns;
 pub mod torch_hooks;
 pub mod typeflow;
 

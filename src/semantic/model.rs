@@ -17,6 +17,7 @@ use flow::LocalFacts;
 pub(crate) use flow::path_ends;
 pub use markers::Marked;
 pub use slots::Slot;
+pub use tensor_args::Hypothesis;
 
 mod cached_attrs;
 mod call_site_kinds;
@@ -58,6 +59,7 @@ mod statements;
 mod tensor_args;
 mod tensor_attrs;
 mod tensor_narrowing;
+mod tensor_returns;
 mod torch_versions;
 mod versions;
 mod warnings;
@@ -139,6 +141,9 @@ struct Frame<'a> {
     /// Loop names bound to the elements of a parameter the body has not rebound (`for h, w in
     /// sizes:`): tensors where a call passes a tensor for the parameter (`model/loop_targets.rs`).
     param_elements: FxMap<String, String>,
+    /// Locals last bound to what a project call returns, or to one element of it (`h, mask =
+    /// helper(x)`): tensors where the callee returns one there (`model/tensor_returns.rs`).
+    returned: FxMap<String, crate::semantic::summary::ReturnDep>,
 }
 
 impl Frame<'_> {
@@ -260,9 +265,10 @@ pub struct SemanticModel<'a> {
     /// What compiled call sites pass to parameters, and the uses they bind
     /// (`model/param_bindings.rs`).
     param_bindings: param_bindings::ParamBindings<'a>,
-    /// While asking whether an expression would be a tensor if the function's parameters were
-    /// (`model/tensor_args.rs`): the parameters the answer used.
-    param_hypothesis: std::cell::RefCell<Option<Vec<String>>>,
+    /// While asking whether an expression would be a tensor if the function's parameters (and,
+    /// when asked, what its project calls returned) were (`model/tensor_args.rs`): what the
+    /// answer used.
+    param_hypothesis: std::cell::RefCell<Option<tensor_args::Hypothesis>>,
     summary: FileSummary,
 }
 

@@ -101,6 +101,8 @@ pub struct FunctionInfo {
     pub tensor_annotated_params: ThinVec<String>,
     /// Where the values this function returns may come from the host (`model/host_index.rs`).
     pub host_index_returns: ThinVec<IndexDep>,
+    /// The tensors this function's `return`s hand back (`model/tensor_returns.rs`).
+    pub tensor_returns: ThinVec<ReturnedTensor>,
 }
 
 /// Where a value used as an index may come from the host (`model/host_index.rs`); the symbolic
@@ -220,6 +222,31 @@ pub enum TensorSource {
     Tensor,
     /// A tensor when some call passes a tensor for one of these parameters of the caller.
     Params(Box<[String]>),
+}
+
+/// A value some `return` of a function hands back that is (or may be, through the function's
+/// parameters) a tensor: the whole value (`position` `None`) or one element of a returned tuple
+/// display (`return out, mask`). Solved when linking (`semantic/tensor_returns.rs`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReturnedTensor {
+    pub position: Option<u32>,
+    pub source: TensorSource,
+    /// The tensor is a boolean mask (`model/masks.rs`).
+    pub mask: bool,
+    /// The guards on the way to the `return` (and to the branch of a conditional expression
+    /// it returns): a return only eager code takes does not count.
+    pub path: Box<[PathStep]>,
+}
+
+/// What a local holds when it was last bound to what a project call returns (`y = helper(x)`,
+/// or one element of it: `h, mask = helper(x)` binds `mask` to position 1), with the call's
+/// tensor arguments: a callee that returns what its parameter holds returns a tensor only where
+/// this call passes one.
+#[derive(Clone, Debug)]
+pub struct ReturnDep {
+    pub sym: crate::semantic::Sym,
+    pub position: Option<u32>,
+    pub args: Box<[TensorArg]>,
 }
 
 /// A call argument that is (or may be, through the caller's parameters) a tensor: its position
@@ -473,6 +500,11 @@ pub struct Candidate {
     /// With `tensor_params`: the call must pass a boolean mask, not only a tensor (`x[mask]`
     /// with `mask` the parameter).
     pub tensor_params_masks: bool,
+    /// The finding holds (also) when one of these project calls returns a tensor where its
+    /// local was bound (`semantic/tensor_returns.rs`): either this or `tensor_params` suffices.
+    pub tensor_returns: Option<Box<[ReturnDep]>>,
+    /// With `tensor_returns`: the call must return a boolean mask there.
+    pub tensor_returns_masks: bool,
     /// Rows (first, last) of the innermost conditional block around the finding in its function
     /// (an `if`/`elif`/`else` body, a `match` case, a side of a conditional expression): code
     /// after that block runs without it. `None`: on every path through the function.
@@ -654,5 +686,6 @@ impl FunctionInfo {
         self.self_writes.shrink_to_fit();
         self.index_params.shrink_to_fit();
         self.host_index_returns.shrink_to_fit();
+        self.tensor_returns.shrink_to_fit();
     }
 }

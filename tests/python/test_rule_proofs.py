@@ -842,6 +842,8 @@ EVERY_TORCH_BREAKS = [
     ("BR003", "none_on_one_path_tensor_on_the_other"),
     ("BR003", "parameter_tested_as_a_tensor"),
     ("BR003", "mask_passed_as_an_argument"),
+    ("BR003", "mask_returned_by_a_project_function"),
+    ("BR003", "mask_reshaped_and_indexed"),
     ("BR004", "warnings_filter_change"),
 ]
 
@@ -857,7 +859,12 @@ def test_new_mask_kinds_and_warning_filters_break_on_every_torch(code, case):
 
 
 @pytest.mark.parametrize(
-    "case", ["parameter_tested_as_a_tensor_given_none", "integer_indices_passed_as_an_argument"]
+    "case",
+    [
+        "parameter_tested_as_a_tensor_given_none",
+        "integer_indices_passed_as_an_argument",
+        "host_flag_returned_to_an_int_argument",
+    ],
 )
 def test_br003_parameters_given_no_mask_do_not_break_on_every_torch(case):
     fn, args = corpus_cases("BR003", "negative")[case]

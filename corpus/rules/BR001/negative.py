@@ -175,6 +175,27 @@ class RewrittenTensorAsserts(nn.Module):
         return loss * 2
 
 
+def tracing_int(v):
+    # A tensor only while tracing with torch.jit (False under torch.compile): an int here.
+    return v.to(torch.int64) if torch.jit.is_tracing() else int(v)
+
+
+def grid_side(x):
+    return x.shape[0], x.shape[1]
+
+
+class HostValuesThroughReturns(nn.Module):
+    """Locals project functions return: ints from shapes, and an int from a helper whose tensor
+    return sits behind `torch.jit.is_tracing()`."""
+
+    def forward(self, x):
+        h, w = grid_side(x)
+        side = tracing_int(x.shape[0] ** 0.5)
+        if h > w and side:
+            return x * 2
+        return x - 1
+
+
 class AllOverHostValues(nn.Module):
     """`all()` / `any()` over a list of shape tests or over a shape: host values."""
 
@@ -253,6 +274,7 @@ def cases():
         "scalar_overrides_tensor_attribute": (ScalarOverridesTensorAttribute(), (torch.randn(4),)),
         "constant_message_asserts": (ConstantMessageAsserts(), (torch.randn(4),)),
         "rewritten_tensor_asserts": (RewrittenTensorAsserts(), (torch.randn(4, 8),)),
+        "host_values_through_returns": (HostValuesThroughReturns(), (torch.randn(4, 8),)),
         "assert_on_a_parameter_given_an_int": (checked_repeat, (torch.randn(4), 3)),
         "torch_helpers_returning_host_values": (TorchHelpersReturningHostValues(), (torch.randn(4),)),
         "all_over_host_values": (AllOverHostValues(), (torch.randn(4),)),

@@ -240,6 +240,20 @@ class FiniteAndBounded(nn.Module):
         return x * 2
 
 
+def positive_count(x):
+    return (x > 0).sum()
+
+
+class CountGate(nn.Module):
+    """A tensor a project function returns (computed from the tensor this call passes), tested."""
+
+    def forward(self, x):
+        n = positive_count(x)
+        if n:  # expect: BR001
+            return x * 2
+        return x
+
+
 class RandomLayerSkip(nn.Module):
     """`all()` over a tensor of booleans reads each element: a data-dependent jump."""
 
@@ -312,6 +326,7 @@ def cases():
         "assert_on_a_parameter_given_a_tensor": (checked_scale, (x, torch.tensor(3.0))),
         "assert_not_tensor_constant_message": (NanCheckedLoss(), (x,)),
         "assert_tensor_before_and": (FiniteAndBounded(), (x,)),
+        "tensor_returned_by_a_project_function": (CountGate(), (x,)),
         "all_and_any_over_a_tensor": (RandomLayerSkip(), (x,)),
     }
 

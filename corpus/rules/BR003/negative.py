@@ -197,10 +197,26 @@ class ColumnPick(nn.Module):
         return select_columns(x, torch.arange(2, device=x.device))
 
 
+def first_rows_flag(x, keep):
+    # `keep` is what the caller passes compared with 0: a Python bool for an int.
+    flag = keep > 0
+    return x, flag
+
+
+class HostFlagThroughReturn(nn.Module):
+    """A local a project function returned, where that function returns a host bool to this
+    call (it passes an int): `rows[True]` adds a dimension, no data-dependent shape."""
+
+    def forward(self, x):
+        rows, flag = first_rows_flag(x, 3)
+        return rows[flag]
+
+
 def cases():
     x = torch.randn(4, 3)
     labels = torch.tensor([0, 2, 1, 3])
     return {
+        "host_flag_returned_to_an_int_argument": (HostFlagThroughReturn(), (x,)),
         "masked_fill_and_where": (MaskedFill(), (x,)),
         "integer_indexing": (Gather(), (x, torch.tensor([1, 0, 2, 3]))),
         "one_hot_with_num_classes": (onehot_fixed, (labels,)),

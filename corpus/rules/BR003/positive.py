@@ -257,6 +257,29 @@ class RelationEdges(nn.Module):
         return select_edges(edge_index * 1, edge_type == 1)
 
 
+@torch.compile
+def first_row_positives(x: torch.Tensor):
+    # A view or a part of a boolean tensor is boolean: `.reshape` and `[0]` keep the dtype.
+    keep = (x > 0)[0].reshape(-1)
+    return x[0].reshape(-1)[keep]  # expect: BR003
+
+
+def padded_with_mask(x: torch.Tensor, lengths: torch.Tensor):
+    # Returns the padded rows and which of them are real: a boolean mask, built here.
+    n = x.shape[0]
+    mask = torch.zeros(lengths.shape[0], n, dtype=torch.bool, device=x.device)
+    mask[:, :2] = True
+    return x.new_zeros(lengths.shape[0], n, x.shape[1]), mask
+
+
+class PaddedRows(nn.Module):
+    """A mask that a project function returns, unpacked from its tuple and indexed with."""
+
+    def forward(self, x: torch.Tensor, lengths: torch.Tensor):
+        dense, mask = padded_with_mask(x, lengths)
+        return dense[mask]  # expect: BR003
+
+
 def cases():
     """Entry points for the proofs: name -> (callable as written, example args)."""
     boxes = torch.rand(6, 4) * 10
@@ -297,6 +320,8 @@ def cases():
             RelationEdges(),
             (torch.tensor([[0, 1, 2], [1, 2, 0]]), torch.tensor([1, 0, 1])),
         ),
+        "mask_returned_by_a_project_function": (PaddedRows(), (torch.randn(3, 4), torch.tensor([3, 2]))),
+        "mask_reshaped_and_indexed": (first_row_positives, (torch.randn(3, 4),)),
         "mask_from_bool_dtype_factory_and_to_bool": (
             select_flagged,
             (torch.randn(4, 3), torch.tensor([1, 0, 1, 0])),

@@ -2,7 +2,8 @@
 //! [`super::Checker::report`].
 
 use crate::diagnostics::Fix;
-use crate::semantic::summary::{Hazard, IndexDep, Requirement};
+use crate::semantic::model::Hypothesis;
+use crate::semantic::summary::{Hazard, IndexDep, Requirement, ReturnDep};
 use ruff_text_size::TextRange;
 
 /// What a rule reports: where, what, and what the code does under torch.compile.
@@ -22,6 +23,11 @@ pub struct Finding {
     pub tensor_params: Option<Box<[String]>>,
     /// With `tensor_params`: the call must pass a boolean mask for one of them.
     pub tensor_params_masks: bool,
+    /// The finding holds (also) when one of these project calls returns a tensor where its
+    /// local was bound, once the project is linked (either this or `tensor_params` suffices).
+    pub tensor_returns: Option<Box<[ReturnDep]>>,
+    /// With `tensor_returns`: the call must return a boolean mask there.
+    pub tensor_returns_masks: bool,
     /// The break happens only when something fails at run time (a failed import probe): it is
     /// not a certain break, so it does not make a loop or `try` frame skip for certain.
     pub breaks_only_on_failure: bool,
@@ -46,6 +52,8 @@ impl Finding {
             host_index: None,
             tensor_params: None,
             tensor_params_masks: false,
+            tensor_returns: None,
+            tensor_returns_masks: false,
             breaks_only_on_failure: false,
             after_break_since: None,
             dynamo_config: None,
@@ -70,6 +78,54 @@ impl Finding {
             )
             .requiring_tensor_params(params),
         }
+    }
+
+    /// As [`Finding::on_tensor_or_params`], with what a project call returned also taken for a
+    /// tensor (`SemanticModel::tensor_if_inputs_are`): the message names the locals and calls too
+    /// (`` (`mask`: `helper` returns a tensor) ``).
+    pub fn on_tensor_or_inputs(
+        range: TextRange,
+        message: impl Into<String>,
+        hypothesis: Option<Hypothesis>,
+    ) -> Finding {
+        let message = message.into();
+        let Some(hypothesis) = hypothesis else {
+            return Finding::new(range, message);
+        };
+        let returns = hypothesis.returns.unwrap_or_default();
+        if returns.is_empty() {
+            return Finding::on_tensor_or_params(range, message, Some(hypothesis.params));
+        }
+        let mut reasons = Vec::new();
+        if !hypothesis.params.is_empty() {
+            reasons.push(format!(
+                "{}: a call passes a tensor",
+                either_of(&hypothesis.params)
+            ));
+        }
+        reasons.push(returned_by(&returns, "a tensor"));
+        let mut finding = Finding::new(range, format!("{message} ({})", reasons.join("; ")));
+        if !hypothesis.params.is_empty() {
+            finding = finding.requiring_tensor_params(hypothesis.params);
+        }
+        finding.tensor_returns = Some(returns.into_iter().map(|(_, dep)| dep).collect());
+        finding
+    }
+
+    /// Holds only where one of these locals holds a boolean mask that a project call returned
+    /// (`h, mask = helper(x)` then `h[mask]`); the message names them.
+    pub fn on_mask_returns(
+        range: TextRange,
+        message: &str,
+        returns: Vec<(String, ReturnDep)>,
+    ) -> Finding {
+        let mut finding = Finding::new(
+            range,
+            format!("{message} ({})", returned_by(&returns, "a boolean mask")),
+        );
+        finding.tensor_returns = Some(returns.into_iter().map(|(_, dep)| dep).collect());
+        finding.tensor_returns_masks = true;
+        finding
     }
 
     /// The break happens only when the code fails at run time (see the field).
@@ -155,4 +211,21 @@ fn either_of(params: &[String]) -> String {
         .map(|p| format!("`{p}`"))
         .collect::<Vec<_>>()
         .join(" or ")
+}
+
+/// `` `mask`: `helper` returns a tensor `` (or `` `a` or `b`: `f` or `g` returns ... ``).
+fn returned_by(returns: &[(String, ReturnDep)], what: &str) -> String {
+    let names: Vec<String> = returns.iter().map(|(name, _)| name.clone()).collect();
+    let mut callees: Vec<String> = Vec::new();
+    for (_, dep) in returns {
+        let callee = format!("`{}`", dep.sym.last_segment());
+        if !callees.contains(&callee) {
+            callees.push(callee);
+        }
+    }
+    format!(
+        "{}: {} returns {what} there",
+        either_of(&names),
+        callees.join(" or ")
+    )
 }

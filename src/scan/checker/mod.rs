@@ -221,6 +221,7 @@ impl<'a> Checker<'a> {
             && finding.holds_below.is_none()
             && finding.host_index.is_none()
             && finding.tensor_params.is_none()
+            && finding.tensor_returns.is_none()
             && !finding.breaks_only_on_failure
             && finding.after_break_since.is_none()
             && finding.dynamo_config.is_none()
@@ -254,6 +255,8 @@ impl<'a> Checker<'a> {
                 host_index: finding.host_index,
                 tensor_params: finding.tensor_params,
                 tensor_params_masks: finding.tensor_params_masks,
+                tensor_returns: finding.tensor_returns,
+                tensor_returns_masks: finding.tensor_returns_masks,
                 conditional_block: None,
                 cites: None,
                 after_break_since: finding.after_break_since,
@@ -478,6 +481,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
         self.semantic.note_returned_class(stmt);
         self.semantic.note_returned_instance(stmt);
         self.semantic.note_return_index_deps(stmt);
+        self.semantic.note_returned_tensors(stmt);
         self.semantic.record_statement_dunders(stmt);
         match stmt {
             Stmt::FunctionDef(def) => {

@@ -683,18 +683,7 @@ impl<'a> Project<'a> {
                                     self.index_deps_hold(facts, file, (file, f), deps)
                                 })
                             })
-                            && c.tensor_params.as_ref().is_none_or(|params| {
-                                let facts = self
-                                    .tensor_params
-                                    .get_or_init(|| self.solve_tensor_params());
-                                c.func.is_some_and(|f| {
-                                    if c.tensor_params_masks {
-                                        facts.any_mask((file, f), params)
-                                    } else {
-                                        facts.any((file, f), params)
-                                    }
-                                })
-                            })
+                            && self.tensor_inputs_hold(file, c)
                             && !c.holds_below.as_ref().is_some_and(|bound| {
                                 // After an assertion in its own function, or called only after one.
                                 let own = bound
@@ -708,6 +697,30 @@ impl<'a> Project<'a> {
                     }),
             )
             .collect()
+    }
+
+    /// A finding that needs a parameter (`tensor_params`) or a local a project call returned
+    /// (`tensor_returns`) to be a tensor: either suffices; one that needs neither holds.
+    fn tensor_inputs_hold(&self, file: FileId, c: &Candidate) -> bool {
+        if c.tensor_params.is_none() && c.tensor_returns.is_none() {
+            return true;
+        }
+        let params_hold = c.tensor_params.as_ref().is_some_and(|params| {
+            let facts = self
+                .tensor_params
+                .get_or_init(|| self.solve_tensor_params());
+            c.func.is_some_and(|f| {
+                if c.tensor_params_masks {
+                    facts.any_mask((file, f), params)
+                } else {
+                    facts.any((file, f), params)
+                }
+            })
+        });
+        params_hold
+            || c.tensor_returns.as_ref().is_some_and(|deps| {
+                self.tensor_returns_hold(file, c.func, deps, c.tensor_returns_masks)
+            })
     }
 
     /// Per function of this file, the lowest torch version on which the project calls it: every

@@ -143,6 +143,7 @@ impl<'a> SemanticModel<'a> {
             index_params: ThinVec::new(),
             tensor_annotated_params: ThinVec::new(),
             host_index_returns: ThinVec::new(),
+            tensor_returns: ThinVec::new(),
         });
         // `@name.setter` / `@name.deleter` reuse the property's name: `self.name` still reads
         // (and Dynamo traces) the getter, so the getter keeps the name.
@@ -313,6 +314,7 @@ impl<'a> SemanticModel<'a> {
             isinstance_names: std::cell::OnceCell::new(),
             tensor_narrowed_params: Vec::new(),
             param_elements: FxMap::default(),
+            returned: FxMap::default(),
         });
         let version_asserts = self.version_asserts.len();
         let asserted = self.top_level_version_asserts(&def.body);

@@ -24,6 +24,7 @@ impl<'a> SemanticModel<'a> {
         for (name, kind, element_of) in bound {
             frame.bindings.remove(name.as_str());
             frame.values.remove(name.as_str());
+            frame.returned.remove(name.as_str());
             set_element_of(frame, &name, element_of);
             let previous = frame.locals.insert(name.clone(), kind);
             if let Some(id) = target_name(target, name.as_str()) {

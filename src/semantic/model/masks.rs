@@ -9,6 +9,23 @@ use super::SemanticModel;
 use crate::semantic::tensor::TensorKind;
 use ruff_python_ast::{self as ast, Expr};
 
+/// Tensor methods whose result has the receiver's dtype (views and rearrangements).
+const DTYPE_KEEPING_METHODS: &[&str] = &[
+    "view",
+    "view_as",
+    "reshape",
+    "reshape_as",
+    "flatten",
+    "squeeze",
+    "unsqueeze",
+    "permute",
+    "transpose",
+    "expand",
+    "expand_as",
+    "repeat",
+    "flip",
+];
+
 impl SemanticModel<'_> {
     /// Is `index` known to be a boolean tensor, used to index `indexed` (a tuple index: a mask
     /// in any position)?
@@ -65,6 +82,12 @@ fn is_bool_mask(semantic: &SemanticModel<'_>, index: &Expr, indexed: &Expr, dept
                     attribute.attr.id.as_str(),
                     "cpu" | "detach" | "clone" | "contiguous"
                 ) && call.arguments.is_empty() =>
+            {
+                is_bool_mask(semantic, &attribute.value, indexed, depth + 1)
+            }
+            // `mask.view(b, n)`, `mask.flatten()`: a view or rearrangement keeps the dtype.
+            Expr::Attribute(attribute)
+                if DTYPE_KEEPING_METHODS.contains(&attribute.attr.id.as_str()) =>
             {
                 is_bool_mask(semantic, &attribute.value, indexed, depth + 1)
             }
@@ -132,6 +155,8 @@ fn is_bool_mask(semantic: &SemanticModel<'_>, index: &Expr, indexed: &Expr, dept
             is_bool_mask(semantic, &binop.left, indexed, depth + 1)
                 || is_bool_mask(semantic, &binop.right, indexed, depth + 1)
         }
+        // `mask[:n]`, `mask[:, 0]`: any part of a boolean tensor is one.
+        Expr::Subscript(subscript) => is_bool_mask(semantic, &subscript.value, indexed, depth + 1),
         // `boxes[keep, :]`: a mask in any position.
         Expr::Tuple(tuple) if depth == 0 => tuple
             .elts

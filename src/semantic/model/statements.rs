@@ -78,6 +78,7 @@ impl<'a> SemanticModel<'a> {
             isinstance_names: std::cell::OnceCell::new(),
             tensor_narrowed_params: Vec::new(),
             param_elements: FxMap::default(),
+            returned: FxMap::default(),
         });
     }
 
@@ -116,6 +117,7 @@ impl<'a> SemanticModel<'a> {
         if !self.in_function() {
             return;
         }
+        self.note_returned_locals(targets, value);
         // Unpacking (`rows, cols = linear_sum_assignment(c)`) binds each name to an element;
         // a plain rebinding of such a name shadows it (`model/host_index.rs`).
         for target in targets {

@@ -21,10 +21,25 @@
 //! at module level a compiled call's bare-name argument scans the module's statements once.
 
 use super::*;
-use crate::semantic::summary::{CompiledCall, TensorArg, TensorSource};
+use crate::semantic::summary::{CompiledCall, ReturnDep, TensorArg, TensorSource};
 
 /// How far a module-level name is followed through other names (`t = a; a = torch.ones(1)`).
 const MAX_MODULE_NAME_HOPS: u32 = 4;
+
+/// What an answer under the hypothesis used: the parameters it took for tensors, and (when the
+/// question allows it) the locals it took for tensors because a project call returned them.
+#[derive(Clone, Debug, Default)]
+pub struct Hypothesis {
+    pub params: Vec<String>,
+    /// `None`: the question counts parameters only.
+    pub returns: Option<Vec<(String, ReturnDep)>>,
+}
+
+impl Hypothesis {
+    fn is_empty(&self) -> bool {
+        self.params.is_empty() && self.returns.as_ref().is_none_or(Vec::is_empty)
+    }
+}
 
 impl<'a> SemanticModel<'a> {
     /// A local whose kind is unknown, while [`SemanticModel::tensor_if_params_are`] asks: a
@@ -44,6 +59,15 @@ impl<'a> SemanticModel<'a> {
             None => name,
         };
         if !frame.is_unrebound_param(name) {
+            // A local a project call returned: a tensor where the callee returns one there.
+            if let Some(returns) = used.returns.as_mut()
+                && let Some(dep) = frame.returned.get(name)
+            {
+                if !returns.iter().any(|(n, _)| n == name) {
+                    returns.push((name.to_owned(), dep.clone()));
+                }
+                return TensorKind::Tensor;
+            }
             return TensorKind::Unknown;
         }
         // A parameter the body tests with `isinstance` takes several types, and a test of it
@@ -55,8 +79,8 @@ impl<'a> SemanticModel<'a> {
         if narrowed.iter().any(|n| n == name) && !frame.tensor_narrowed_params.contains(&name) {
             return TensorKind::Unknown;
         }
-        if !used.iter().any(|p| p == name) {
-            used.push(name.to_owned());
+        if !used.params.iter().any(|p| p == name) {
+            used.params.push(name.to_owned());
         }
         TensorKind::Tensor
     }
@@ -66,23 +90,38 @@ impl<'a> SemanticModel<'a> {
     /// → `["check"]`, `a > 0` → `["a"]`. `None` when the hypothesis does not make it a tensor.
     /// Ask only where `tensor_kind` said `Unknown`.
     pub fn tensor_if_params_are(&self, expr: &Expr) -> Option<Vec<String>> {
-        self.function_frame()?;
-        *self.param_hypothesis.borrow_mut() = Some(Vec::new());
-        let kind = self.tensor_kind(expr);
-        let used = self
-            .param_hypothesis
-            .borrow_mut()
-            .take()
-            .unwrap_or_default();
-        (kind == TensorKind::Tensor && !used.is_empty()).then_some(used)
+        self.under_hypothesis(false, || self.tensor_kind(expr) == TensorKind::Tensor)
+            .map(|used| used.params)
+    }
+
+    /// As [`SemanticModel::tensor_if_params_are`], and also taking locals a project call returned
+    /// for tensors (`h, mask = helper(x)`): what the answer used of both.
+    pub fn tensor_if_inputs_are(&self, expr: &Expr) -> Option<Hypothesis> {
+        self.under_hypothesis(true, || self.tensor_kind(expr) == TensorKind::Tensor)
     }
 
     /// `test`'s answer when the function's parameters (as for `tensor_if_params_are`) are tensors,
     /// with the parameters it needed: `Some(params)` when the test holds only under that
     /// hypothesis (`y[x > 0]` → `["x"]`), `None` when it fails or holds without any of them.
     pub fn holds_if_params_are_tensors(&self, test: impl FnOnce() -> bool) -> Option<Vec<String>> {
+        self.under_hypothesis(false, test).map(|used| used.params)
+    }
+
+    /// As [`SemanticModel::holds_if_params_are_tensors`], locals a project call returned included.
+    pub fn holds_if_inputs_are_tensors(&self, test: impl FnOnce() -> bool) -> Option<Hypothesis> {
+        self.under_hypothesis(true, test)
+    }
+
+    fn under_hypothesis(
+        &self,
+        with_returns: bool,
+        test: impl FnOnce() -> bool,
+    ) -> Option<Hypothesis> {
         self.function_frame()?;
-        *self.param_hypothesis.borrow_mut() = Some(Vec::new());
+        *self.param_hypothesis.borrow_mut() = Some(Hypothesis {
+            params: Vec::new(),
+            returns: with_returns.then(Vec::new),
+        });
         let holds = test();
         let used = self
             .param_hypothesis

@@ -1,0 +1,179 @@
+//! Tensors through returns: what a project function's `return`s hand back, and which locals hold
+//! what a project call returned, so that `h, mask = helper(x)` then `h[mask]` or `if flag:` is
+//! read with the callee's answer.
+//!
+//! Why: a local bound to a call's result is as much a tensor as the value the callee returns
+//! (Python passes the object back unchanged), and Dynamo traces into the callee and back. Inside
+//! one file the model cannot see a callee in another file, so this is symbolic, as for parameters
+//! (`model/tensor_args.rs`): each function records the tensors its returns hand back, outright
+//! or through its own parameters (`ReturnedTensor`); a local records the call and tuple position
+//! it was bound from, with the call's tensor arguments (`ReturnDep`); a finding that needs such a local to be a tensor carries the
+//! dependency (`Candidate::tensor_returns`), and linking solves it (`semantic/tensor_returns.rs`).
+//!
+//! Only what the syntax shows is followed: a returned tuple display (`return out, mask`) by
+//! position, any other returned value as a whole; a local bound by `y = f(...)` or by unpacking
+//! the call (`a, b = f(...)`, no starred target). A rebinding of the name forgets it.
+//!
+//! Cost: one `tensor_kind` per returned value (two for an unknown one), one map entry per local
+//! bound from a project call.
+
+use super::*;
+use crate::semantic::summary::{Branch, ReturnDep, ReturnedTensor, TensorSource};
+
+impl<'a> SemanticModel<'a> {
+    /// Records the tensors a `return` of the current function hands back.
+    pub(crate) fn note_returned_tensors(&mut self, stmt: &Stmt) {
+        let Stmt::Return(ret) = stmt else { return };
+        let Some(value) = ret.value.as_deref() else {
+            return;
+        };
+        let Some(func) = self.current_function() else {
+            return;
+        };
+        let mut found = Vec::new();
+        match value {
+            Expr::Tuple(tuple) => {
+                for (position, element) in tuple.elts.iter().enumerate() {
+                    if matches!(element, Expr::Starred(_)) {
+                        break;
+                    }
+                    self.returned_tensors(element, Some(position as u32), &mut found, 0);
+                }
+            }
+            other => self.returned_tensors(other, None, &mut found, 0),
+        }
+        let returns = &mut self.summary.functions[func as usize].tensor_returns;
+        for returned in found {
+            if !returns.contains(&returned) {
+                returns.push(returned);
+            }
+        }
+    }
+
+    /// The tensor `value` returns at `position`; a conditional expression, each branch under
+    /// its test (`x.to(torch.int64) if torch.jit.is_tracing() else int(x)`: only the `int`
+    /// branch is traced).
+    fn returned_tensors(
+        &mut self,
+        value: &Expr,
+        position: Option<u32>,
+        found: &mut Vec<ReturnedTensor>,
+        depth: u32,
+    ) {
+        if let Expr::If(ternary) = value
+            && depth < 4
+        {
+            for (branch, taken) in [(&*ternary.body, true), (&*ternary.orelse, false)] {
+                let mark = self.mark();
+                self.enter_guard(&ternary.test, Branch::taken_when(taken));
+                self.returned_tensors(branch, position, found, depth + 1);
+                self.restore(mark);
+            }
+            return;
+        }
+        let source = match self.tensor_kind(value) {
+            TensorKind::Tensor => TensorSource::Tensor,
+            TensorKind::NotTensor => return,
+            TensorKind::Unknown => match self.tensor_if_params_are(value) {
+                Some(params) => TensorSource::Params(params.into()),
+                None => return,
+            },
+        };
+        let mask = match &source {
+            TensorSource::Tensor => self.is_bool_mask_element(value, value),
+            TensorSource::Params(_) => self
+                .holds_if_params_are_tensors(|| self.is_bool_mask_element(value, value))
+                .is_some(),
+        };
+        found.push(ReturnedTensor {
+            position,
+            source,
+            mask,
+            path: self.path().into(),
+        });
+    }
+
+    /// Notes which locals `targets = value` binds to what a project call returns, and forgets
+    /// the others it rebinds.
+    pub(super) fn note_returned_locals(&mut self, targets: &[&'a Expr], value: &'a Expr) {
+        let call = match value {
+            Expr::Call(call) => self
+                .project_call_sym(call)
+                .map(|sym| (sym, self.tensor_args(&call.arguments))),
+            _ => None,
+        };
+        let Some(frame) = self.function_frame_mut() else {
+            return;
+        };
+        for target in targets {
+            match target {
+                Expr::Name(name) => {
+                    let id = name.id.as_str();
+                    match &call {
+                        Some((sym, args)) => {
+                            frame.returned.insert(
+                                id.to_owned(),
+                                ReturnDep {
+                                    sym: sym.clone(),
+                                    position: None,
+                                    args: args.clone(),
+                                },
+                            );
+                        }
+                        None => {
+                            frame.returned.remove(id);
+                        }
+                    }
+                }
+                Expr::Tuple(ast::ExprTuple { elts, .. })
+                | Expr::List(ast::ExprList { elts, .. }) => {
+                    let starred = elts.iter().any(|e| matches!(e, Expr::Starred(_)));
+                    for (position, element) in elts.iter().enumerate() {
+                        let Expr::Name(name) = element else { continue };
+                        let id = name.id.as_str();
+                        match &call {
+                            Some((sym, args)) if !starred => {
+                                frame.returned.insert(
+                                    id.to_owned(),
+                                    ReturnDep {
+                                        sym: sym.clone(),
+                                        position: Some(position as u32),
+                                        args: args.clone(),
+                                    },
+                                );
+                            }
+                            _ => {
+                                frame.returned.remove(id);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// What project call (and tuple position) the local `name` was last bound to, when its
+    /// kind is otherwise unknown.
+    pub fn returned_origin(&self, name: &str) -> Option<ReturnDep> {
+        let frame = self.function_frame()?;
+        if frame.locals.get(name) != Some(&TensorKind::Unknown) {
+            return None;
+        }
+        frame.returned.get(name).cloned()
+    }
+
+    /// The project symbol a call runs, when the file can tell it may be one (a function or
+    /// class of this file, a method through `self` / `super()`, a name imported from the
+    /// project): linking decides what it is.
+    fn project_call_sym(&self, call: &ast::ExprCall) -> Option<Sym> {
+        match self.resolve(&call.func)? {
+            Sym::Dotted(dotted) if !self.is_project_dotted(&dotted) => None,
+            sym @ (Sym::Local(_)
+            | Sym::SelfAttr { .. }
+            | Sym::Dotted(_)
+            | Sym::SuperAttr { .. }) => Some(sym),
+            _ => None,
+        }
+    }
+}
