@@ -35,6 +35,9 @@ declare_rule! {
     /// (`m = x > 0` with `x` a parameter) is one where some traced call passes tensors for them,
     /// and a parameter used as the index (`def pick(x, m): return x[:, m]`) is one where some
     /// traced call passes a mask for it (`pick(x, kind == i)`; the message names the parameter).
+    /// A compiled module's input annotated `Optional[Tensor]` (default `None`) is a tensor
+    /// whenever its user passes one (`x[padding_mask.bool()]`); a default other than `None`
+    /// (`= False`) says the input is something else.
     /// A local bound to what a project function returns (`dense, mask = to_dense(x, lengths)`,
     /// by tuple position) is a mask where some `return` of the callee hands one back there: built
     /// in the callee, or from the callee's parameters where this call passes tensors; a return

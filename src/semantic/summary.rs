@@ -96,8 +96,9 @@ pub struct FunctionInfo {
     /// Parameters by name with their position among the positional ones after `self` (`None`:
     /// keyword-only), for host-index facts passed by callers.
     pub index_params: ThinVec<(String, Option<u32>)>,
-    /// Parameters annotated as tensors (`x: torch.Tensor`): a root's inputs come from its user,
-    /// and these are the ones the user is told to pass a tensor (`semantic/tensor_params.rs`).
+    /// Parameters annotated as tensors (`x: torch.Tensor`), or as optional ones with no default
+    /// but `None` (`mask: Optional[Tensor] = None`): a root's inputs come from its user, and these
+    /// are the ones the user is told to pass a tensor (`semantic/tensor_params.rs`).
     pub tensor_annotated_params: ThinVec<String>,
     /// Where the values this function returns may come from the host (`model/host_index.rs`).
     pub host_index_returns: ThinVec<IndexDep>,

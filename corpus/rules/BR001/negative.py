@@ -2,6 +2,8 @@
 plain Python params), tensor branches that only run eagerly, and tensor branches outside any
 compiled region. Nothing here may be reported; the region code compiles with 0 graph breaks."""
 
+from typing import Optional
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -196,6 +198,16 @@ class HostValuesThroughReturns(nn.Module):
         return x - 1
 
 
+class FlagAnnotatedAsOptionalTensor(nn.Module):
+    """An input annotated `Optional[Tensor]` whose default is `False`: the default says it is a
+    flag, and callers pass bools."""
+
+    def forward(self, x: torch.Tensor, return_scores: Optional[torch.Tensor] = False):
+        if not return_scores:
+            return x * 2
+        return x, x.sum()
+
+
 class AllOverHostValues(nn.Module):
     """`all()` / `any()` over a list of shape tests or over a shape: host values."""
 
@@ -275,6 +287,7 @@ def cases():
         "constant_message_asserts": (ConstantMessageAsserts(), (torch.randn(4),)),
         "rewritten_tensor_asserts": (RewrittenTensorAsserts(), (torch.randn(4, 8),)),
         "host_values_through_returns": (HostValuesThroughReturns(), (torch.randn(4, 8),)),
+        "flag_annotated_optional_tensor": (FlagAnnotatedAsOptionalTensor(), (torch.randn(4, 8), False)),
         "assert_on_a_parameter_given_an_int": (checked_repeat, (torch.randn(4), 3)),
         "torch_helpers_returning_host_values": (TorchHelpersReturningHostValues(), (torch.randn(4),)),
         "all_over_host_values": (AllOverHostValues(), (torch.randn(4),)),

@@ -6,6 +6,8 @@ and with capture_dynamic_output_shape_ops=True every case but one_hot, lstsq and
 kernel: GB0037) compiles without a break.
 """
 
+from typing import Optional
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -257,6 +259,16 @@ class RelationEdges(nn.Module):
         return select_edges(edge_index * 1, edge_type == 1)
 
 
+class OptionalPaddingMask(nn.Module):
+    """A compiled module's input annotated `Optional[Tensor]`: a tensor whenever its user passes
+    one, and then a boolean mask here."""
+
+    def forward(self, x: torch.Tensor, padding_mask: Optional[torch.Tensor] = None):
+        if padding_mask is not None:
+            x = x[padding_mask.bool()]  # expect: BR003
+        return x * 2
+
+
 @torch.compile
 def first_row_positives(x: torch.Tensor):
     # A view or a part of a boolean tensor is boolean: `.reshape` and `[0]` keep the dtype.
@@ -322,6 +334,7 @@ def cases():
         ),
         "mask_returned_by_a_project_function": (PaddedRows(), (torch.randn(3, 4), torch.tensor([3, 2]))),
         "mask_reshaped_and_indexed": (first_row_positives, (torch.randn(3, 4),)),
+        "optional_mask_input": (OptionalPaddingMask(), (torch.randn(3, 4), torch.tensor([1, 0, 1]))),
         "mask_from_bool_dtype_factory_and_to_bool": (
             select_flagged,
             (torch.randn(4, 3), torch.tensor([1, 0, 1, 0])),

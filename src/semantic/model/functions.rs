@@ -241,9 +241,29 @@ impl<'a> SemanticModel<'a> {
                 .collect()
         };
         self.summary.functions[idx as usize].none_flags = none_flags;
+        // A root's input annotated `Optional[Tensor]` is a tensor whenever its user passes one
+        // (the body's `is not None` tests say so): it joins the annotated tensors here, while the
+        // body still reads it as unknown (it may be None).
+        let optional_tensors: Vec<&str> = params
+            .iter_non_variadic_params()
+            .filter(|param| {
+                // A default other than `None` says what the input really is
+                // (`output_attentions: Tensor | None = False` is a flag).
+                matches!(param.default.as_deref(), None | Some(Expr::NoneLiteral(_)))
+                    && param
+                        .parameter
+                        .annotation
+                        .as_deref()
+                        .is_some_and(|ann| self.is_optional_tensor_annotation(ann))
+            })
+            .map(|param| param.parameter.name.id.as_str())
+            .collect();
         self.summary.functions[idx as usize].tensor_annotated_params = param_names
             .iter()
-            .filter(|name| locals.get(name.as_str()) == Some(&TensorKind::Tensor))
+            .filter(|name| {
+                locals.get(name.as_str()) == Some(&TensorKind::Tensor)
+                    || optional_tensors.contains(&name.as_str())
+            })
             .cloned()
             .collect();
         self.summary.functions[idx as usize].fixed_positional =
@@ -392,6 +412,46 @@ impl<'a> SemanticModel<'a> {
             TensorKind::NotTensor
         } else {
             TensorKind::Unknown
+        }
+    }
+
+    /// `Optional[Tensor]`, `Union[Tensor, None]`, `Tensor | None` (or `None | Tensor`), and the
+    /// same as a string annotation.
+    fn is_optional_tensor_annotation(&self, annotation: &Expr) -> bool {
+        match annotation {
+            Expr::Subscript(subscript) => {
+                let Some(Sym::Dotted(wrapper)) = self.resolve(&subscript.value) else {
+                    return false;
+                };
+                match (wrapper.as_str(), &*subscript.slice) {
+                    ("typing.Optional", inner) => self.annotation_kind(inner) == TensorKind::Tensor,
+                    ("typing.Union", Expr::Tuple(tuple)) => {
+                        tuple.elts.len() == 2
+                            && tuple.elts.iter().any(|e| e.is_none_literal_expr())
+                            && tuple
+                                .elts
+                                .iter()
+                                .any(|e| self.annotation_kind(e) == TensorKind::Tensor)
+                    }
+                    _ => false,
+                }
+            }
+            Expr::BinOp(binop) if binop.op == ast::Operator::BitOr => {
+                let (left, right) = (&*binop.left, &*binop.right);
+                (left.is_none_literal_expr() && self.annotation_kind(right) == TensorKind::Tensor)
+                    || (right.is_none_literal_expr()
+                        && self.annotation_kind(left) == TensorKind::Tensor)
+            }
+            Expr::StringLiteral(literal) => {
+                let text = literal.value.to_str();
+                let inner = text
+                    .strip_prefix("Optional[")
+                    .or_else(|| text.strip_prefix("typing.Optional["))
+                    .and_then(|rest| rest.strip_suffix(']'))
+                    .or_else(|| text.strip_suffix(" | None"));
+                inner.is_some_and(|inner| TORCH.tensor_annotations.contains(inner.trim()))
+            }
+            _ => false,
         }
     }
 
