@@ -342,7 +342,7 @@ fn run_scan(args: ScanArgs) -> ExitCode {
     }
     let mut stdout = std::io::stdout().lock();
     if args.show_roots {
-        return print_roots(&mut stdout, &result.roots, fail);
+        return print_roots(&mut stdout, &result.roots, &result.roots_left_out, fail);
     }
     let json = args.output_format == output::OutputFormat::Json;
     let reach_written = if let Some(answer) = &result.why {
@@ -474,6 +474,7 @@ fn parse_file_line(text: &str) -> Result<(PathBuf, u32), String> {
 fn print_roots(
     out: &mut impl Write,
     roots: &[scan::RootReport],
+    left_out: &[(String, String)],
     fail: impl Fn(String) -> ExitCode,
 ) -> ExitCode {
     let cwd = std::env::current_dir().unwrap_or_default();
@@ -488,6 +489,12 @@ fn print_roots(
             root.reaches,
             if root.reaches == 1 { "" } else { "s" },
             root.reason
+        ));
+    }
+    // Roots never narrow silently: a module a wildcard matched but did not root is named.
+    for (module, pattern) in left_out {
+        text.push_str(&format!(
+            "{module}: not rooted by `{pattern}`: a private module nothing outside it imports (name it in a pattern to root it)\n"
         ));
     }
     text.push_str(&format!(

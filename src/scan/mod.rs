@@ -57,6 +57,9 @@ pub struct ScanResult {
     pub files_scanned: usize,
     /// Filled when `show_roots` is set.
     pub roots: Vec<RootReport>,
+    /// Filled when `show_roots` is set: (module, pattern) pairs a wildcard pattern matched but
+    /// did not root (private modules nothing outside them imports).
+    pub roots_left_out: Vec<(String, String)>,
     /// Filled when `show_reached` is set.
     pub reached: Vec<ReachedFunction>,
     /// Filled when `why` is set.
@@ -222,10 +225,10 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
                     .is_none_or(|named| named.contains(path))
             })
         };
-        let roots = if options.show_roots {
-            root_reports(&project)
+        let (roots, roots_left_out) = if options.show_roots {
+            (root_reports(&project), project.roots_left_out.clone())
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
         let reached = if options.show_reached {
             reached_functions(&project)
@@ -261,6 +264,7 @@ fn run_impl(options: &ScanOptions, leak: bool) -> Result<ScanResult, String> {
             diagnostics,
             files_scanned,
             roots,
+            roots_left_out,
             reached,
             why,
             unreached,

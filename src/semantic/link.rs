@@ -165,6 +165,9 @@ pub struct Project<'a> {
     /// every `self.config.hidden_size`; `link/property_reads.rs`).
     pub(crate) property_names: HashSet<&'a str>,
     pub roots: Vec<Root>,
+    /// Modules whose classes a wildcard root pattern matched but does not root: private modules
+    /// nothing outside them imports (`link/roots.rs`), with the pattern, for `--show-roots`.
+    pub roots_left_out: Vec<(String, String)>,
     pub(crate) root_funcs: HashSet<FuncRef>,
     /// With roots: per traced function, its `flag=False`-style parameters that no traced call
     /// passes (a root is called with its input only, so its `*args`/`**kwargs` are empty).
@@ -250,6 +253,7 @@ impl<'a> Project<'a> {
                 .map(|f| f.name.as_str())
                 .collect(),
             roots: Vec::new(),
+            roots_left_out: Vec::new(),
             root_funcs: HashSet::default(),
             flags_pinned: HashMap::default(),
             vararg_lens: HashMap::default(),

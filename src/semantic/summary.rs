@@ -551,6 +551,9 @@ pub struct FileSummary {
     pub class_alternatives: HashMap<u32, Vec<u32>>,
     /// Module-level import bindings (name → dotted target), used to follow re-exports.
     pub imports: HashMap<String, String>,
+    /// Every dotted name an `import` / `from ... import` of the file names, at any depth
+    /// (`from .x import y` resolved: `pkg.x.y`): which modules the project itself imports.
+    pub imported_names: Vec<String>,
     /// Module-level names bound to a guard formula (`_is_compiling = getattr(torch.compiler, ...)`).
     pub predicate_aliases: HashMap<String, Cond>,
     /// Module-level names bound to a test of the torch version (`TORCH_GE_2 = ...`), read by
@@ -651,6 +654,7 @@ impl FileSummary {
         self.functions.shrink_to_fit();
         self.classes.shrink_to_fit();
         self.compile_roots.shrink_to_fit();
+        self.imported_names.shrink_to_fit();
         self.call_sites.shrink_to_fit();
         self.compiled_calls.shrink_to_fit();
         self.frame_skip_calls.shrink_to_fit();

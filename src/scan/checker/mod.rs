@@ -560,8 +560,14 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     self.semantic.leave_unresumable_with(kind);
                 }
             }
-            Stmt::Import(import) => self.semantic.bind_import(import),
-            Stmt::ImportFrom(import) => self.semantic.bind_import_from(import),
+            Stmt::Import(import) => {
+                self.semantic.note_imported_names(stmt);
+                self.semantic.bind_import(import)
+            }
+            Stmt::ImportFrom(import) => {
+                self.semantic.note_imported_names(stmt);
+                self.semantic.bind_import_from(import)
+            }
             Stmt::Assign(assign) => {
                 let targets: Vec<&Expr> = assign.targets.iter().collect();
                 self.semantic.note_flow_assignment(&targets, &assign.value);

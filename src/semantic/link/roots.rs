@@ -208,10 +208,27 @@ impl<'a> Project<'a> {
                 &mut roots,
             );
         }
+        let imported_private = if spec.patterns.is_empty() {
+            HashSet::default()
+        } else {
+            self.private_packages_imported()
+        };
+        let mut left_out: Vec<(String, String)> = Vec::new();
         for pattern in &spec.patterns {
             for (file_id, file) in self.files.iter().enumerate() {
                 let file_id = file_id as FileId;
                 let module_matches = pattern.matches(&file.module);
+                // A private module (`pkg._legacy`, `pkg._export.attention`) that nothing outside
+                // its private package imports is code the package itself never runs: a wildcard
+                // pattern that does not spell its private segment does not root its classes.
+                let unused_private = private_package(&file.module).filter(|package| {
+                    !imported_private.contains(*package)
+                        && !package
+                            .rsplit('.')
+                            .next()
+                            .is_some_and(|segment| pattern.text.contains(segment))
+                });
+                let mut skipped = false;
                 for (class_idx, class) in file.classes.iter().enumerate() {
                     let class_ref = (file_id, class_idx as u32);
                     if !self.module_classes.contains(&class_ref) {
@@ -223,6 +240,10 @@ impl<'a> Project<'a> {
                             file.module,
                             display_qualname(&class.qualname)
                         ));
+                    if matched && unused_private.is_some() {
+                        skipped = true;
+                        continue;
+                    }
                     if matched && let Some(live) = &mut self.live_classes {
                         live.insert(class_ref);
                     }
@@ -262,6 +283,9 @@ impl<'a> Project<'a> {
                             );
                         }
                     }
+                }
+                if skipped {
+                    left_out.push((file.module.clone(), pattern.text.clone()));
                 }
                 if !pattern.names_functions() {
                     continue;
@@ -363,6 +387,29 @@ impl<'a> Project<'a> {
             }
         }
         self.roots = roots;
+        left_out.sort();
+        left_out.dedup();
+        self.roots_left_out = left_out;
+    }
+
+    /// The private packages (see [`private_package`]) that some module outside them imports
+    /// (`from ._impl import X` in the package's `__init__`, a lazy import inside a function).
+    fn private_packages_imported(&self) -> HashSet<String> {
+        let mut used = HashSet::default();
+        for file in self.files.iter() {
+            for name in &file.imported_names {
+                if let Some(package) = private_package(name)
+                    && !(file.module == package
+                        || file
+                            .module
+                            .strip_prefix(package)
+                            .is_some_and(|rest| rest.starts_with('.')))
+                {
+                    used.insert(package.to_owned());
+                }
+            }
+        }
+        used
     }
 
     /// The functions defined inside `func` that it references (`def wrapper(...)` ... `return
@@ -672,4 +719,19 @@ impl<'a> Project<'a> {
         }
         in_region
     }
+}
+
+/// The dotted prefix of `module` through its first private segment (`_legacy`, not a dunder):
+/// `pkg.mod._legacy.x` → `pkg.mod._legacy`. PEP 8: a leading underscore marks a module or
+/// package internal to its parent.
+fn private_package(module: &str) -> Option<&str> {
+    let mut end = 0;
+    for segment in module.split('.') {
+        end += segment.len();
+        if segment.starts_with('_') && !segment.starts_with("__") {
+            return Some(&module[..end]);
+        }
+        end += 1;
+    }
+    None
 }

@@ -169,6 +169,33 @@ impl<'a> SemanticModel<'a> {
             .collect()
     }
 
+    /// Records the dotted names an import statement (at any depth) names.
+    pub(crate) fn note_imported_names(&mut self, stmt: &Stmt) {
+        match stmt {
+            Stmt::Import(import) => {
+                for alias in &import.names {
+                    self.summary
+                        .imported_names
+                        .push(alias.name.id.as_str().to_owned());
+                }
+            }
+            Stmt::ImportFrom(import) => {
+                let module = self.import_from_module(import);
+                for alias in &import.names {
+                    let name = alias.name.id.as_str();
+                    self.summary.imported_names.push(if name == "*" {
+                        module.clone()
+                    } else if module.is_empty() {
+                        name.to_owned()
+                    } else {
+                        format!("{module}.{name}")
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
     pub fn import_from_module(&self, import: &ast::StmtImportFrom) -> String {
         let module = import.module.as_ref().map(|m| m.id.as_str()).unwrap_or("");
         if import.level == 0 {
