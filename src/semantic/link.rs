@@ -140,7 +140,7 @@ pub(crate) enum Target {
 
 pub struct Project<'a> {
     pub files: &'a [FileSummary],
-    modules: HashMap<&'a str, Vec<FileId>>,
+    pub(super) modules: HashMap<&'a str, Vec<FileId>>,
     pub(crate) module_classes: HashSet<ClassRef>,
     /// Project subclasses of `torch.autograd.Function`: `Cls.apply(x)` runs `Cls.forward`.
     pub(crate) autograd_functions: HashSet<ClassRef>,

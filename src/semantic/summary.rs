@@ -100,6 +100,10 @@ pub struct FunctionInfo {
     /// but `None` (`mask: Optional[Tensor] = None`): a root's inputs come from its user, and these
     /// are the ones the user is told to pass a tensor (`semantic/tensor_params.rs`).
     pub tensor_annotated_params: ThinVec<String>,
+    /// Parameters annotated with a name that may be a project type alias (`edge_type: OptTensor`,
+    /// no default but `None`): tensor inputs of a root where the alias names `Tensor` or
+    /// `Optional[Tensor]` (`FileSummary::tensor_aliases`, resolved when linking).
+    pub alias_annotated_params: ThinVec<(String, crate::semantic::Sym)>,
     /// Where the values this function returns may come from the host (`model/host_index.rs`).
     pub host_index_returns: ThinVec<IndexDep>,
     /// The tensors this function's `return`s hand back (`model/tensor_returns.rs`).
@@ -551,6 +555,9 @@ pub struct FileSummary {
     pub class_alternatives: HashMap<u32, Vec<u32>>,
     /// Module-level import bindings (name → dotted target), used to follow re-exports.
     pub imports: HashMap<String, String>,
+    /// Module-level names bound to a tensor annotation (`OptTensor = Optional[Tensor]`,
+    /// `TensorLike: TypeAlias = torch.Tensor`): type aliases other modules annotate with.
+    pub tensor_aliases: Vec<String>,
     /// Every dotted name an `import` / `from ... import` of the file names, at any depth
     /// (`from .x import y` resolved: `pkg.x.y`): which modules the project itself imports.
     pub imported_names: Vec<String>,

@@ -71,6 +71,15 @@ impl<'a> Project<'a> {
                     queue.push(((file, func), param.as_str()));
                 }
             }
+            // `edge_type: OptTensor` with `OptTensor = Optional[Tensor]` in the project's typing
+            // module: the alias says what the annotation does.
+            for (param, alias) in &info.alias_annotated_params {
+                if self.is_tensor_alias(alias, file, 0)
+                    && facts.params.insert(((file, func), param.as_str()))
+                {
+                    queue.push(((file, func), param.as_str()));
+                }
+            }
         }
         for (at, binding) in bindings.iter().enumerate() {
             match (binding.source, binding.caller) {
@@ -169,6 +178,36 @@ impl<'a> Project<'a> {
             }
         }
         out
+    }
+
+    /// Does `sym` (read in `file`) name a module-level tensor type alias of the project
+    /// (`FileSummary::tensor_aliases`), directly or through re-exports (a few hops)?
+    fn is_tensor_alias(&self, sym: &Sym, file: FileId, depth: u32) -> bool {
+        if depth > 4 {
+            return false;
+        }
+        match sym {
+            Sym::Local(name) => self.files[file as usize].tensor_aliases.contains(name),
+            Sym::Dotted(dotted) => {
+                let Some((module, name)) = dotted.rsplit_once('.') else {
+                    return false;
+                };
+                self.modules.get(module).is_some_and(|files| {
+                    files.iter().any(|&defining| {
+                        let summary = &self.files[defining as usize];
+                        summary.tensor_aliases.iter().any(|alias| alias == name)
+                            || summary.imports.get(name).is_some_and(|target| {
+                                self.is_tensor_alias(
+                                    &Sym::Dotted(target.clone()),
+                                    defining,
+                                    depth + 1,
+                                )
+                            })
+                    })
+                })
+            }
+            _ => false,
+        }
     }
 
     /// The functions whose parameters a call's arguments bind: the callee, or a class's

@@ -142,6 +142,7 @@ impl<'a> SemanticModel<'a> {
                 .map(|p| p.name.id.as_str().to_owned()),
             index_params: ThinVec::new(),
             tensor_annotated_params: ThinVec::new(),
+            alias_annotated_params: ThinVec::new(),
             host_index_returns: ThinVec::new(),
             tensor_returns: ThinVec::new(),
         });
@@ -258,6 +259,27 @@ impl<'a> SemanticModel<'a> {
             })
             .map(|param| param.parameter.name.id.as_str())
             .collect();
+        // An annotation naming something this file cannot read as a type (`OptTensor`, imported
+        // from the project's typing module): a tensor alias or not, linking decides.
+        let alias_annotated: ThinVec<(String, Sym)> = params
+            .iter_non_variadic_params()
+            .filter(|param| matches!(param.default.as_deref(), None | Some(Expr::NoneLiteral(_))))
+            .filter_map(|param| {
+                let annotation = param.parameter.annotation.as_deref()?;
+                if !matches!(annotation, Expr::Name(_) | Expr::Attribute(_))
+                    || self.annotation_kind(annotation) != TensorKind::Unknown
+                {
+                    return None;
+                }
+                let sym = match self.resolve(annotation)? {
+                    Sym::Dotted(dotted) if self.is_project_dotted(&dotted) => Sym::Dotted(dotted),
+                    Sym::Local(local) => Sym::Local(local),
+                    _ => return None,
+                };
+                Some((param.parameter.name.id.as_str().to_owned(), sym))
+            })
+            .collect();
+        self.summary.functions[idx as usize].alias_annotated_params = alias_annotated;
         self.summary.functions[idx as usize].tensor_annotated_params = param_names
             .iter()
             .filter(|name| {
@@ -417,7 +439,7 @@ impl<'a> SemanticModel<'a> {
 
     /// `Optional[Tensor]`, `Union[Tensor, None]`, `Tensor | None` (or `None | Tensor`), and the
     /// same as a string annotation.
-    fn is_optional_tensor_annotation(&self, annotation: &Expr) -> bool {
+    pub(super) fn is_optional_tensor_annotation(&self, annotation: &Expr) -> bool {
         match annotation {
             Expr::Subscript(subscript) => {
                 let Some(Sym::Dotted(wrapper)) = self.resolve(&subscript.value) else {

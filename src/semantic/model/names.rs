@@ -43,8 +43,15 @@ impl<'a> SemanticModel<'a> {
                         .entry(name.clone())
                         .or_insert(Binding::Class(name));
                 }
+                Stmt::AnnAssign(assign) => {
+                    // `TensorLike: TypeAlias = torch.Tensor`.
+                    if let (Expr::Name(target), Some(value)) = (&*assign.target, &assign.value) {
+                        self.note_tensor_alias(target.id.as_str(), value);
+                    }
+                }
                 Stmt::Assign(assign) => {
                     if let [Expr::Name(target)] = assign.targets.as_slice() {
+                        self.note_tensor_alias(target.id.as_str(), &assign.value);
                         if target.id.as_str() == "__all__" {
                             self.summary.flow.all = typeflow::literal_names(&assign.value);
                         }
@@ -167,6 +174,18 @@ impl<'a> SemanticModel<'a> {
                 (bound, target)
             })
             .collect()
+    }
+
+    /// `name = <annotation>` at module level naming a tensor or an optional tensor: a type alias.
+    fn note_tensor_alias(&mut self, name: &str, value: &Expr) {
+        if matches!(
+            value,
+            Expr::Subscript(_) | Expr::Name(_) | Expr::Attribute(_) | Expr::BinOp(_)
+        ) && (self.annotation_kind(value) == TensorKind::Tensor
+            || self.is_optional_tensor_annotation(value))
+        {
+            self.summary.tensor_aliases.push(name.to_owned());
+        }
     }
 
     /// Records the dotted names an import statement (at any depth) names.
