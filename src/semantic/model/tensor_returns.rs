@@ -18,7 +18,7 @@
 //! bound from a project call.
 
 use super::*;
-use crate::semantic::summary::{Branch, ReturnDep, ReturnedTensor, TensorSource};
+use crate::semantic::summary::{Branch, ReturnDep, ReturnedTensor, TensorArg, TensorSource};
 
 impl<'a> SemanticModel<'a> {
     /// Records the tensors a `return` of the current function hands back.
@@ -97,9 +97,10 @@ impl<'a> SemanticModel<'a> {
     /// the others it rebinds.
     pub(super) fn note_returned_locals(&mut self, targets: &[&'a Expr], value: &'a Expr) {
         let call = match value {
-            Expr::Call(call) => self
-                .project_call_sym(call)
-                .map(|sym| (sym, self.tensor_args(&call.arguments))),
+            Expr::Call(call) => self.project_call_sym(call).map(|sym| {
+                let args = self.recorded_tensor_args(&sym, call);
+                (sym, args)
+            }),
             _ => None,
         };
         let Some(frame) = self.function_frame_mut() else {
@@ -161,6 +162,23 @@ impl<'a> SemanticModel<'a> {
             return None;
         }
         frame.returned.get(name).cloned()
+    }
+
+    /// The tensor arguments of `call`: those its call edge recorded when the walk visited it
+    /// (the value is visited before the assignment binds), else computed here.
+    fn recorded_tensor_args(&self, sym: &Sym, call: &ast::ExprCall) -> Box<[TensorArg]> {
+        let row = self.row(call.start().into());
+        self.current_function()
+            .and_then(|func| {
+                self.summary.functions[func as usize]
+                    .calls
+                    .iter()
+                    .rev()
+                    .take(16)
+                    .find(|edge| edge.row == row && &edge.sym == sym)
+                    .map(|edge| edge.tensor_args.clone())
+            })
+            .unwrap_or_else(|| self.tensor_args(&call.arguments))
     }
 
     /// The project symbol a call runs, when the file can tell it may be one (a function or
