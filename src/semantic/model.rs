@@ -144,6 +144,10 @@ struct Frame<'a> {
     /// Locals last bound to what a project call returns, or to one element of it (`h, mask =
     /// helper(x)`): tensors where the callee returns one there (`model/tensor_returns.rs`).
     returned: FxMap<String, crate::semantic::summary::ReturnDep>,
+    /// Parameters a branch rebinds while another reaching path leaves them as the caller passed
+    /// them (`if isinstance(e, Sparse): t = e.values()`): still the caller's value on that path,
+    /// so the parameter hypothesis still asks about them (`model/value_join.rs`).
+    params_untouched_on_a_path: Vec<String>,
 }
 
 impl Frame<'_> {

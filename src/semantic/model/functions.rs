@@ -357,6 +357,7 @@ impl<'a> SemanticModel<'a> {
             tensor_narrowed_params: Vec::new(),
             param_elements: FxMap::default(),
             returned: FxMap::default(),
+            params_untouched_on_a_path: Vec::new(),
         });
         let version_asserts = self.version_asserts.len();
         let asserted = self.top_level_version_asserts(&def.body);

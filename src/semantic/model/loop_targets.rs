@@ -25,6 +25,7 @@ impl<'a> SemanticModel<'a> {
             frame.bindings.remove(name.as_str());
             frame.values.remove(name.as_str());
             frame.returned.remove(name.as_str());
+            frame.params_untouched_on_a_path.retain(|p| p != &name);
             set_element_of(frame, &name, element_of);
             let previous = frame.locals.insert(name.clone(), kind);
             if let Some(id) = target_name(target, name.as_str()) {

@@ -79,6 +79,7 @@ impl<'a> SemanticModel<'a> {
             tensor_narrowed_params: Vec::new(),
             param_elements: FxMap::default(),
             returned: FxMap::default(),
+            params_untouched_on_a_path: Vec::new(),
         });
     }
 
@@ -118,6 +119,7 @@ impl<'a> SemanticModel<'a> {
             return;
         }
         self.note_returned_locals(targets, value);
+        self.forget_untouched_params(targets);
         // Unpacking (`rows, cols = linear_sum_assignment(c)`) binds each name to an element;
         // a plain rebinding of such a name shadows it (`model/host_index.rs`).
         for target in targets {
@@ -243,6 +245,30 @@ impl<'a> SemanticModel<'a> {
                     }
                 }
                 _ => {}
+            }
+        }
+    }
+
+    /// A parameter `targets` rebind is no longer the caller's value on any path.
+    fn forget_untouched_params(&mut self, targets: &[&Expr]) {
+        let Some(frame) = self.function_frame_mut() else {
+            return;
+        };
+        if frame.params_untouched_on_a_path.is_empty() {
+            return;
+        }
+        for target in targets {
+            let names: &[Expr] = match target {
+                Expr::Tuple(ast::ExprTuple { elts, .. })
+                | Expr::List(ast::ExprList { elts, .. }) => elts,
+                other => std::slice::from_ref(*other),
+            };
+            for name in names {
+                if let Expr::Name(name) = name {
+                    frame
+                        .params_untouched_on_a_path
+                        .retain(|p| p != name.id.as_str());
+                }
             }
         }
     }

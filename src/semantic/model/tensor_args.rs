@@ -58,7 +58,9 @@ impl<'a> SemanticModel<'a> {
             Some(param) => param.as_str(),
             None => name,
         };
-        if !frame.is_unrebound_param(name) {
+        if !frame.is_unrebound_param(name)
+            && !frame.params_untouched_on_a_path.iter().any(|p| p == name)
+        {
             // A local a project call returned: a tensor where the callee returns one there.
             if let Some(returns) = used.returns.as_mut()
                 && let Some(dep) = frame.returned.get(name)

@@ -226,6 +226,8 @@ impl<'a> SemanticModel<'a> {
         let values = &frame.values;
         let locals = &mut frame.locals;
         let joins = &mut frame.value_joins;
+        let param_names = &frame.param_names;
+        let untouched = &mut frame.params_untouched_on_a_path;
         joins.depth = joins.depth.saturating_sub(1);
         let start = join.log_start.min(joins.log.len());
         if !join.opaque && start < joins.log.len() {
@@ -273,6 +275,14 @@ impl<'a> SemanticModel<'a> {
                     && before_reaches
                 {
                     push_distinct(&mut reach, first.before.as_slice());
+                    // A parameter no assignment had bound before the statement, left as the
+                    // caller passed it on a reaching path.
+                    if first.before.as_slice().is_empty()
+                        && param_names.iter().any(|p| p == name)
+                        && !untouched.iter().any(|p| p == name)
+                    {
+                        untouched.push(name.to_owned());
+                    }
                 }
                 let before = first.map(|first| first.before.clone());
                 results.push((name, reach, before, kinds, first_any.before_kinds));
