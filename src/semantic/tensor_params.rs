@@ -157,14 +157,7 @@ impl<'a> Project<'a> {
                     let params =
                         &files[callee.0 as usize].functions[callee.1 as usize].index_params;
                     for arg in call.tensor_args.iter() {
-                        let bound = params.iter().find(|(name, position)| {
-                            match (&arg.keyword, arg.position) {
-                                (Some(keyword), _) => name == keyword,
-                                (None, Some(at)) => *position == Some(at),
-                                (None, None) => false,
-                            }
-                        });
-                        if let Some((param, _)) = bound {
+                        if let Some(param) = bound_param(params, arg) {
                             out.push(Binding {
                                 caller: Some(caller),
                                 callee,
@@ -222,4 +215,20 @@ impl<'a> Project<'a> {
             })
             .collect()
     }
+}
+
+/// The parameter of `params` (name, position after `self`; `None` for keyword-only) that a call
+/// argument binds: by keyword, or by position.
+pub(crate) fn bound_param<'p>(
+    params: &'p [(String, Option<u32>)],
+    arg: &crate::semantic::summary::TensorArg,
+) -> Option<&'p str> {
+    params
+        .iter()
+        .find(|(name, position)| match (&arg.keyword, arg.position) {
+            (Some(keyword), _) => name == keyword,
+            (None, Some(at)) => *position == Some(at),
+            (None, None) => false,
+        })
+        .map(|(name, _)| name.as_str())
 }

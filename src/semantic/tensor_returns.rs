@@ -63,15 +63,7 @@ impl Project<'_> {
         };
         let positions = &self.files[callee.0 as usize].functions[callee.1 as usize].index_params;
         args.iter().any(|arg| {
-            let bound =
-                positions
-                    .iter()
-                    .find(|(name, position)| match (&arg.keyword, arg.position) {
-                        (Some(keyword), _) => name == keyword,
-                        (None, Some(at)) => *position == Some(at),
-                        (None, None) => false,
-                    });
-            let Some((param, _)) = bound else {
+            let Some(param) = super::tensor_params::bound_param(positions, arg) else {
                 return false;
             };
             if !params.iter().any(|p| p == param) {
