@@ -7,15 +7,16 @@
 //! one file the model cannot see a callee in another file, so this is symbolic, as for parameters
 //! (`model/tensor_args.rs`): each function records the tensors its returns hand back, outright
 //! or through its own parameters (`ReturnedTensor`); a local records the call and tuple position
-//! it was bound from, with the call's tensor arguments (`ReturnDep`); a finding that needs such a local to be a tensor carries the
-//! dependency (`Candidate::tensor_returns`), and linking solves it (`semantic/tensor_returns.rs`).
+//! it was bound from, with the call's tensor arguments (`ReturnDep`); a finding that needs such a
+//! local to be a tensor carries the dependency (`Candidate::tensor_returns`), and linking solves
+//! it (`semantic/tensor_returns.rs`).
 //!
 //! Only what the syntax shows is followed: a returned tuple display (`return out, mask`) by
 //! position, any other returned value as a whole; a local bound by `y = f(...)` or by unpacking
 //! the call (`a, b = f(...)`, no starred target). A rebinding of the name forgets it.
 //!
 //! Cost: one `tensor_kind` per returned value (two for an unknown one), one map entry per local
-//! bound from a project call.
+//! bound from a project call (its tensor arguments are the ones its call edge recorded).
 
 use super::*;
 use crate::semantic::summary::{Branch, ReturnDep, ReturnedTensor, TensorArg, TensorSource};
