@@ -312,15 +312,11 @@ impl<'a> Project<'a> {
                     .args
                     .iter()
                     .map(|(arg, _)| {
-                        callee_info
-                            .index_params
-                            .iter()
-                            .find(|(name, position)| match (&arg.keyword, arg.position) {
-                                (Some(keyword), _) => name == keyword,
-                                (None, Some(at)) => *position == Some(at),
-                                (None, None) => false,
-                            })
-                            .map(|(name, _)| name.as_str())
+                        super::tensor_params::bound_param(
+                            &callee_info.index_params,
+                            arg.keyword.as_deref(),
+                            arg.position,
+                        )
                     })
                     .collect();
                 (callee, params)

@@ -157,7 +157,9 @@ impl<'a> Project<'a> {
                     let params =
                         &files[callee.0 as usize].functions[callee.1 as usize].index_params;
                     for arg in call.tensor_args.iter() {
-                        if let Some(param) = bound_param(params, arg) {
+                        if let Some(param) =
+                            bound_param(params, arg.keyword.as_deref(), arg.position)
+                        {
                             out.push(Binding {
                                 caller: Some(caller),
                                 callee,
@@ -218,16 +220,17 @@ impl<'a> Project<'a> {
 }
 
 /// The parameter of `params` (name, position after `self`; `None` for keyword-only) that a call
-/// argument binds: by keyword, or by position.
+/// argument binds: by `keyword`, or by `position` among the positional arguments.
 pub(crate) fn bound_param<'p>(
     params: &'p [(String, Option<u32>)],
-    arg: &crate::semantic::summary::TensorArg,
+    keyword: Option<&str>,
+    position: Option<u32>,
 ) -> Option<&'p str> {
     params
         .iter()
-        .find(|(name, position)| match (&arg.keyword, arg.position) {
+        .find(|(name, at)| match (keyword, position) {
             (Some(keyword), _) => name == keyword,
-            (None, Some(at)) => *position == Some(at),
+            (None, Some(position)) => *at == Some(position),
             (None, None) => false,
         })
         .map(|(name, _)| name.as_str())

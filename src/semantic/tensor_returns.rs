@@ -63,7 +63,9 @@ impl Project<'_> {
         };
         let positions = &self.files[callee.0 as usize].functions[callee.1 as usize].index_params;
         args.iter().any(|arg| {
-            let Some(param) = super::tensor_params::bound_param(positions, arg) else {
+            let Some(param) =
+                super::tensor_params::bound_param(positions, arg.keyword.as_deref(), arg.position)
+            else {
                 return false;
             };
             if !params.iter().any(|p| p == param) {
