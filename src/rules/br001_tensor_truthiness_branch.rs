@@ -170,11 +170,18 @@ fn check_assert(checker: &mut Checker<'_>, stmt: &Stmt) {
         .msg
         .as_deref()
         .is_some_and(|message| !matches!(message, Expr::StringLiteral(_)));
+    // With a computed message no jump is rewritten: every operand is an ordinary one.
     let mut jumps = Vec::new();
+    unrewritten_operands(
+        &assert.test,
+        (!computed_message).then_some(true),
+        &mut jumps,
+        0,
+    );
     if computed_message {
-        every_operand(&assert.test, &mut jumps);
-    } else {
-        unrewritten_operands(&assert.test, true, &mut jumps);
+        for (_, jump) in &mut jumps {
+            *jump = UnrewrittenJump::ComputedMessage;
+        }
     }
     // Python evaluates the operands left to right: the first tensor among them is where the
     // graph breaks (one finding per assert).
@@ -189,11 +196,7 @@ fn check_assert(checker: &mut Checker<'_>, stmt: &Stmt) {
                 None => continue,
             },
         };
-        let why = if computed_message {
-            "with a computed message: Dynamo rewrites only asserts with no message or a constant one into torch._assert_async"
-        } else {
-            jump.text()
-        };
+        let why = jump.text();
         let (message, hazard) = if semantic.in_loop() {
             (
                 format!(
@@ -205,11 +208,7 @@ fn check_assert(checker: &mut Checker<'_>, stmt: &Stmt) {
             (
                 format!(
                     "assert on a tensor value {why}; this one is a data-dependent jump, so the graph breaks here ({})",
-                    if computed_message {
-                        "use a constant message, or torch._assert_async"
-                    } else {
-                        jump.fix()
-                    }
+                    jump.fix()
                 ),
                 Hazard::GraphBreak,
             )
@@ -228,6 +227,8 @@ enum UnrewrittenJump {
     Negated,
     /// `assert t and u` / `assert t or u`: only the assert's last jump is rewritten.
     BeforeLastOperand,
+    /// `assert t, f"..."`: only an assert with no message or a constant one is rewritten.
+    ComputedMessage,
 }
 
 impl UnrewrittenJump {
@@ -239,6 +240,9 @@ impl UnrewrittenJump {
             UnrewrittenJump::BeforeLastOperand => {
                 "before `and`/`or`: Dynamo rewrites only an assert's last test into torch._assert_async"
             }
+            UnrewrittenJump::ComputedMessage => {
+                "with a computed message: Dynamo rewrites only asserts with no message or a constant one into torch._assert_async"
+            }
         }
     }
 
@@ -248,28 +252,17 @@ impl UnrewrittenJump {
             UnrewrittenJump::BeforeLastOperand => {
                 "combine tensor tests into one tensor: `assert t.all() & u.all()`, or split the assert"
             }
+            UnrewrittenJump::ComputedMessage => "use a constant message, or torch._assert_async",
         }
     }
 }
 
-/// Every operand of a test, `and`/`or`/`not` split (a computed message: none is rewritten).
-fn every_operand<'e>(test: &'e Expr, out: &mut Vec<(&'e Expr, UnrewrittenJump)>) {
-    unrewritten_operands_depth(test, None, out, 0);
-}
-
 /// The operands of an assert's test that Dynamo reads with an ordinary jump: every operand but the
-/// last one Python evaluates, and that one too when it is negated (`positive` false).
-fn unrewritten_operands<'e>(
-    test: &'e Expr,
-    positive: bool,
-    out: &mut Vec<(&'e Expr, UnrewrittenJump)>,
-) {
-    unrewritten_operands_depth(test, Some(positive), out, 0);
-}
-
+/// last one Python evaluates, and that one too when it is negated.
+///
 /// `positive`: `Some(true)` for the assert's last operand taken as it is, `Some(false)` for it
 /// negated, `None` for an operand whose jump is never the last one.
-fn unrewritten_operands_depth<'e>(
+fn unrewritten_operands<'e>(
     test: &'e Expr,
     positive: Option<bool>,
     out: &mut Vec<(&'e Expr, UnrewrittenJump)>,
@@ -280,14 +273,14 @@ fn unrewritten_operands_depth<'e>(
     }
     match test {
         Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => {
-            unrewritten_operands_depth(&unary.operand, positive.map(|p| !p), out, depth + 1)
+            unrewritten_operands(&unary.operand, positive.map(|p| !p), out, depth + 1)
         }
         Expr::BoolOp(boolop) => {
             if let Some((last, earlier)) = boolop.values.split_last() {
                 for operand in earlier {
-                    unrewritten_operands_depth(operand, None, out, depth + 1);
+                    unrewritten_operands(operand, None, out, depth + 1);
                 }
-                unrewritten_operands_depth(last, positive, out, depth + 1);
+                unrewritten_operands(last, positive, out, depth + 1);
             }
         }
         operand => match positive {
