@@ -284,16 +284,17 @@ fn check_subscript(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript) {
     };
     checker.report(
         &DataDependentOutputShape::META,
-        Finding::on_tensor_or_inputs(
-            subscript.range(),
-            format!(
-                "indexing with a boolean tensor mask has a data-dependent output shape: graph break under torch.compile ({}) {FLAG_HINT}",
-                dynamic_shape_label()
-            ),
-            params,
-        )
-        .with_hazard(Hazard::GraphBreak),
+        Finding::on_tensor_or_inputs(subscript.range(), masked_read_message(), params)
+            .with_hazard(Hazard::GraphBreak),
     );
+}
+
+/// What a read through a boolean mask does (the one message of every masked-read finding).
+fn masked_read_message() -> String {
+    format!(
+        "indexing with a boolean tensor mask has a data-dependent output shape: graph break under torch.compile ({}) {FLAG_HINT}",
+        dynamic_shape_label()
+    )
 }
 
 /// `x[mask]` (or `x[:, mask]`) with `mask` a parameter the body has not rebound: a boolean mask
@@ -317,15 +318,8 @@ fn check_mask_parameter(checker: &mut Checker<'_>, subscript: &ast::ExprSubscrip
     }
     checker.report(
         &DataDependentOutputShape::META,
-        Finding::on_mask_params(
-            subscript.range(),
-            &format!(
-                "indexing with a boolean tensor mask has a data-dependent output shape: graph break under torch.compile ({}) {FLAG_HINT}",
-                dynamic_shape_label()
-            ),
-            params,
-        )
-        .with_hazard(Hazard::GraphBreak),
+        Finding::on_mask_params(subscript.range(), &masked_read_message(), params)
+            .with_hazard(Hazard::GraphBreak),
     );
 }
 
@@ -346,15 +340,8 @@ fn check_mask_return(checker: &mut Checker<'_>, subscript: &ast::ExprSubscript, 
     }
     checker.report(
         &DataDependentOutputShape::META,
-        Finding::on_mask_returns(
-            subscript.range(),
-            &format!(
-                "indexing with a boolean tensor mask has a data-dependent output shape: graph break under torch.compile ({}) {FLAG_HINT}",
-                dynamic_shape_label()
-            ),
-            returns,
-        )
-        .with_hazard(Hazard::GraphBreak),
+        Finding::on_mask_returns(subscript.range(), &masked_read_message(), returns)
+            .with_hazard(Hazard::GraphBreak),
     );
 }
 
