@@ -148,13 +148,22 @@ struct Frame<'a> {
     /// them (`if isinstance(e, Sparse): t = e.values()`): still the caller's value on that path,
     /// so the parameter hypothesis still asks about them (`model/value_join.rs`).
     params_untouched_on_a_path: Vec<String>,
+    /// Parameters rebound by a target whose value `values` does not record: an unpacking
+    /// (`x, kinds = x`), a loop target, a `with ... as` or `:=` target.
+    params_rebound_unrecorded: Vec<String>,
 }
 
 impl Frame<'_> {
+    /// No binding the walk has seen so far rebinds `name`: if it is a parameter, it still holds
+    /// what the caller passed.
+    fn holds_callers_value(&self, name: &str) -> bool {
+        !self.values.contains_key(name) && !self.params_rebound_unrecorded.iter().any(|p| p == name)
+    }
+
     /// `name` is a parameter of this function that its body has not rebound (so far): it holds
     /// what the caller passed.
     fn is_unrebound_param(&self, name: &str) -> bool {
-        self.param_names.iter().any(|p| p == name) && !self.values.contains_key(name)
+        self.param_names.iter().any(|p| p == name) && self.holds_callers_value(name)
     }
 }
 

@@ -268,6 +268,29 @@ class FlaggedLayerStack(nn.Module):
         return x
 
 
+def leading_size(x):
+    # `x` is the caller's tensor until the unpacking rebinds it to an int: the branch tests a
+    # Python int.
+    x, rest = x.shape[0], x.shape[1:]
+    if x > 1:
+        return rest
+    return None
+
+
+def first_nonzero_size(sizes, x):
+    # The loop rebinds the parameter `sizes` to each int of `x.shape`.
+    for sizes in x.shape:
+        if sizes > 0:
+            return sizes
+    return 0
+
+
+class ParametersRebound(nn.Module):
+    def forward(self, x: torch.Tensor):
+        leading_size(x)
+        return x * first_nonzero_size(x, x)
+
+
 def cases():
     """Region code for the proofs: name -> (module, example args)."""
     x = torch.randn(2, 4, 8)
@@ -291,4 +314,5 @@ def cases():
         "assert_on_a_parameter_given_an_int": (checked_repeat, (torch.randn(4), 3)),
         "torch_helpers_returning_host_values": (TorchHelpersReturningHostValues(), (torch.randn(4),)),
         "all_over_host_values": (AllOverHostValues(), (torch.randn(4),)),
+        "parameters_rebound_by_unpacking_and_loops": (ParametersRebound(), (torch.randn(4, 8),)),
     }

@@ -520,7 +520,7 @@ impl<'a> SemanticModel<'a> {
                     .and_then(constructor_class)
                     .or_else(|| {
                         self.function_frame()
-                            .filter(|frame| !frame.values.contains_key(name))
+                            .filter(|frame| frame.holds_callers_value(name))
                             .and_then(|frame| frame.param_classes.get(name).cloned())
                     })
                     .or_else(|| self.outer_value(name).and_then(constructor_class))

@@ -225,6 +225,7 @@ impl<'a> SemanticModel<'a> {
 
     /// No fact for the names a binding outside an assignment rebinds (`with … as m`, `m := …`).
     pub(crate) fn forget_target(&mut self, target: &Expr) {
+        self.note_params_rebound(target);
         if let Some(facts) = self.facts_mut()
             && !facts.is_empty()
         {

@@ -358,6 +358,7 @@ impl<'a> SemanticModel<'a> {
             param_elements: FxMap::default(),
             returned: FxMap::default(),
             params_untouched_on_a_path: Vec::new(),
+            params_rebound_unrecorded: Vec::new(),
         });
         let version_asserts = self.version_asserts.len();
         let asserted = self.top_level_version_asserts(&def.body);

@@ -18,6 +18,7 @@ impl<'a> SemanticModel<'a> {
         }
         let mut bound: Vec<Bound> = Vec::new();
         self.loop_target_kinds(target, iter, 0, &mut bound);
+        self.note_params_rebound(target);
         let Some(frame) = self.function_frame_mut() else {
             return;
         };

@@ -372,7 +372,7 @@ impl<'a> SemanticModel<'a> {
         let (Some(frame), Some(func)) = (self.function_frame(), self.current_function()) else {
             return false;
         };
-        !frame.values.contains_key(name)
+        frame.holds_callers_value(name)
             && self.summary.functions[func as usize]
                 .flag_params
                 .iter()
@@ -405,7 +405,7 @@ impl<'a> SemanticModel<'a> {
         let func = self.current_function()?;
         let frame = self.function_frame()?;
         if self.summary.functions[func as usize].vararg.as_deref() != Some(name.id.as_str())
-            || frame.values.contains_key(name.id.as_str())
+            || !frame.holds_callers_value(name.id.as_str())
         {
             return None;
         }
@@ -431,7 +431,7 @@ impl<'a> SemanticModel<'a> {
     /// only with roots).
     pub(super) fn unchanged_param(&self, name: &str) -> Option<(String, Option<u32>)> {
         let frame = self.function_frame()?;
-        if frame.values.contains_key(name) {
+        if !frame.holds_callers_value(name) {
             return None;
         }
         frame
@@ -445,7 +445,7 @@ impl<'a> SemanticModel<'a> {
     /// reassigned so far?
     pub(super) fn is_first_input(&self, name: &str) -> bool {
         self.function_frame().is_some_and(|frame| {
-            frame.first_input.as_deref() == Some(name) && !frame.values.contains_key(name)
+            frame.first_input.as_deref() == Some(name) && frame.holds_callers_value(name)
         })
     }
 

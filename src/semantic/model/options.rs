@@ -151,7 +151,7 @@ impl<'a> SemanticModel<'a> {
             }
             _ => return None,
         };
-        if frame.values.contains_key(param) {
+        if !frame.holds_callers_value(param) {
             return None;
         }
         let default = info
@@ -449,7 +449,7 @@ impl<'a> SemanticModel<'a> {
         let FrameKind::Function { idx, .. } = &frame.kind else {
             return None;
         };
-        if frame.values.contains_key(name) {
+        if !frame.holds_callers_value(name) {
             return None;
         }
         self.summary.functions[*idx as usize]

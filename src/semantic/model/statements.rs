@@ -80,6 +80,7 @@ impl<'a> SemanticModel<'a> {
             param_elements: FxMap::default(),
             returned: FxMap::default(),
             params_untouched_on_a_path: Vec::new(),
+            params_rebound_unrecorded: Vec::new(),
         });
     }
 
@@ -120,6 +121,11 @@ impl<'a> SemanticModel<'a> {
         }
         self.note_returned_locals(targets, value);
         self.forget_untouched_params(targets);
+        for target in targets {
+            if !matches!(target, Expr::Name(_)) {
+                self.note_params_rebound(target);
+            }
+        }
         // Unpacking (`rows, cols = linear_sum_assignment(c)`) binds each name to an element;
         // a plain rebinding of such a name shadows it (`model/host_index.rs`).
         for target in targets {
@@ -244,6 +250,35 @@ impl<'a> SemanticModel<'a> {
                         }
                     }
                 }
+                _ => {}
+            }
+        }
+    }
+
+    /// Parameters `target` rebinds to a value `Frame::values` does not record (an unpacking, a
+    /// loop or `with` target, `:=`): from here on they no longer hold what the caller passed.
+    pub(crate) fn note_params_rebound(&mut self, target: &Expr) {
+        let Some(frame) = self.function_frame_mut() else {
+            return;
+        };
+        if frame.param_names.is_empty() {
+            return;
+        }
+        let mut pending = vec![target];
+        while let Some(target) = pending.pop() {
+            match target {
+                Expr::Name(name) => {
+                    let id = name.id.as_str();
+                    if frame.param_names.iter().any(|p| p == id)
+                        && !frame.params_rebound_unrecorded.iter().any(|p| p == id)
+                    {
+                        frame.params_rebound_unrecorded.push(id.to_owned());
+                        frame.params_untouched_on_a_path.retain(|p| p != id);
+                    }
+                }
+                Expr::Tuple(ast::ExprTuple { elts, .. })
+                | Expr::List(ast::ExprList { elts, .. }) => pending.extend(elts.iter()),
+                Expr::Starred(starred) => pending.push(&starred.value),
                 _ => {}
             }
         }
@@ -493,7 +528,8 @@ impl<'a> SemanticModel<'a> {
             && let Some(class_sym) = self.function_frame().and_then(|frame| {
                 let param = name.id.as_str();
                 frame.param_classes.get(param).or_else(|| {
-                    (!frame.values.contains_key(param))
+                    frame
+                        .holds_callers_value(param)
                         .then(|| frame.param_instances.get(param))
                         .flatten()
                 })

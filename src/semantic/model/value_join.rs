@@ -228,6 +228,7 @@ impl<'a> SemanticModel<'a> {
         let joins = &mut frame.value_joins;
         let param_names = &frame.param_names;
         let untouched = &mut frame.params_untouched_on_a_path;
+        let rebound_unrecorded = &frame.params_rebound_unrecorded;
         joins.depth = joins.depth.saturating_sub(1);
         let start = join.log_start.min(joins.log.len());
         if !join.opaque && start < joins.log.len() {
@@ -279,6 +280,7 @@ impl<'a> SemanticModel<'a> {
                     // caller passed it on a reaching path.
                     if first.before.as_slice().is_empty()
                         && param_names.iter().any(|p| p == name)
+                        && !rebound_unrecorded.iter().any(|p| p == name)
                         && !untouched.iter().any(|p| p == name)
                     {
                         untouched.push(name.to_owned());
