@@ -241,13 +241,17 @@ pub struct ReturnedTensor {
     /// The guards on the way to the `return` (and to the branch of a conditional expression
     /// it returns): a return only eager code takes does not count.
     pub path: Box<[PathStep]>,
+    /// Project calls whose result the value is (`return helper(x)`, or a local bound to one):
+    /// a tensor, too, where one of them returns one (with `source`'s parameters, either
+    /// suffices).
+    pub through: Box<[ReturnDep]>,
 }
 
 /// What a local holds when it was last bound to what a project call returns (`y = helper(x)`,
 /// or one element of it: `h, mask = helper(x)` binds `mask` to position 1), with the call's
 /// tensor arguments: a callee that returns what its parameter holds returns a tensor only where
 /// this call passes one.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReturnDep {
     pub sym: crate::semantic::Sym,
     pub position: Option<u32>,
@@ -256,7 +260,7 @@ pub struct ReturnDep {
 
 /// A call argument that is (or may be, through the caller's parameters) a tensor: its position
 /// among the positional arguments (`None`: by keyword) or keyword.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TensorArg {
     pub position: Option<u32>,
     pub keyword: Option<String>,

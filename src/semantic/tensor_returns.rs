@@ -9,7 +9,9 @@
 //! arguments are the call's own: a helper that returns `x.to(torch.int64)` under some guard and
 //! `int(x)` otherwise returns a tensor to a caller that passes one, not to one that passes an
 //! int. A may-answer over the callee's returns and the functions the call may run. A return of
-//! another call's result is not followed (one level).
+//! another project call's result (`return helper(x)`, `y = helper(x); return y`) is followed to
+//! that call's callees, up to `MAX_RETURN_HOPS` calls deep; there the inner call's arguments are
+//! read in the callee's own context (its parameters: where some traced call passes a tensor).
 //!
 //! Cost: per finding that depends on it, its calls' symbols resolved and the callees' recorded
 //! returns read; nothing is computed for a tree whose findings need none.
@@ -17,6 +19,9 @@
 use super::Sym;
 use super::link::{FuncRef, Project, Target};
 use super::summary::{FileId, FuncIdx, ReturnDep, ReturnedTensor, TensorArg, TensorSource};
+
+/// Calls followed through returns of returns (recursion ends here too).
+const MAX_RETURN_HOPS: u32 = 4;
 
 impl Project<'_> {
     /// Does some callee of one of `deps` (calls in function `caller` of `file`) return a tensor
@@ -28,13 +33,26 @@ impl Project<'_> {
         deps: &[ReturnDep],
         mask: bool,
     ) -> bool {
+        self.tensor_returns_hold_within(file, caller, deps, mask, 0)
+    }
+
+    /// `depth`: the calls followed so far, through callees that return what another call
+    /// returns.
+    fn tensor_returns_hold_within(
+        &self,
+        file: FileId,
+        caller: Option<FuncIdx>,
+        deps: &[ReturnDep],
+        mask: bool,
+        depth: u32,
+    ) -> bool {
         deps.iter().any(|dep| {
             self.returning_callees(&dep.sym, file)
                 .into_iter()
                 .any(|callee| {
                     let info = &self.files[callee.0 as usize].functions[callee.1 as usize];
                     info.tensor_returns.iter().any(|returned| {
-                        returned.position == dep.position
+                        (returned.position == dep.position || passes_on_whole(returned))
                             && (!mask || returned.mask)
                             && !self.eager_only_with(
                                 callee.0,
@@ -42,25 +60,70 @@ impl Project<'_> {
                                 returned.path.iter(),
                                 false,
                             )
-                            && self.returned_for_call(returned, callee, &dep.args, file, caller)
+                            && self.returned_for_call(
+                                returned,
+                                callee,
+                                (dep, file, caller),
+                                mask,
+                                depth,
+                            )
                     })
                 })
         })
     }
 
-    /// A return of `callee` hands back a tensor to a call passing `args`: outright, or through a
-    /// parameter the call passes a tensor for.
+    /// A return of `callee` hands back a tensor to a call passing `args` (from function `caller`
+    /// of `file`): outright, through a parameter the call passes a tensor for, or because a call
+    /// the callee makes returns one.
     fn returned_for_call(
         &self,
         returned: &ReturnedTensor,
+        callee: FuncRef,
+        (dep, file, caller): (&ReturnDep, FileId, Option<FuncIdx>),
+        mask: bool,
+        depth: u32,
+    ) -> bool {
+        let TensorSource::Params(params) = &returned.source else {
+            return true;
+        };
+        if self.params_passed_tensors(params, callee, &dep.args, file, caller) {
+            return true;
+        }
+        if depth >= MAX_RETURN_HOPS || returned.through.is_empty() {
+            return false;
+        }
+        // `return helper(x)` handed to `a, b = outer(...)`: `b` is position 1 of what `helper`
+        // returns.
+        let repositioned: Vec<ReturnDep>;
+        let through = if returned.position != dep.position {
+            repositioned = returned
+                .through
+                .iter()
+                .map(|inner| ReturnDep {
+                    position: dep.position,
+                    ..inner.clone()
+                })
+                .collect();
+            &repositioned[..]
+        } else {
+            &returned.through[..]
+        };
+        self.tensor_returns_hold_within(callee.0, Some(callee.1), through, mask, depth + 1)
+    }
+
+    /// The call passes a tensor (outright, or through the caller's parameters where some traced
+    /// call passes one) for one of the callee's `params`.
+    fn params_passed_tensors(
+        &self,
+        params: &[String],
         callee: FuncRef,
         args: &[TensorArg],
         file: FileId,
         caller: Option<FuncIdx>,
     ) -> bool {
-        let TensorSource::Params(params) = &returned.source else {
-            return true;
-        };
+        if params.is_empty() {
+            return false;
+        }
         let positions = &self.files[callee.0 as usize].functions[callee.1 as usize].index_params;
         args.iter().any(|arg| {
             let Some(param) =
@@ -96,4 +159,16 @@ impl Project<'_> {
             })
             .collect()
     }
+}
+
+/// A return that hands back, as it is, the whole of what project calls return (`return
+/// helper(x)`): an element of it is the same element of theirs.
+fn passes_on_whole(returned: &ReturnedTensor) -> bool {
+    returned.position.is_none()
+        && matches!(&returned.source, TensorSource::Params(params) if params.is_empty())
+        && !returned.through.is_empty()
+        && returned
+            .through
+            .iter()
+            .all(|inner| inner.position.is_none())
 }

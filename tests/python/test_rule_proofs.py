@@ -843,6 +843,7 @@ EVERY_TORCH_BREAKS = [
     ("BR003", "parameter_tested_as_a_tensor"),
     ("BR003", "mask_passed_as_an_argument"),
     ("BR003", "mask_returned_by_a_project_function"),
+    ("BR003", "mask_returned_through_a_wrapper"),
     ("BR003", "mask_reshaped_and_indexed"),
     ("BR003", "optional_mask_input"),
     ("BR003", "input_rebound_on_one_branch"),

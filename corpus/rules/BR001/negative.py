@@ -198,6 +198,20 @@ class HostValuesThroughReturns(nn.Module):
         return x - 1
 
 
+def grid_side_of(x):
+    return grid_side(x)
+
+
+class HostValuesThroughNestedReturns(nn.Module):
+    """Ints a project function returns, handed on by another one's `return`."""
+
+    def forward(self, x):
+        h, w = grid_side_of(x)
+        if h > w:
+            return x * 2
+        return x - 1
+
+
 class FlagAnnotatedAsOptionalTensor(nn.Module):
     """An input annotated `Optional[Tensor]` whose default is `False`: the default says it is a
     flag, and callers pass bools."""
@@ -310,6 +324,7 @@ def cases():
         "constant_message_asserts": (ConstantMessageAsserts(), (torch.randn(4),)),
         "rewritten_tensor_asserts": (RewrittenTensorAsserts(), (torch.randn(4, 8),)),
         "host_values_through_returns": (HostValuesThroughReturns(), (torch.randn(4, 8),)),
+        "host_values_through_nested_returns": (HostValuesThroughNestedReturns(), (torch.randn(4, 8),)),
         "flag_annotated_optional_tensor": (FlagAnnotatedAsOptionalTensor(), (torch.randn(4, 8), False)),
         "assert_on_a_parameter_given_an_int": (checked_repeat, (torch.randn(4), 3)),
         "torch_helpers_returning_host_values": (TorchHelpersReturningHostValues(), (torch.randn(4),)),

@@ -254,6 +254,26 @@ class CountGate(nn.Module):
         return x
 
 
+def positive_count_of(x):
+    # Hands back what another project function returns, as it is.
+    return positive_count(x)
+
+
+def counted(x):
+    n = positive_count_of(x)
+    return n
+
+
+class CountGateTwoCallsDeep(nn.Module):
+    """A tensor handed back through the returns of three project functions, tested."""
+
+    def forward(self, x):
+        n = counted(x)
+        if n:  # expect: BR001
+            return x * 2
+        return x
+
+
 class RandomLayerSkip(nn.Module):
     """`all()` over a tensor of booleans reads each element: a data-dependent jump."""
 
@@ -327,6 +347,7 @@ def cases():
         "assert_not_tensor_constant_message": (NanCheckedLoss(), (x,)),
         "assert_tensor_before_and": (FiniteAndBounded(), (x,)),
         "tensor_returned_by_a_project_function": (CountGate(), (x,)),
+        "tensor_returned_through_nested_returns": (CountGateTwoCallsDeep(), (x,)),
         "all_and_any_over_a_tensor": (RandomLayerSkip(), (x,)),
     }
 

@@ -304,6 +304,19 @@ class PaddedRows(nn.Module):
         return dense[mask]  # expect: BR003
 
 
+def padded_rows_of(x: torch.Tensor, lengths: torch.Tensor):
+    # Hands back the tuple another project function returns, as it is.
+    return padded_with_mask(x, lengths)
+
+
+class PaddedRowsThroughAWrapper(nn.Module):
+    """A mask unpacked from a tuple that a wrapper hands back from another project function."""
+
+    def forward(self, x: torch.Tensor, lengths: torch.Tensor):
+        dense, mask = padded_rows_of(x, lengths)
+        return dense[mask]  # expect: BR003
+
+
 def cases():
     """Entry points for the proofs: name -> (callable as written, example args)."""
     boxes = torch.rand(6, 4) * 10
@@ -345,6 +358,10 @@ def cases():
             (torch.tensor([[0, 1, 2], [1, 2, 0]]), torch.tensor([1, 0, 1])),
         ),
         "mask_returned_by_a_project_function": (PaddedRows(), (torch.randn(3, 4), torch.tensor([3, 2]))),
+        "mask_returned_through_a_wrapper": (
+            PaddedRowsThroughAWrapper(),
+            (torch.randn(3, 4), torch.tensor([3, 2])),
+        ),
         "mask_reshaped_and_indexed": (first_row_positives, (torch.randn(3, 4),)),
         "optional_mask_input": (OptionalPaddingMask(), (torch.randn(3, 4), torch.tensor([1, 0, 1]))),
         "input_rebound_on_one_branch": (KindsFromInputOrPair(), (torch.randn(3, 4), torch.tensor([1, 0, 1]))),

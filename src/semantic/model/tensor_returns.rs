@@ -13,7 +13,9 @@
 //!
 //! Only what the syntax shows is followed: a returned tuple display (`return out, mask`) by
 //! position, any other returned value as a whole; a local bound by `y = f(...)` or by unpacking
-//! the call (`a, b = f(...)`, no starred target). A rebinding of the name forgets it.
+//! the call (`a, b = f(...)`, no starred target). A rebinding of the name forgets it. A return
+//! of what another project call returns (`return helper(x)`, or `y = helper(x)` then
+//! `return y`) records that call (`ReturnedTensor::through`), solved when linking.
 //!
 //! Cost: one `tensor_kind` per returned value (two for an unknown one), one map entry per local
 //! bound from a project call (its tensor arguments are the ones its call edge recorded).
@@ -72,18 +74,31 @@ impl<'a> SemanticModel<'a> {
             }
             return;
         }
-        let source = match self.tensor_kind(value) {
-            TensorKind::Tensor => TensorSource::Tensor,
+        let (source, through): (TensorSource, Box<[ReturnDep]>) = match self.tensor_kind(value) {
+            TensorKind::Tensor => (TensorSource::Tensor, Box::default()),
             TensorKind::NotTensor => return,
-            TensorKind::Unknown => match self.tensor_if_params_are(value) {
-                Some(params) => TensorSource::Params(params.into()),
-                None => return,
+            // `return helper(x)`: what the callee returns, as it is.
+            TensorKind::Unknown => match self.returned_call(value) {
+                Some(dep) => (TensorSource::Params(Box::default()), Box::new([dep])),
+                None => match self.tensor_if_inputs_are(value) {
+                    Some(used) => (
+                        TensorSource::Params(used.params.into()),
+                        used.returns
+                            .unwrap_or_default()
+                            .into_iter()
+                            .map(|(_, dep)| dep)
+                            .collect(),
+                    ),
+                    None => return,
+                },
             },
         };
         let mask = match &source {
             TensorSource::Tensor => self.is_bool_mask_element(value, value),
+            // Through a call: a mask where the callee returns one (asked when linking).
+            TensorSource::Params(_) if matches!(value, Expr::Call(_)) => true,
             TensorSource::Params(_) => self
-                .holds_if_params_are_tensors(|| self.is_bool_mask_element(value, value))
+                .holds_if_inputs_are_tensors(|| self.is_bool_mask_element(value, value))
                 .is_some(),
         };
         found.push(ReturnedTensor {
@@ -91,7 +106,22 @@ impl<'a> SemanticModel<'a> {
             source,
             mask,
             path: self.path().into(),
+            through,
         });
+    }
+
+    /// `value` is a call of a project function (`return helper(x)`): what that call returns.
+    fn returned_call(&self, value: &Expr) -> Option<ReturnDep> {
+        let Expr::Call(call) = value else {
+            return None;
+        };
+        let sym = self.project_call_sym(call)?;
+        let args = self.recorded_tensor_args(&sym, call);
+        Some(ReturnDep {
+            sym,
+            position: None,
+            args,
+        })
     }
 
     /// Notes which locals `targets = value` binds to what a project call returns, and forgets
