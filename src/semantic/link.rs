@@ -138,6 +138,13 @@ pub(crate) enum Target {
     VersionFlag(FileId, String),
 }
 
+/// One answer of `Project::member_and_overrides`, kept in `Project::member_memo`.
+pub(crate) struct MemberAnswer {
+    name: Box<str>,
+    counts_unknown: bool,
+    methods: Box<[FuncRef]>,
+}
+
 pub struct Project<'a> {
     pub files: &'a [FileSummary],
     pub(super) modules: HashMap<&'a str, Vec<FileId>>,
@@ -194,6 +201,12 @@ pub struct Project<'a> {
     /// project, or named by a root). `self.m()` reaches a subclass's override only in those —
     /// a class nobody builds (transformers' `modular_*.py` sources) cannot be `self`.
     live_classes: Option<HashSet<ClassRef>>,
+    /// `member_and_overrides` answers for classes with project subclasses, per class: a member
+    /// name, whether an unknown live set counts every subclass, and the methods. A call of a
+    /// base's method resolves to the overrides of its whole subclass tree (thousands of classes
+    /// under a model library's base), asked again at every call site. Cleared when the live set
+    /// changes.
+    member_memo: std::sync::Mutex<HashMap<ClassRef, Vec<MemberAnswer>>>,
     /// Host-index facts (`semantic/host_index.rs`), solved on first use.
     host_index: std::sync::OnceLock<super::host_index::HostIndexFacts<'a>>,
     /// Parameters some counted call passes a tensor for (`semantic/tensor_params.rs`), solved
@@ -264,6 +277,7 @@ impl<'a> Project<'a> {
             region_source,
             expand_submodules: !root_spec.is_empty(),
             live_classes: None,
+            member_memo: Default::default(),
             flow: Default::default(),
             reached_by: HashMap::default(),
             host_index: std::sync::OnceLock::new(),
@@ -282,6 +296,7 @@ impl<'a> Project<'a> {
         }
         if !root_spec.is_empty() {
             project.live_classes = Some(HashSet::default());
+            project.forget_member_answers();
         }
         project.find_roots(root_spec);
         // Sized for every call site up front: growing it rehashes every `Sym` key (strings), which
@@ -353,6 +368,7 @@ impl<'a> Project<'a> {
                 break;
             }
             project.live_classes = grown;
+            project.forget_member_answers();
             project.flags_pinned = pinned;
             project.vararg_lens = vararg_lens;
             project.kwargs_keys = kwargs_keys;
@@ -403,7 +419,22 @@ impl<'a> Project<'a> {
             }
         }
         // Options nothing in the tree sets, read at their defaults: the region traced then.
-        project.options = project.build_option_table();
+        // The tensor-parameter facts depend on the final region but not on the options: where a
+        // finding will ask for them, they are solved on a second worker meanwhile (asked first
+        // while deciding findings, the sequential solve held every worker up).
+        let asks_tensor_params = files.iter().any(|f| {
+            f.candidates
+                .iter()
+                .any(|c| c.tensor_params.is_some() || c.tensor_returns.is_some())
+        });
+        let (options, tensor_params) = rayon::join(
+            || project.build_option_table(),
+            || asks_tensor_params.then(|| project.solve_tensor_params()),
+        );
+        project.options = options;
+        if let Some(facts) = tensor_params {
+            let _ = project.tensor_params.set(facts);
+        }
         if !project.options.is_empty() {
             project.option_params = project.option_params(&mut callees);
             project.default_region = project.closure_at(

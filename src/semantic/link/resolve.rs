@@ -461,11 +461,55 @@ impl<'a> Project<'a> {
         name: &str,
         unknown_live_counts: bool,
     ) -> Vec<FuncRef> {
-        let mut found: Vec<FuncRef> = self.lookup_method(class, name, 0).into_iter().collect();
-        // Most classes have no project subclass: spare the queue and the seen set.
+        // Most classes have no project subclass: spare the queue, the seen set and the memo.
         let Some(direct) = self.subclasses.get(&class) else {
-            return found;
+            return self.lookup_method(class, name, 0).into_iter().collect();
         };
+        // Without roots no subclass is known live: when that counts none, the class's own.
+        if self.live_classes.is_none() && !unknown_live_counts {
+            return self.lookup_method(class, name, 0).into_iter().collect();
+        }
+        let memo = |memo: &HashMap<ClassRef, Vec<MemberAnswer>>| {
+            memo.get(&class)?
+                .iter()
+                .find(|answer| {
+                    answer.counts_unknown == unknown_live_counts && &*answer.name == name
+                })
+                .map(|answer| answer.methods.to_vec())
+        };
+        if let Some(found) = memo(&self.member_memo.lock().unwrap_or_else(|e| e.into_inner())) {
+            return found;
+        }
+        let found = self.walk_member_and_overrides(class, direct, name, unknown_live_counts);
+        self.member_memo
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(class)
+            .or_default()
+            .push(MemberAnswer {
+                name: name.into(),
+                counts_unknown: unknown_live_counts,
+                methods: found.clone().into(),
+            });
+        found
+    }
+
+    /// Forgets the `member_and_overrides` answers (the live classes changed).
+    pub(super) fn forget_member_answers(&mut self) {
+        self.member_memo
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
+    fn walk_member_and_overrides(
+        &self,
+        class: ClassRef,
+        direct: &[ClassRef],
+        name: &str,
+        unknown_live_counts: bool,
+    ) -> Vec<FuncRef> {
+        let mut found: Vec<FuncRef> = self.lookup_method(class, name, 0).into_iter().collect();
         let mut queue: VecDeque<ClassRef> = direct.iter().copied().collect();
         let mut seen = HashSet::default();
         while let Some(sub) = queue.pop_front() {
