@@ -205,17 +205,20 @@ impl<'a> Project<'a> {
     /// The options nothing in the tree sets, once per scan (linear in the summaries per round;
     /// a round more per hop of `Inner(opt=self.opt)` forwarding a set option).
     pub(crate) fn build_option_table(&self) -> OptionTable {
-        let settings = self.build_setting_table();
-        if self.files.iter().all(|f| f.options.stores.is_empty()) {
-            return OptionTable {
-                settings,
-                ..OptionTable::default()
-            };
-        }
-        let mut table = self.own_option_table();
-        self.add_borrowed_options(&mut table);
-        table.settings = settings;
-        table
+        // The settings and the constructor options read different stores: built side by side
+        // (linking is the part of a scan that does not spread over every worker).
+        let (settings, table) = rayon::join(
+            || self.build_setting_table(),
+            || {
+                if self.files.iter().all(|f| f.options.stores.is_empty()) {
+                    return OptionTable::default();
+                }
+                let mut table = self.own_option_table();
+                self.add_borrowed_options(&mut table);
+                table
+            },
+        );
+        OptionTable { settings, ..table }
     }
 
     /// `self.<attr> = self.<sub>.<inner>`: the attribute is the submodule class's option
