@@ -2,8 +2,9 @@
 //! under a private segment (`pkg._legacy`) that nothing outside its private package imports is
 //! code the package never runs (PEP 8: the underscore marks it internal), so `--roots "pkg.**"`
 //! does not root its classes, and `--show-roots` says so. A private module the package's
-//! `__init__` re-exports, or another module imports inside a function, is rooted as before; a
-//! pattern that spells the private segment roots it.
+//! `__init__` re-exports, or another module imports inside a function or loads by name
+//! (`importlib.import_module`), is rooted as before; a pattern that spells the private segment
+//! roots it.
 
 mod common;
 
@@ -26,6 +27,10 @@ fn a_wildcard_root_skips_a_private_module_nothing_imports() {
     assert!(
         text.contains("pkg/_lazy.py:12:"),
         "lazily imported module not rooted:\n{text}"
+    );
+    assert!(
+        text.contains("pkg/_plugin.py:9:") && text.contains("pkg/_backend.py:9:"),
+        "private modules loaded by importlib.import_module not rooted:\n{text}"
     );
     assert!(
         !text.contains("pkg/_legacy.py"),

@@ -563,7 +563,8 @@ pub struct FileSummary {
     /// `TensorLike: TypeAlias = torch.Tensor`): type aliases other modules annotate with.
     pub tensor_aliases: Vec<String>,
     /// Every dotted name an `import` / `from ... import` of the file names, at any depth
-    /// (`from .x import y` resolved: `pkg.x.y`): which modules the project itself imports.
+    /// (`from .x import y` resolved: `pkg.x.y`), and every module it loads by a literal name
+    /// (`importlib.import_module`, `__import__`): which modules the project itself imports.
     pub imported_names: Vec<String>,
     /// Module-level names bound to a guard formula (`_is_compiling = getattr(torch.compiler, ...)`).
     pub predicate_aliases: HashMap<String, Cond>,

@@ -15,6 +15,7 @@ impl<'a> SemanticModel<'a> {
     /// Call-graph edges and `torch.compile(x)` / `x.compile()` targets.
     pub(crate) fn record_call(&mut self, call: &'a ast::ExprCall, callee: Option<&Sym>) {
         self.note_tensor_attribute_registration(call);
+        self.note_dynamic_import(call);
         self.note_option_args(call);
         self.note_compiled_call(call, callee);
         let func = self.current_function();

@@ -215,6 +215,54 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
+    /// `importlib.import_module("pkg._impl")`, `import_module(".impl", __package__)` or
+    /// `__import__("pkg._impl")` with a literal name imports that module as an `import`
+    /// statement does (a private module loaded only so is still used).
+    pub(crate) fn note_dynamic_import(&mut self, call: &ast::ExprCall) {
+        let Some(Expr::StringLiteral(name)) = call.arguments.args.first() else {
+            return;
+        };
+        let is_import_module = self
+            .qualified(&call.func)
+            .is_some_and(|q| q.as_str() == "importlib.import_module");
+        if !is_import_module && !self.is_builtin(&call.func, "__import__") {
+            return;
+        }
+        let name = name.value.to_str();
+        let relative = name.len() - name.trim_start_matches('.').len();
+        if relative == 0 {
+            self.summary.imported_names.push(name.to_owned());
+            return;
+        }
+        // Relative: against `package=` (the second argument of `import_module`), when it is this
+        // module's package (`__package__`, or `__name__` of a package's `__init__`) or a literal.
+        if !is_import_module {
+            return;
+        }
+        let package = match call
+            .arguments
+            .args
+            .get(1)
+            .or_else(|| call.arguments.find_keyword("package").map(|k| &k.value))
+        {
+            Some(Expr::StringLiteral(package)) => package.value.to_str().to_owned(),
+            Some(Expr::Name(n)) if n.id.as_str() == "__package__" => self.package.clone(),
+            Some(Expr::Name(n)) if n.id.as_str() == "__name__" && self.ctx.is_package_init => {
+                self.package.clone()
+            }
+            _ => return,
+        };
+        let mut parts: Vec<&str> = package.split('.').filter(|p| !p.is_empty()).collect();
+        for _ in 1..relative {
+            parts.pop();
+        }
+        let rest = name.trim_start_matches('.');
+        if !rest.is_empty() {
+            parts.push(rest);
+        }
+        self.summary.imported_names.push(parts.join("."));
+    }
+
     pub fn import_from_module(&self, import: &ast::StmtImportFrom) -> String {
         let module = import.module.as_ref().map(|m| m.id.as_str()).unwrap_or("");
         if import.level == 0 {
