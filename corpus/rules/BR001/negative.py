@@ -212,6 +212,20 @@ class HostValuesThroughNestedReturns(nn.Module):
         return x - 1
 
 
+def count_positive(x):
+    return (x > 0).sum()
+
+
+class ComprehensionShadowsAReturnedLocal(nn.Module):
+    """`n` holds a tensor a project function returned, but inside the comprehension `n` is its
+    own name: an int of `sizes`."""
+
+    def forward(self, x: torch.Tensor, sizes: list):
+        n = count_positive(x)
+        kept = [k for k, n in enumerate(sizes) if n > 1]
+        return x[: len(kept)] * n
+
+
 class FlagAnnotatedAsOptionalTensor(nn.Module):
     """An input annotated `Optional[Tensor]` whose default is `False`: the default says it is a
     flag, and callers pass bools."""
@@ -325,6 +339,10 @@ def cases():
         "rewritten_tensor_asserts": (RewrittenTensorAsserts(), (torch.randn(4, 8),)),
         "host_values_through_returns": (HostValuesThroughReturns(), (torch.randn(4, 8),)),
         "host_values_through_nested_returns": (HostValuesThroughNestedReturns(), (torch.randn(4, 8),)),
+        "comprehension_shadows_a_returned_local": (
+            ComprehensionShadowsAReturnedLocal(),
+            (torch.randn(4, 8), [1, 2, 3]),
+        ),
         "flag_annotated_optional_tensor": (FlagAnnotatedAsOptionalTensor(), (torch.randn(4, 8), False)),
         "assert_on_a_parameter_given_an_int": (checked_repeat, (torch.randn(4), 3)),
         "torch_helpers_returning_host_values": (TorchHelpersReturningHostValues(), (torch.randn(4),)),

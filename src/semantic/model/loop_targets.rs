@@ -59,6 +59,7 @@ impl<'a> SemanticModel<'a> {
                     value: frame.values.remove(name.as_str()),
                     binding: frame.bindings.remove(name.as_str()),
                     element_of,
+                    returned: frame.returned.remove(name.as_str()),
                     name,
                 });
             }
@@ -77,9 +78,14 @@ impl<'a> SemanticModel<'a> {
             value,
             binding,
             element_of,
+            returned,
         } in shadowed.0.into_iter().rev()
         {
             set_element_of(frame, &name, element_of);
+            match returned {
+                Some(returned) => frame.returned.insert(name.clone(), returned),
+                None => frame.returned.remove(name.as_str()),
+            };
             match kind {
                 Some(kind) => frame.locals.insert(name.clone(), kind),
                 None => frame.locals.remove(name.as_str()),
@@ -127,14 +133,15 @@ impl<'a> SemanticModel<'a> {
 /// What a comprehension's names shadowed in the function.
 pub(crate) struct ShadowedLocals<'a>(Vec<Shadowed<'a>>);
 
-/// One name's kind, value, binding and parameter it was an element of in the function before a
-/// comprehension rebound it.
+/// One name's kind, value, binding, parameter it was an element of and project call it was
+/// bound from in the function before a comprehension rebound it.
 struct Shadowed<'a> {
     name: String,
     kind: Option<TensorKind>,
     value: Option<&'a Expr>,
     binding: Option<Binding>,
     element_of: Option<String>,
+    returned: Option<crate::semantic::summary::ReturnDep>,
 }
 
 /// A name a loop binds, its kind, and the parameter it is an element of (when the loop iterates
