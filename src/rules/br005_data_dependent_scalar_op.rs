@@ -2,6 +2,7 @@ use crate::rules::declare_rule;
 use crate::scan::checker::{Checker, Finding};
 use crate::semantic::data::TORCH;
 use crate::semantic::generated::IntParameters;
+use crate::semantic::model::Hypothesis;
 use crate::semantic::summary::Hazard;
 use crate::semantic::tensor::TensorKind;
 use ruff_python_ast::{self as ast, Expr};
@@ -151,49 +152,50 @@ fn is_builtin_range(checker: &Checker<'_>, call: &ast::ExprCall) -> bool {
 
 /// Whether a value read for its number is a tensor: known from the function's own code, or a
 /// tensor where a call (of the compiled function, or from traced code) passes one for these
-/// parameters (`tensor_params`: linking decides, as for BR001's branch on a parameter).
+/// parameters, or where a project call these locals were bound from returns one (linking
+/// decides, as for BR001's branch on a parameter).
 enum TensorOperand {
     Tensor,
-    IfParams(Vec<String>),
+    IfInputs(Hypothesis),
 }
 
-/// The first of `operands` known to be a tensor; else the parameters that would make one a
-/// tensor, when some would.
+/// The first of `operands` known to be a tensor; else the parameters and returned locals that
+/// would make one a tensor, when some would.
 fn tensor_operand<'e>(
     checker: &Checker<'_>,
     operands: impl IntoIterator<Item = &'e Expr>,
 ) -> Option<TensorOperand> {
     let semantic = checker.semantic();
-    let mut params: Vec<String> = Vec::new();
+    let mut inputs = Hypothesis::default();
     for operand in operands {
         match semantic.tensor_kind(operand) {
             TensorKind::Tensor => return Some(TensorOperand::Tensor),
             TensorKind::NotTensor => {}
             TensorKind::Unknown => {
-                for param in semantic.tensor_if_params_are(operand).unwrap_or_default() {
-                    if !params.contains(&param) {
-                        params.push(param);
-                    }
+                if let Some(used) = semantic.tensor_if_inputs_are(operand) {
+                    inputs.merge(used);
                 }
             }
         }
     }
-    (!params.is_empty()).then_some(TensorOperand::IfParams(params))
+    (!inputs.params.is_empty() || inputs.returns.as_ref().is_some_and(|r| !r.is_empty()))
+        .then_some(TensorOperand::IfInputs(inputs))
 }
 
 /// Reports a finding on `range` whose tensor operand is `operand`: as it is when known, or
-/// holding only where a call passes a tensor for the parameters (the message names them).
+/// holding only where a call passes a tensor for the parameters, or a project call returns one
+/// (the message names them).
 fn report_scalar_read(
     checker: &mut Checker<'_>,
     range: ruff_text_size::TextRange,
     message: String,
     operand: TensorOperand,
 ) {
-    let params = match operand {
+    let inputs = match operand {
         TensorOperand::Tensor => None,
-        TensorOperand::IfParams(params) => Some(params),
+        TensorOperand::IfInputs(inputs) => Some(inputs),
     };
-    let finding = Finding::on_tensor_or_params(range, message, params);
+    let finding = Finding::on_tensor_or_inputs(range, message, inputs);
     checker.report(
         &DataDependentScalarOp::META,
         finding.with_hazard(Hazard::GraphBreak),

@@ -86,6 +86,18 @@ def run_repeat_sum():
     return compiled(torch.randn(4), torch.randint(1, 4, ()))
 
 
+def positive_count(x):
+    return (x > 0).sum()
+
+
+class PositionsUpToCount(nn.Module):
+    """A count a project function returns, as a 0-d tensor, sizes `torch.arange`."""
+
+    def forward(self, x: torch.Tensor):
+        n = positive_count(x)
+        return torch.arange(n) * 2  # expect: BR005
+
+
 def cases():
     x = torch.randn(4)
     return {
@@ -98,4 +110,5 @@ def cases():
         "range_over_tensor_param": (repeat_sum, (x, torch.tensor(3))),
         "math_of_tensor": (finite_or_zero, (x,)),
         "tensor_as_size": (padded_to_longest, (x, torch.tensor([3, 5]))),
+        "arange_to_a_returned_count": (PositionsUpToCount(), (x,)),
     }

@@ -39,6 +39,23 @@ impl Hypothesis {
     fn is_empty(&self) -> bool {
         self.params.is_empty() && self.returns.as_ref().is_none_or(Vec::is_empty)
     }
+
+    /// Adds what `other` used (a value with several operands: either one suffices).
+    pub fn merge(&mut self, other: Hypothesis) {
+        for param in other.params {
+            if !self.params.contains(&param) {
+                self.params.push(param);
+            }
+        }
+        if let Some(returns) = other.returns {
+            let mine = self.returns.get_or_insert_with(Vec::new);
+            for (name, dep) in returns {
+                if !mine.iter().any(|(n, _)| *n == name) {
+                    mine.push((name, dep));
+                }
+            }
+        }
+    }
 }
 
 impl<'a> SemanticModel<'a> {
