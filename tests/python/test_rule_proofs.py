@@ -847,6 +847,7 @@ EVERY_TORCH_BREAKS = [
     ("BR003", "mask_reshaped_and_indexed"),
     ("BR003", "optional_mask_input"),
     ("BR003", "input_rebound_on_one_branch"),
+    ("BR003", "input_unpacked_on_one_branch"),
     ("BR004", "warnings_filter_change"),
 ]
 

@@ -281,6 +281,17 @@ class KindsFromInputOrPair(nn.Module):
         return x[kinds == 1]  # expect: BR003
 
 
+class KindsUnpackedFromAPair(nn.Module):
+    """An input that an unpacking rebinds on one branch only: on the other path it is still what
+    the user passed (here a tensor), so the mask built from it is one."""
+
+    def forward(self, x, kinds: Optional[torch.Tensor] = None):
+        if isinstance(x, tuple):
+            x, kinds = x
+        assert kinds is not None
+        return x[kinds == 1]  # expect: BR003
+
+
 @torch.compile
 def first_row_positives(x: torch.Tensor):
     # A view or a part of a boolean tensor is boolean: `.reshape` and `[0]` keep the dtype.
@@ -365,6 +376,10 @@ def cases():
         "mask_reshaped_and_indexed": (first_row_positives, (torch.randn(3, 4),)),
         "optional_mask_input": (OptionalPaddingMask(), (torch.randn(3, 4), torch.tensor([1, 0, 1]))),
         "input_rebound_on_one_branch": (KindsFromInputOrPair(), (torch.randn(3, 4), torch.tensor([1, 0, 1]))),
+        "input_unpacked_on_one_branch": (
+            KindsUnpackedFromAPair(),
+            (torch.randn(3, 4), torch.tensor([1, 0, 1])),
+        ),
         "mask_from_bool_dtype_factory_and_to_bool": (
             select_flagged,
             (torch.randn(4, 3), torch.tensor([1, 0, 1, 0])),

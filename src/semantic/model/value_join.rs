@@ -103,6 +103,8 @@ impl<'a> Held<'a> {
 /// and the log ranges of the paths that reach its end.
 pub(crate) struct ValueJoin {
     log_start: usize,
+    /// `Frame::params_rebound_unrecorded` before the statement (it only grows).
+    rebound_start: usize,
     path_start: usize,
     reaching: Vec<(usize, usize)>,
     /// Paths that do not follow one another in the log (`try`): keep last-assignment.
@@ -186,16 +188,19 @@ impl<'a> SemanticModel<'a> {
         let Some(frame) = self.function_frame_mut() else {
             return ValueJoin {
                 log_start: 0,
+                rebound_start: 0,
                 path_start: 0,
                 reaching: Vec::new(),
                 opaque: true,
             };
         };
+        let rebound_start = frame.params_rebound_unrecorded.len();
         let joins = &mut frame.value_joins;
         joins.depth += 1;
         let start = joins.log.len();
         ValueJoin {
             log_start: start,
+            rebound_start,
             path_start: start,
             reaching: Vec::new(),
             opaque,
@@ -255,6 +260,19 @@ impl<'a> SemanticModel<'a> {
                 }
                 if before_kind_reaches {
                     kinds = kinds.union(first_any.before_kinds);
+                    // A parameter that only an unpacking or a loop target rebinds here, on some
+                    // paths (`if isinstance(x, tuple): x, kinds = x`): on the others it is still
+                    // what the caller passed, as after an assignment on one branch (below).
+                    if entries().all(|e| e.now.is_none())
+                        && param_names.iter().any(|p| p == name)
+                        && rebound_unrecorded
+                            .get(join.rebound_start..)
+                            .is_some_and(|inside| inside.iter().any(|p| p == name))
+                        && !values.contains_key(name)
+                        && !untouched.iter().any(|p| p == name)
+                    {
+                        untouched.push(name.to_owned());
+                    }
                 }
                 // Values: only the assignments the record follows.
                 let first = entries().find(|e| e.now.is_some());
