@@ -1,5 +1,6 @@
 //! Statements that change the model: classes, assignments, imports, `try`, loops, `self.<attr>` facts.
 
+use super::tensor_args::visit_target_names;
 use super::*;
 
 impl<'a> SemanticModel<'a> {
@@ -264,24 +265,14 @@ impl<'a> SemanticModel<'a> {
         if frame.param_names.is_empty() {
             return;
         }
-        let mut pending = vec![target];
-        while let Some(target) = pending.pop() {
-            match target {
-                Expr::Name(name) => {
-                    let id = name.id.as_str();
-                    if frame.param_names.iter().any(|p| p == id)
-                        && !frame.params_rebound_unrecorded.iter().any(|p| p == id)
-                    {
-                        frame.params_rebound_unrecorded.push(id.to_owned());
-                        frame.params_untouched_on_a_path.retain(|p| p != id);
-                    }
-                }
-                Expr::Tuple(ast::ExprTuple { elts, .. })
-                | Expr::List(ast::ExprList { elts, .. }) => pending.extend(elts.iter()),
-                Expr::Starred(starred) => pending.push(&starred.value),
-                _ => {}
+        visit_target_names(target, &mut |id| {
+            if frame.param_names.iter().any(|p| p == id)
+                && !frame.params_rebound_unrecorded.iter().any(|p| p == id)
+            {
+                frame.params_rebound_unrecorded.push(id.to_owned());
+                frame.params_untouched_on_a_path.retain(|p| p != id);
             }
-        }
+        });
     }
 
     /// A parameter `targets` rebind is no longer the caller's value on any path.

@@ -382,7 +382,7 @@ fn isinstance_first_names(text: &str) -> Vec<String> {
 }
 
 /// Calls `f` with every name an assignment target binds (`a`, `a, (b, *c)`).
-fn visit_target_names(target: &Expr, f: &mut impl FnMut(&str)) {
+pub(super) fn visit_target_names(target: &Expr, f: &mut impl FnMut(&str)) {
     match target {
         Expr::Name(name) => f(name.id.as_str()),
         Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
