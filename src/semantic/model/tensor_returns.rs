@@ -110,7 +110,8 @@ impl<'a> SemanticModel<'a> {
         });
     }
 
-    /// `value` is a call of a project function (`return helper(x)`): what that call returns.
+    /// `value` is a call of a project function (`return helper(x)`, `y = helper(x)`): what that
+    /// call returns, as a whole.
     fn returned_call(&self, value: &Expr) -> Option<ReturnDep> {
         let Expr::Call(call) = value else {
             return None;
@@ -127,13 +128,7 @@ impl<'a> SemanticModel<'a> {
     /// Notes which locals `targets = value` binds to what a project call returns, and forgets
     /// the others it rebinds.
     pub(super) fn note_returned_locals(&mut self, targets: &[&'a Expr], value: &'a Expr) {
-        let call = match value {
-            Expr::Call(call) => self.project_call_sym(call).map(|sym| {
-                let args = self.recorded_tensor_args(&sym, call);
-                (sym, args)
-            }),
-            _ => None,
-        };
+        let call = self.returned_call(value);
         let Some(frame) = self.function_frame_mut() else {
             return;
         };
@@ -142,15 +137,8 @@ impl<'a> SemanticModel<'a> {
                 Expr::Name(name) => {
                     let id = name.id.as_str();
                     match &call {
-                        Some((sym, args)) => {
-                            frame.returned.insert(
-                                id.to_owned(),
-                                ReturnDep {
-                                    sym: sym.clone(),
-                                    position: None,
-                                    args: args.clone(),
-                                },
-                            );
+                        Some(dep) => {
+                            frame.returned.insert(id.to_owned(), dep.clone());
                         }
                         None => {
                             frame.returned.remove(id);
@@ -164,13 +152,12 @@ impl<'a> SemanticModel<'a> {
                         let Expr::Name(name) = element else { continue };
                         let id = name.id.as_str();
                         match &call {
-                            Some((sym, args)) if !starred => {
+                            Some(dep) if !starred => {
                                 frame.returned.insert(
                                     id.to_owned(),
                                     ReturnDep {
-                                        sym: sym.clone(),
                                         position: Some(position as u32),
-                                        args: args.clone(),
+                                        ..dep.clone()
                                     },
                                 );
                             }
