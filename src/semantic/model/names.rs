@@ -252,15 +252,8 @@ impl<'a> SemanticModel<'a> {
             }
             _ => return,
         };
-        let mut parts: Vec<&str> = package.split('.').filter(|p| !p.is_empty()).collect();
-        for _ in 1..relative {
-            parts.pop();
-        }
-        let rest = name.trim_start_matches('.');
-        if !rest.is_empty() {
-            parts.push(rest);
-        }
-        self.summary.imported_names.push(parts.join("."));
+        let module = relative_module(&package, relative as u32, name.trim_start_matches('.'));
+        self.summary.imported_names.push(module);
     }
 
     pub fn import_from_module(&self, import: &ast::StmtImportFrom) -> String {
@@ -268,18 +261,7 @@ impl<'a> SemanticModel<'a> {
         if import.level == 0 {
             return module.to_owned();
         }
-        let mut parts: Vec<&str> = if self.package.is_empty() {
-            Vec::new()
-        } else {
-            self.package.split('.').collect()
-        };
-        for _ in 1..import.level {
-            parts.pop();
-        }
-        if !module.is_empty() {
-            parts.push(module);
-        }
-        parts.join(".")
+        relative_module(&self.package, import.level, module)
     }
 
     pub(super) fn lookup(&self, name: &str) -> Option<&Binding> {
@@ -564,4 +546,17 @@ fn push_attrs(expr: &Expr, out: &mut String) {
         out.push('.');
         out.push_str(attribute.attr.id.as_str());
     }
+}
+
+/// The module a relative name (`level` leading dots, then `module`, maybe empty) names from
+/// `package`: one dot is the package itself, each further dot its parent.
+fn relative_module(package: &str, level: u32, module: &str) -> String {
+    let mut parts: Vec<&str> = package.split('.').filter(|p| !p.is_empty()).collect();
+    for _ in 1..level {
+        parts.pop();
+    }
+    if !module.is_empty() {
+        parts.push(module);
+    }
+    parts.join(".")
 }
