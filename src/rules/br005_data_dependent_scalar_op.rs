@@ -178,8 +178,7 @@ fn tensor_operand<'e>(
             }
         }
     }
-    (!inputs.params.is_empty() || inputs.returns.as_ref().is_some_and(|r| !r.is_empty()))
-        .then_some(TensorOperand::IfInputs(inputs))
+    (!inputs.is_empty()).then_some(TensorOperand::IfInputs(inputs))
 }
 
 /// Reports a finding on `range` whose tensor operand is `operand`: as it is when known, or

@@ -36,7 +36,8 @@ pub struct Hypothesis {
 }
 
 impl Hypothesis {
-    fn is_empty(&self) -> bool {
+    /// The answer needed no parameter and no returned local.
+    pub fn is_empty(&self) -> bool {
         self.params.is_empty() && self.returns.as_ref().is_none_or(Vec::is_empty)
     }
 
