@@ -266,16 +266,18 @@ impl<'a> SemanticModel<'a> {
             return;
         }
         visit_target_names(target, &mut |id| {
-            if frame.param_names.iter().any(|p| p == id)
-                && !frame.params_rebound_unrecorded.iter().any(|p| p == id)
-            {
-                frame.params_rebound_unrecorded.push(id.to_owned());
+            if frame.param_names.iter().any(|p| p == id) {
+                if !frame.params_rebound_unrecorded.iter().any(|p| p == id) {
+                    frame.params_rebound_unrecorded.push(id.to_owned());
+                }
+                // Rebound again after a join left it the caller's value on some path: no more.
                 frame.params_untouched_on_a_path.retain(|p| p != id);
             }
         });
     }
 
-    /// A parameter `targets` rebind is no longer the caller's value on any path.
+    /// A parameter that `targets` rebinds by name is no longer the caller's value on any path
+    /// (an unpacking target: `note_params_rebound`).
     fn forget_untouched_params(&mut self, targets: &[&Expr]) {
         let Some(frame) = self.function_frame_mut() else {
             return;
@@ -284,17 +286,10 @@ impl<'a> SemanticModel<'a> {
             return;
         }
         for target in targets {
-            let names: &[Expr] = match target {
-                Expr::Tuple(ast::ExprTuple { elts, .. })
-                | Expr::List(ast::ExprList { elts, .. }) => elts,
-                other => std::slice::from_ref(*other),
-            };
-            for name in names {
-                if let Expr::Name(name) = name {
-                    frame
-                        .params_untouched_on_a_path
-                        .retain(|p| p != name.id.as_str());
-                }
+            if let Expr::Name(name) = target {
+                frame
+                    .params_untouched_on_a_path
+                    .retain(|p| p != name.id.as_str());
             }
         }
     }
